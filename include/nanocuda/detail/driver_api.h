@@ -1,0 +1,119 @@
+// The one list of CUDA driver entry points nanocuda uses, and the lazily filled table of them.
+//
+// libcuda.so.1 is dlopen'ed on first use (never at import or static-init time) and every
+// entry point is fetched with cuGetProcAddress at the CUDA version named here, so the ABI
+// of each pointer matches the prototype in the cuda.h we compile against, whatever newer
+// driver is installed. nanocuda links no CUDA library at build time.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+
+namespace nanocuda::detail {
+
+// X(name, cuda_version): the version is the one whose ABI matches cuda.h 13.0's prototype
+// for `name` (e.g. cuEventElapsedTime is its _v2 from 12.8; cuGraphInstantiate is
+// cuGraphInstantiateWithFlags from 12.0).
+#define NANOCUDA_DRIVER_ENTRY_POINTS(X)          \
+  X(cuInit, 2000)                                \
+  X(cuDriverGetVersion, 2020)                    \
+  X(cuGetErrorName, 6000)                        \
+  X(cuGetErrorString, 6000)                      \
+  X(cuDeviceGet, 2000)                           \
+  X(cuDeviceGetCount, 2000)                      \
+  X(cuDeviceGetName, 2000)                       \
+  X(cuDeviceGetUuid, 11040)                      \
+  X(cuDeviceTotalMem, 3020)                      \
+  X(cuDeviceGetAttribute, 2000)                  \
+  X(cuDevicePrimaryCtxRetain, 7000)              \
+  X(cuDevicePrimaryCtxRelease, 11000)            \
+  X(cuDeviceGetDefaultMemPool, 11020)            \
+  X(cuCtxGetCurrent, 4000)                       \
+  X(cuCtxSetCurrent, 4000)                       \
+  X(cuCtxGetDevice, 2000)                        \
+  X(cuCtxSynchronize, 2000)                      \
+  X(cuStreamCreateWithPriority, 5050)            \
+  X(cuStreamDestroy, 4000)                       \
+  X(cuStreamSynchronize, 2000)                   \
+  X(cuStreamQuery, 2000)                         \
+  X(cuStreamWaitEvent, 3020)                     \
+  X(cuStreamGetCtx, 9020)                        \
+  X(cuStreamGetPriority, 5050)                   \
+  X(cuStreamGetFlags, 5050)                      \
+  X(cuStreamBeginCapture, 10010)                 \
+  X(cuStreamEndCapture, 10000)                   \
+  X(cuStreamIsCapturing, 10000)                  \
+  X(cuEventCreate, 2000)                         \
+  X(cuEventDestroy, 4000)                        \
+  X(cuEventRecord, 2000)                         \
+  X(cuEventSynchronize, 2000)                    \
+  X(cuEventQuery, 2000)                          \
+  X(cuEventElapsedTime, 12080)                   \
+  X(cuMemAllocAsync, 11020)                      \
+  X(cuMemFreeAsync, 11020)                       \
+  X(cuMemHostAlloc, 3020)                        \
+  X(cuMemFreeHost, 2000)                         \
+  X(cuMemcpyAsync, 4000)                         \
+  X(cuMemsetD8Async, 3020)                       \
+  X(cuMemGetInfo, 3020)                          \
+  X(cuPointerGetAttribute, 4000)                 \
+  X(cuLibraryLoadData, 12000)                    \
+  X(cuLibraryUnload, 12000)                      \
+  X(cuLibraryGetKernel, 12000)                   \
+  X(cuLibraryGetKernelCount, 12040)              \
+  X(cuLibraryEnumerateKernels, 12040)            \
+  X(cuKernelGetName, 12030)                      \
+  X(cuKernelGetFunction, 12000)                  \
+  X(cuKernelGetAttribute, 12000)                 \
+  X(cuKernelSetAttribute, 12000)                 \
+  X(cuKernelGetParamInfo, 12040)                 \
+  X(cuFuncGetAttribute, 2020)                    \
+  X(cuFuncGetParamInfo, 12040)                   \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) \
+  X(cuOccupancyMaxPotentialBlockSize, 6050)      \
+  X(cuOccupancyMaxActiveClusters, 11080)         \
+  X(cuLaunchKernel, 4000)                        \
+  X(cuLaunchKernelEx, 11060)                     \
+  X(cuGraphInstantiate, 12000)                   \
+  X(cuGraphLaunch, 10000)                        \
+  X(cuGraphDestroy, 10000)                       \
+  X(cuGraphExecDestroy, 10000)                   \
+  X(cuGraphGetNodes, 10000)                      \
+  X(cuGraphNodeGetType, 10000)                   \
+  X(cuGraphKernelNodeGetParams, 12000)           \
+  X(cuGraphExecKernelNodeSetParams, 12000)       \
+  X(cuTensorMapEncodeTiled, 12000)               \
+  X(cuTensorMapEncodeIm2col, 12000)              \
+  X(cuTensorMapReplaceAddress, 12000)
+
+// One typed function pointer per entry point. Filled by load_driver(); read-only after.
+struct DriverApi {
+#define NANOCUDA_DECLARE_POINTER(name, version) decltype(&::name) name = nullptr;
+  NANOCUDA_DRIVER_ENTRY_POINTS(NANOCUDA_DECLARE_POINTER)
+#undef NANOCUDA_DECLARE_POINTER
+};
+
+// Set once the table is complete; the fast path of driver() is one acquire load.
+extern std::atomic<const DriverApi*> g_driver_table;
+
+// Loads libcuda.so.1 (or $NANOCUDA_LIBCUDA), calls cuInit(0) and fills the table, once per
+// process and thread-safely. Throws DriverNotFoundError if there is no usable driver; the
+// failure is remembered, so later calls fail fast with the same message.
+const DriverApi& load_driver();
+
+// The table, loading it on first use. This is what every checked call goes through.
+inline const DriverApi& driver() {
+  if (const DriverApi* table = g_driver_table.load(std::memory_order_acquire)) [[likely]]
+    return *table;
+  return load_driver();
+}
+
+// The table if load_driver() has already succeeded, else nullptr. Never loads anything:
+// used where loading would be wrong (destructors, error formatting).
+const DriverApi* loaded_driver() noexcept;
+
+// Where nanocuda looked for the driver and what it found, for `nanocuda info`.
+const char* driver_library_path() noexcept;
+
+}  // namespace nanocuda::detail

@@ -1,0 +1,61 @@
+// nanocuda's error types: what failed (the CUresult, its name and description), in which
+// call, on which object.
+#pragma once
+
+#include <cuda.h>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace nanocuda {
+
+// A failed driver call. what() reads like
+//   "cuStreamSynchronize(Stream 0x55d0c0 on device 0) failed: CUDA_ERROR_ILLEGAL_ADDRESS:
+//    an illegal memory access was encountered"
+class Error : public std::runtime_error {
+ public:
+  Error(CUresult code, std::string call, std::string object, std::string detail = {});
+
+  [[nodiscard]] CUresult code() const noexcept { return code_; }
+  // "CUDA_ERROR_INVALID_VALUE"; known without a driver.
+  [[nodiscard]] const char* name() const noexcept;
+  // The driver's description of the code.
+  [[nodiscard]] const char* description() const noexcept;
+  // The API call that failed, e.g. "cuMemAllocAsync".
+  [[nodiscard]] const std::string& call() const noexcept { return call_; }
+  // The object involved, e.g. "Buffer(4096 bytes) on device 0"; may be empty.
+  [[nodiscard]] const std::string& object() const noexcept { return object_; }
+
+ private:
+  CUresult code_;
+  std::string call_;
+  std::string object_;
+};
+
+// No usable driver: libcuda.so.1 missing, the toolkit's stub library, or cuInit failing.
+// The code is CUDA_ERROR_STUB_LIBRARY for the stub, else the failing code or
+// CUDA_ERROR_NO_DEVICE when no library was found at all.
+class DriverNotFoundError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from nanocuda's own table, so it
+// works with no driver; "CUDA_ERROR_UNKNOWN_CODE(<n>)" style text for codes it lacks.
+[[nodiscard]] std::string result_name(CUresult code);
+// The description of a CUresult, from the table generated from cuda.h.
+[[nodiscard]] std::string result_description(CUresult code);
+
+// Bad arguments caught by nanocuda before any driver call (a size mismatch, a rank out of
+// range). Python sees these as ValueError / TypeError.
+class ValueError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+class TypeError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace nanocuda

@@ -1,0 +1,117 @@
+// Device identity and attributes, read through the driver table.
+#include "nanocuda/device.h"
+
+#include <cstdio>
+#include <string>
+
+#include "nanocuda/detail/check.h"
+
+namespace nanocuda {
+
+namespace {
+
+constexpr DeviceAttributeInfo kAttributes[] = {
+#define X(enum_name, value, snake_name, doc) {enum_name, #snake_name, doc},
+#include "nanocuda/detail/device_attributes.inc"
+#undef X
+};
+
+std::string device_text(int ordinal) { return "Device(" + std::to_string(ordinal) + ")"; }
+
+}  // namespace
+
+const DeviceAttributeInfo* device_attributes(std::size_t* count) noexcept {
+  *count = sizeof(kAttributes) / sizeof(kAttributes[0]);
+  return kAttributes;
+}
+
+int Device::count() {
+  int n = 0;
+  NANOCUDA_CALL(cuDeviceGetCount, "", &n);
+  return n;
+}
+
+int Device::driver_version() {
+  int v = 0;
+  NANOCUDA_CALL(cuDriverGetVersion, "", &v);
+  return v;
+}
+
+Device::Device(int ordinal) : ordinal_(ordinal) {
+  int n = count();
+  if (ordinal < 0 || ordinal >= n)
+    throw ValueError("Device(" + std::to_string(ordinal) + "): no such device; this machine has " +
+                     std::to_string(n) + " CUDA device" + (n == 1 ? "" : "s"));
+  NANOCUDA_CALL(cuDeviceGet, [&] { return device_text(ordinal); }, &handle_, ordinal);
+}
+
+std::string Device::name() const {
+  char buf[256] = {};
+  NANOCUDA_CALL(cuDeviceGetName, [&] { return device_text(ordinal_); }, buf, sizeof buf - 1,
+                handle_);
+  return buf;
+}
+
+std::array<unsigned char, 16> Device::uuid() const {
+  CUuuid id{};
+  NANOCUDA_CALL(cuDeviceGetUuid, [&] { return device_text(ordinal_); }, &id, handle_);
+  std::array<unsigned char, 16> out{};
+  for (int i = 0; i < 16; ++i) out[i] = static_cast<unsigned char>(id.bytes[i]);
+  return out;
+}
+
+std::string Device::uuid_string() const {
+  auto b = uuid();
+  char text[64];
+  std::snprintf(text, sizeof text,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  return text;
+}
+
+std::pair<int, int> Device::compute_capability() const {
+  return {compute_capability_major(), compute_capability_minor()};
+}
+
+std::string Device::arch() const {
+  auto [major, minor] = compute_capability();
+  // From sm_90 on, the arch-specific ("a") target unlocks wgmma, setmaxnreg and TMA
+  // multicast; code built for it runs only on that exact major.minor, which is this device.
+  return std::to_string(major * 10 + minor) + (major >= 9 ? "a" : "");
+}
+
+std::size_t Device::total_memory() const {
+  std::size_t bytes = 0;
+  NANOCUDA_CALL(cuDeviceTotalMem, [&] { return device_text(ordinal_); }, &bytes, handle_);
+  return bytes;
+}
+
+std::pair<std::size_t, std::size_t> Device::memory_info() const {
+  CurrentContext guard(*context());
+  std::size_t free_bytes = 0, total = 0;
+  NANOCUDA_CALL(cuMemGetInfo, [&] { return device_text(ordinal_); }, &free_bytes, &total);
+  return {free_bytes, total};
+}
+
+int Device::attribute(CUdevice_attribute attr) const {
+  int value = 0;
+  NANOCUDA_CALL(cuDeviceGetAttribute,
+                [&] { return device_text(ordinal_) + ", attribute " + std::to_string(attr); },
+                &value, attr, handle_);
+  return value;
+}
+
+const std::shared_ptr<Context>& Device::context() const {
+  if (!context_) context_ = Context::primary(ordinal_);
+  return context_;
+}
+
+void Device::set_current() const { context()->set_current(); }
+
+void Device::sync() const {
+  CurrentContext guard(*context());
+  NANOCUDA_CALL(cuCtxSynchronize, [&] { return device_text(ordinal_); });
+}
+
+}  // namespace nanocuda

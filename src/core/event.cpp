@@ -1,0 +1,66 @@
+// Events: recording, waiting and timing.
+#include "nanocuda/event.h"
+
+#include <cstdio>
+
+#include "nanocuda/detail/check.h"
+#include "nanocuda/stream.h"
+
+namespace nanocuda {
+
+namespace detail {
+void destroy_event(CUevent event) noexcept {
+  const auto* api = loaded_driver();
+  if (!api) return;
+  if (CUresult rc = api->cuEventDestroy(event); rc != CUDA_SUCCESS)
+    record_deferred_error(rc, "cuEventDestroy", "Event");
+}
+}  // namespace detail
+
+Event::Event(const Device& device, bool timing, bool blocking_sync)
+    : device_(device), context_(device.context()), timing_(timing) {
+  CurrentContext guard(*context_);
+  unsigned flags = (timing ? 0u : unsigned{CU_EVENT_DISABLE_TIMING}) |
+                   (blocking_sync ? unsigned{CU_EVENT_BLOCKING_SYNC} : 0u);
+  CUevent h = nullptr;
+  NANOCUDA_CALL(cuEventCreate, [&] { return "new event on device " + std::to_string(device.ordinal()); },
+                &h, flags);
+  handle_.reset(h);
+}
+
+void Event::record(const Stream& stream) {
+  CurrentContext guard(stream.context());
+  NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },
+                handle_.get(), stream.handle());
+}
+
+void Event::sync() const {
+  NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, handle_.get());
+}
+
+bool Event::query() const {
+  CUresult rc = detail::driver().cuEventQuery(handle_.get());
+  if (rc == CUDA_ERROR_NOT_READY) return false;
+  detail::check(rc, "cuEventQuery", [&] { return describe(); });
+  return true;
+}
+
+float Event::elapsed_time_since(const Event& start) const {
+  if (!timing_ || !start.timing_)
+    throw ValueError("Event.elapsed_time: both events must be created with timing=True (" +
+                     (timing_ ? start.describe() : describe()) + " has timing disabled)");
+  float ms = 0;
+  NANOCUDA_CALL(cuEventElapsedTime,
+                [&] { return "from " + start.describe() + " to " + describe(); }, &ms,
+                start.handle_.get(), handle_.get());
+  return ms;
+}
+
+std::string Event::describe() const {
+  char text[96];
+  std::snprintf(text, sizeof text, "Event %p on device %d", static_cast<void*>(handle_.get()),
+                device_.ordinal());
+  return text;
+}
+
+}  // namespace nanocuda

@@ -1,0 +1,153 @@
+// Streams: creation, adoption of foreign handles, ordering and closing.
+#include "nanocuda/stream.h"
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "nanocuda/detail/check.h"
+#include "nanocuda/event.h"
+
+namespace nanocuda {
+
+struct Stream::State {
+  CUstream handle = nullptr;
+  bool owned = false;
+  Device device;
+  std::shared_ptr<Context> context;
+  std::atomic<bool> closed{false};
+
+  State(CUstream h, bool own, Device dev)
+      : handle(h), owned(own), device(dev), context(dev.context()) {}
+  ~State() {
+    if (!owned || closed.load()) return;
+    const auto* api = detail::loaded_driver();
+    if (!api) return;
+    if (CUresult rc = api->cuStreamDestroy(handle); rc != CUDA_SUCCESS)
+      detail::record_deferred_error(rc, "cuStreamDestroy", "Stream");
+  }
+};
+
+namespace {
+
+bool is_implicit(CUstream h) {
+  return h == nullptr || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD;
+}
+
+}  // namespace
+
+Stream Stream::create(const Device& device, bool non_blocking, int priority) {
+  CurrentContext guard(*device.context());
+  CUstream h = nullptr;
+  NANOCUDA_CALL(cuStreamCreateWithPriority,
+                [&] { return "new stream on device " + std::to_string(device.ordinal()); }, &h,
+                non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority);
+  return Stream(std::make_shared<State>(h, true, device));
+}
+
+Stream Stream::borrow(CUstream handle, int device_ordinal) {
+  if (device_ordinal < 0) {
+    if (is_implicit(handle)) {
+      device_ordinal = 0;
+    } else {
+      // The stream's own context tells its device; cuCtxGetDevice reads the current one.
+      CUcontext ctx = nullptr;
+      auto what = [&] {
+        char text[64];
+        std::snprintf(text, sizeof text, "Stream %p (borrowed)", static_cast<void*>(handle));
+        return std::string(text);
+      };
+      NANOCUDA_CALL(cuStreamGetCtx, what, handle, &ctx);
+      CUcontext previous = nullptr;
+      NANOCUDA_CALL(cuCtxGetCurrent, what, &previous);
+      NANOCUDA_CALL(cuCtxSetCurrent, what, ctx);
+      CUdevice dev = 0;
+      CUresult rc = detail::driver().cuCtxGetDevice(&dev);
+      detail::driver().cuCtxSetCurrent(previous);
+      detail::check(rc, "cuCtxGetDevice", what);
+      device_ordinal = static_cast<int>(dev);  // CUdevice is the ordinal
+    }
+  }
+  return Stream(std::make_shared<State>(handle, false, Device(device_ordinal)));
+}
+
+Stream Stream::legacy(const Device& device) {
+  return Stream(std::make_shared<State>(CU_STREAM_LEGACY, false, device));
+}
+
+CUstream Stream::handle() const {
+  if (state_->closed.load(std::memory_order_relaxed)) [[unlikely]]
+    throw ValueError(describe() + ": the stream is closed");
+  return state_->handle;
+}
+
+CUstream Stream::raw_handle() const noexcept { return state_->handle; }
+const Device& Stream::device() const noexcept { return state_->device; }
+const Context& Stream::context() const noexcept { return *state_->context; }
+bool Stream::is_owned() const noexcept { return state_->owned; }
+bool Stream::is_closed() const noexcept { return state_->closed.load(); }
+
+int Stream::priority() const {
+  int p = 0;
+  NANOCUDA_CALL(cuStreamGetPriority, [&] { return describe(); }, handle(), &p);
+  return p;
+}
+
+bool Stream::is_non_blocking() const {
+  unsigned int flags = 0;
+  NANOCUDA_CALL(cuStreamGetFlags, [&] { return describe(); }, handle(), &flags);
+  return (flags & CU_STREAM_NON_BLOCKING) != 0;
+}
+
+void Stream::sync() const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamSynchronize, [&] { return describe(); }, handle());
+}
+
+bool Stream::query() const {
+  CurrentContext guard(context());
+  CUresult rc = detail::driver().cuStreamQuery(handle());
+  if (rc == CUDA_ERROR_NOT_READY) return false;
+  detail::check(rc, "cuStreamQuery", [&] { return describe(); });
+  return true;
+}
+
+void Stream::wait(const Event& event) const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); },
+                handle(), event.handle(), 0);
+}
+
+void Stream::wait(const Stream& other) const {
+  Event marker(other.device(), /*timing=*/false);
+  marker.record(other);
+  wait(marker);
+}
+
+Event Stream::record(bool timing) const {
+  Event event(device(), timing);
+  event.record(*this);
+  return event;
+}
+
+void Stream::record(const Event& event) const { const_cast<Event&>(event).record(*this); }
+
+void Stream::close() {
+  if (state_->closed.load()) return;
+  sync();
+  if (state_->owned) {
+    CurrentContext guard(context());
+    NANOCUDA_CALL(cuStreamDestroy, [&] { return describe(); }, state_->handle);
+  }
+  state_->closed.store(true);
+}
+
+std::string Stream::describe() const {
+  char text[128];
+  std::snprintf(text, sizeof text, "Stream %p (%s%s) on device %d",
+                static_cast<void*>(state_->handle), state_->owned ? "owned" : "borrowed",
+                state_->closed.load() ? ", closed" : "", state_->device.ordinal());
+  return text;
+}
+
+}  // namespace nanocuda

@@ -1,0 +1,100 @@
+// Loads the CUDA driver on first use and fills the entry-point table through cuGetProcAddress.
+#include "nanocuda/detail/driver_api.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "nanocuda/error.h"
+
+namespace nanocuda::detail {
+
+std::atomic<const DriverApi*> g_driver_table{nullptr};
+
+namespace {
+
+DriverApi g_table;
+std::mutex g_load_mutex;
+std::string g_library_path;
+// Set when loading failed; later calls rethrow the same failure without retrying dlopen.
+CUresult g_failure_code = CUDA_SUCCESS;
+std::string g_failure_message;
+
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                    CUdriverProcAddressQueryResult*);
+
+[[noreturn]] void fail(CUresult code, std::string message) {
+  g_failure_code = code;
+  g_failure_message = std::move(message);
+  throw DriverNotFoundError(g_failure_code, "load_driver", "", g_failure_message);
+}
+
+void load_locked() {
+  const char* override_path = std::getenv("NANOCUDA_LIBCUDA");
+  const std::string wanted = override_path && *override_path ? override_path : "libcuda.so.1";
+  // RTLD_NOLOAD first: when PyTorch or CuPy already loaded the driver we share their copy.
+  void* lib = dlopen(wanted.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!lib) lib = dlopen(wanted.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    fail(CUDA_ERROR_NO_DEVICE,
+         "no NVIDIA driver found: could not load " + wanted + " (" + (why ? why : "unknown") +
+             "). Install the NVIDIA driver, or set NANOCUDA_LIBCUDA to the path of libcuda.so.1");
+  }
+  g_library_path = wanted;
+  auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
+  auto init = reinterpret_cast<decltype(&::cuInit)>(dlsym(lib, "cuInit"));
+  if (!get_proc || !init)
+    fail(CUDA_ERROR_NO_DEVICE, wanted + " has no cuGetProcAddress_v2: the NVIDIA driver is "
+                                        "older than CUDA 12.0, which nanocuda needs");
+  CUresult rc = init(0);
+  if (rc == CUDA_ERROR_STUB_LIBRARY)
+    fail(rc, "no NVIDIA driver found: " + wanted +
+                 " is the CUDA toolkit's stub library, not a driver; remove the stubs folder "
+                 "from LD_LIBRARY_PATH or install the NVIDIA driver");
+  if (rc != CUDA_SUCCESS)
+    fail(rc, "cuInit(0) failed in " + wanted + ": " + result_name(rc) + ": " +
+                 result_description(rc));
+
+  // Each entry point at the version whose ABI matches our cuda.h prototype.
+  std::string missing;
+#define NANOCUDA_LOAD_POINTER(name, version)                                               \
+  {                                                                                        \
+    void* fn = nullptr;                                                                    \
+    CUdriverProcAddressQueryResult status{};                                               \
+    if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && \
+        fn)                                                                                \
+      g_table.name = reinterpret_cast<decltype(&::name)>(fn);                             \
+    else                                                                                   \
+      missing += std::string(missing.empty() ? "" : ", ") + #name;                        \
+  }
+  NANOCUDA_DRIVER_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
+#undef NANOCUDA_LOAD_POINTER
+  // A driver lacking a few newer entry points is still usable; calling one of those
+  // raises CUDA_ERROR_NOT_SUPPORTED (see the null checks at their call sites). The core
+  // set below is required.
+  if (!g_table.cuDeviceGet || !g_table.cuCtxSetCurrent || !g_table.cuLaunchKernel)
+    fail(CUDA_ERROR_NOT_SUPPORTED, wanted + " lacks required entry points: " + missing);
+  g_driver_table.store(&g_table, std::memory_order_release);
+}
+
+}  // namespace
+
+const DriverApi& load_driver() {
+  std::lock_guard<std::mutex> lock(g_load_mutex);
+  if (const DriverApi* table = g_driver_table.load(std::memory_order_acquire)) return *table;
+  if (g_failure_code != CUDA_SUCCESS)
+    throw DriverNotFoundError(g_failure_code, "load_driver", "", g_failure_message);
+  load_locked();
+  return g_table;
+}
+
+const DriverApi* loaded_driver() noexcept {
+  return g_driver_table.load(std::memory_order_acquire);
+}
+
+const char* driver_library_path() noexcept { return g_library_path.c_str(); }
+
+}  // namespace nanocuda::detail
