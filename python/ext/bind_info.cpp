@@ -1,0 +1,34 @@
+// Module-level facts: versions, the driver's location, and errors recorded in destructors.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "nanocuda/detail/deferred_errors.h"
+#include "nanocuda/detail/driver_api.h"
+#include "nanocuda/device.h"
+#include "nanocuda/error.h"
+#include "nanocuda/version.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+void bind_info(nb::module_& m) {
+  m.attr("__version__") = kVersion;
+  m.attr("BUILT_CUDA_VERSION") = kBuiltCudaVersion;
+  m.def("driver_version", &Device::driver_version,
+        "The installed driver's CUDA version (major*1000 + minor*10); loads the driver.");
+  m.def("driver_library", [] {
+    detail::load_driver();
+    return std::string(detail::driver_library_path());
+  }, "Path of the libcuda nanocuda loaded.");
+  m.def("take_deferred_errors", &detail::take_deferred_errors,
+        "Messages of errors recorded in destructors and not yet reported; clears them.");
+  m.def("result_name", [](int code) { return result_name(static_cast<CUresult>(code)); },
+        nb::arg("code"), "The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'.");
+  m.def("result_description",
+        [](int code) { return result_description(static_cast<CUresult>(code)); }, nb::arg("code"));
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,24 @@
+"""nanocuda's exception classes; the extension raises these, mapped in one place."""
+
+
+class NanocudaError(Exception):
+    """Base class of every error nanocuda raises itself."""
+
+
+class CudaError(NanocudaError, RuntimeError):
+    """A CUDA driver call failed.
+
+    Attributes: ``code`` (the CUresult as int), ``name`` ("CUDA_ERROR_INVALID_VALUE"),
+    ``description`` (the driver's text), ``call`` (the API, e.g. "cuMemAllocAsync") and
+    ``object`` (what it was called on).
+    """
+
+    code: int = 0
+    name: str = ""
+    description: str = ""
+    call: str = ""
+    object: str = ""
+
+
+class DriverNotFoundError(CudaError):
+    """No usable NVIDIA driver: libcuda.so.1 missing, a stub library, or cuInit failing."""
