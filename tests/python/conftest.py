@@ -1,0 +1,49 @@
+"""Shared pytest fixtures: GPU tests skip, with the reason, where there is no device."""
+
+import functools
+
+import pytest
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_unavailable_reason() -> str:
+    import nanocuda
+
+    try:
+        return "" if nanocuda.Device.count() > 0 else "the driver reports no CUDA device"
+    except nanocuda.CudaError as e:
+        return str(e)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("gpu") is not None:
+            reason = gpu_unavailable_reason()
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))
+        if item.get_closest_marker("needs_torch") is not None:
+            try:
+                import torch  # noqa: F401
+            except ImportError:
+                item.add_marker(pytest.mark.skip(reason="needs PyTorch (not installed)"))
+        if item.get_closest_marker("needs_cupy") is not None:
+            try:
+                import cupy  # noqa: F401
+            except ImportError:
+                item.add_marker(pytest.mark.skip(reason="needs CuPy (not installed)"))
+
+
+@pytest.fixture
+def device():
+    import nanocuda
+
+    return nanocuda.Device(0)
+
+
+@pytest.fixture
+def stream(device):
+    import nanocuda
+
+    s = nanocuda.Stream(device=device)
+    yield s
+    s.close()
