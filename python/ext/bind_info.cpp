@@ -4,6 +4,8 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "interop.h"
+#include "interop.h"
 #include "nanocuda/detail/deferred_errors.h"
 #include "nanocuda/detail/driver_api.h"
 #include "nanocuda/device.h"
@@ -29,6 +31,24 @@ void bind_info(nb::module_& m) {
         nb::arg("code"), "The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'.");
   m.def("result_description",
         [](int code) { return result_description(static_cast<CUresult>(code)); }, nb::arg("code"));
+
+  // Introspection of nanocuda's reading of foreign objects, for tests and debugging.
+  m.def("_device_pointer", [](nb::handle obj, int device) {
+    return device_pointer(obj, device, "_device_pointer");
+  }, nb::arg("obj"), nb::arg("device") = -1);
+  m.def("_describe_array", [](nb::handle obj) {
+    ArrayView v = describe_array(obj, "_describe_array");
+    nb::dict d;
+    d["ptr"] = v.ptr;
+    d["device_type"] = v.device_type;
+    d["device_id"] = v.device_id;
+    d["dtype"] = v.dtype.name;
+    d["shape"] = nb::tuple(nb::cast(v.shape));
+    d["strides"] = nb::tuple(nb::cast(v.strides));
+    d["contiguous"] = v.is_contiguous();
+    return d;
+  }, nb::arg("obj"));
+  m.def("_parse_dtype", [](nb::handle obj) { return parse_dtype(obj).name; }, nb::arg("dtype"));
 }
 
 }  // namespace nanocuda::py

@@ -1,6 +1,8 @@
 // The element-type table shared by Buffer export, array import and tensor maps.
 #include "dtype.h"
 
+#include <nanobind/stl/string.h>
+
 #include <cstring>
 
 namespace nb = nanobind;
@@ -49,11 +51,11 @@ DType parse_dtype(nb::handle obj) {
   std::string name;
   if (nb::isinstance<nb::str>(obj)) {
     name = nb::cast<std::string>(obj);
+  } else if (PyType_Check(obj.ptr())) {
+    name = nb::cast<std::string>(obj.attr("__name__"));  // numpy scalar types: np.float16
   } else if (nb::hasattr(obj, "is_floating_point") || nb::hasattr(obj, "itemsize")) {
     // torch.dtype prints as "torch.float16"; numpy dtypes have .name.
     name = nb::cast<std::string>(nb::str(nb::hasattr(obj, "name") ? obj.attr("name") : obj));
-  } else if (nb::hasattr(obj, "__name__")) {
-    name = nb::cast<std::string>(obj.attr("__name__"));  // numpy scalar types: np.float16
   } else {
     name = nb::cast<std::string>(nb::str(obj));
   }

@@ -1,0 +1,94 @@
+// Device, stream, event and memory on a real GPU (skipped, with the reason, without one).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "gpu_test.h"
+#include "nanocuda/nanocuda.h"
+
+using namespace nanocuda;
+
+TEST(CoreGpu, DeviceIdentity) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  EXPECT_FALSE(d.name().empty());
+  EXPECT_EQ(d.uuid_string().rfind("GPU-", 0), 0u);
+  EXPECT_GT(d.total_memory(), 1u << 30);
+  auto [major, minor] = d.compute_capability();
+  EXPECT_GE(major, 5);
+  EXPECT_EQ(d.multiprocessor_count(), d.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  if (major == 9 && minor == 0) {
+    EXPECT_EQ(d.arch(), "90a");
+  }
+  EXPECT_THROW(Device(Device::count()), ValueError);
+}
+
+TEST(CoreGpu, CopyRoundTripAndEventTiming) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  Stream s = Stream::create(d);
+  const std::size_t n = 1 << 22;
+  std::vector<unsigned char> host(n), back(n, 0);
+  std::iota(host.begin(), host.end(), 0);
+  PinnedBuffer pinned(n, d);
+  Buffer a(n, s), b(n, s);
+  Event start(d), stop(d);
+  start.record(s);
+  copy_async(a.ptr(), reinterpret_cast<CUdeviceptr>(host.data()), n, s);
+  copy_async(b.ptr(), a.ptr(), n, s);
+  copy_async(reinterpret_cast<CUdeviceptr>(pinned.ptr()), b.ptr(), n, s);
+  stop.record(s);
+  stop.sync();
+  EXPECT_TRUE(stop.query());
+  EXPECT_TRUE(s.query());
+  std::memcpy(back.data(), pinned.ptr(), n);
+  EXPECT_EQ(back, host);
+  float ms = stop.elapsed_time_since(start);
+  EXPECT_GT(ms, 0.0f);
+  EXPECT_LT(ms, 1000.0f);
+}
+
+TEST(CoreGpu, MemsetAndStreamOrdering) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  Stream producer = Stream::create(d), consumer = Stream::create(d);
+  Buffer buf(4096, producer);
+  memset_async(buf.ptr(), 0xAB, 4096, producer);
+  consumer.wait(producer);
+  std::vector<unsigned char> host(4096, 0);
+  copy_async(reinterpret_cast<CUdeviceptr>(host.data()), buf.ptr(), 4096, consumer);
+  consumer.sync();
+  for (unsigned char c : host) ASSERT_EQ(c, 0xAB);
+}
+
+TEST(CoreGpu, ClosedStreamAndBufferGiveClearErrors) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  Stream s = Stream::create(d);
+  Buffer buf(256, s);
+  s.close();
+  EXPECT_TRUE(s.is_closed());
+  try {
+    s.sync();
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("closed"), std::string::npos);
+  }
+  buf.close();  // frees on the legacy stream, since its stream is gone
+  EXPECT_THROW((void)buf.ptr(), ValueError);
+}
+
+TEST(CoreGpu, BorrowedStreamIsNotDestroyed) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  Stream owner = Stream::create(d);
+  {
+    Stream view = Stream::borrow(owner.handle());
+    EXPECT_FALSE(view.is_owned());
+    EXPECT_EQ(view.device().ordinal(), 0);
+    view.sync();
+  }
+  EXPECT_NO_THROW(owner.sync());  // still alive after the borrowed view went away
+}
