@@ -70,6 +70,8 @@ namespace nanocuda::detail {
   X(cuKernelGetParamInfo, 12040)                 \
   X(cuFuncGetAttribute, 2020)                    \
   X(cuFuncGetParamInfo, 12040)                   \
+  X(cuFuncGetName, 12030)                        \
+  X(cuFuncSetAttribute, 9000)                    \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) \
   X(cuOccupancyMaxPotentialBlockSize, 6050)      \
   X(cuOccupancyMaxActiveClusters, 11080)         \
