@@ -2,6 +2,8 @@
 #pragma once
 
 #include "nanocuda/buffer.h"
+#include "nanocuda/compile_cache.h"
+#include "nanocuda/compile_error.h"
 #include "nanocuda/context.h"
 #include "nanocuda/copy.h"
 #include "nanocuda/device.h"
@@ -12,6 +14,12 @@
 #include "nanocuda/launch_config.h"
 #include "nanocuda/param_layout.h"
 #include "nanocuda/param_packer.h"
+#include "nanocuda/kernel.h"
+#include "nanocuda/library.h"
+#include "nanocuda/linker.h"
+#include "nanocuda/object_code.h"
 #include "nanocuda/pinned_buffer.h"
+#include "nanocuda/program.h"
+#include "nanocuda/program_options.h"
 #include "nanocuda/stream.h"
 #include "nanocuda/version.h"

@@ -1,0 +1,42 @@
+// The compiled-code cache: an in-process map in front of a directory of checked entries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace nanocuda {
+
+// Entries are keyed by a key string (everything that determines the output: source,
+// flags, local include contents, NVRTC version, target). A file holds a header (magic,
+// format version, lengths, checksum), the full key and the payload; a file whose header,
+// checksum or key does not match is ignored (and later overwritten), never returned.
+// Writes go to a unique temporary file renamed into place, so concurrent processes only
+// ever see whole entries.
+class CompileCache {
+ public:
+  // $NANOCUDA_CACHE_DIR, else $XDG_CACHE_HOME/nanocuda, else ~/.cache/nanocuda.
+  // Read on every call, so changing the environment takes effect at once.
+  [[nodiscard]] static std::string directory();
+  // False when $NANOCUDA_CACHE is "0" (or "off"/"false"): nothing is read or written,
+  // in memory or on disk.
+  [[nodiscard]] static bool enabled();
+  // The payload stored under `key`, from memory, else from disk; nullopt on a miss.
+  [[nodiscard]] static std::optional<std::string> load(const std::string& key);
+  // Stores `payload` under `key` in memory and on disk. Disk errors (read-only home, full
+  // disk) are ignored: the cache is an optimisation, never a reason to fail.
+  static void store(const std::string& key, const std::string& payload) noexcept;
+  // The file an entry for `key` lives in.
+  [[nodiscard]] static std::string path_for(const std::string& key);
+  // Forgets the in-process entries (the disk is untouched).
+  static void clear_memory() noexcept;
+};
+
+namespace detail {
+// 64-bit FNV-1a, seeded; used for file names and checksums, never for trust.
+[[nodiscard]] std::uint64_t hash64(const void* data, std::size_t size,
+                                   std::uint64_t seed = 14695981039346656037ull) noexcept;
+}  // namespace detail
+
+}  // namespace nanocuda

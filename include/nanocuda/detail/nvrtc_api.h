@@ -1,0 +1,68 @@
+// The NVRTC and nvJitLink entry points nanocuda uses, as tables dlopen'ed on first use.
+//
+// Neither library is linked at build time nor loaded at import: the first compile or link
+// finds it (see library_search.h for the order) and fills the table once per process.
+#pragma once
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+
+#include <string>
+
+namespace nanocuda::detail {
+
+// X(name): NVRTC's C API has had stable unversioned symbols since CUDA 11.
+#define NANOCUDA_NVRTC_ENTRY_POINTS(X) \
+  X(nvrtcGetErrorString)               \
+  X(nvrtcVersion)                      \
+  X(nvrtcCreateProgram)                \
+  X(nvrtcDestroyProgram)               \
+  X(nvrtcCompileProgram)               \
+  X(nvrtcGetPTXSize)                   \
+  X(nvrtcGetPTX)                       \
+  X(nvrtcGetCUBINSize)                 \
+  X(nvrtcGetCUBIN)                     \
+  X(nvrtcGetLTOIRSize)                 \
+  X(nvrtcGetLTOIR)                     \
+  X(nvrtcGetProgramLogSize)            \
+  X(nvrtcGetProgramLog)                \
+  X(nvrtcAddNameExpression)            \
+  X(nvrtcGetLoweredName)
+
+// X(name, symbol): nvJitLink.h maps each call to a symbol versioned by the header's CUDA
+// release (static inline wrappers); we bind that exact symbol, so the ABI is the header's.
+#define NANOCUDA_NVJITLINK_ENTRY_POINTS(X)                          \
+  X(nvJitLinkCreate, __nvJitLinkCreate_13_0)                        \
+  X(nvJitLinkDestroy, __nvJitLinkDestroy_13_0)                      \
+  X(nvJitLinkAddData, __nvJitLinkAddData_13_0)                      \
+  X(nvJitLinkComplete, __nvJitLinkComplete_13_0)                    \
+  X(nvJitLinkGetLinkedCubinSize, __nvJitLinkGetLinkedCubinSize_13_0) \
+  X(nvJitLinkGetLinkedCubin, __nvJitLinkGetLinkedCubin_13_0)        \
+  X(nvJitLinkGetErrorLogSize, __nvJitLinkGetErrorLogSize_13_0)      \
+  X(nvJitLinkGetErrorLog, __nvJitLinkGetErrorLog_13_0)              \
+  X(nvJitLinkGetInfoLogSize, __nvJitLinkGetInfoLogSize_13_0)        \
+  X(nvJitLinkGetInfoLog, __nvJitLinkGetInfoLog_13_0)
+
+struct NvrtcApi {
+#define NANOCUDA_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+  NANOCUDA_NVRTC_ENTRY_POINTS(NANOCUDA_DECLARE_POINTER)
+#undef NANOCUDA_DECLARE_POINTER
+  std::string path;      // the library file loaded
+  std::string include;   // the matching toolkit include dir (holding cuda.h), or empty
+  int version = 0;       // major * 1000 + minor * 10
+};
+
+struct NvJitLinkApi {
+#define NANOCUDA_DECLARE_POINTER(name, symbol) decltype(&::symbol) name = nullptr;
+  NANOCUDA_NVJITLINK_ENTRY_POINTS(NANOCUDA_DECLARE_POINTER)
+#undef NANOCUDA_DECLARE_POINTER
+  std::string path;
+};
+
+// Loads NVRTC ($NANOCUDA_NVRTC first) once per process; throws ToolkitNotFoundError,
+// remembering the failure so later calls fail fast.
+const NvrtcApi& nvrtc();
+// Loads nvJitLink ($NANOCUDA_NVJITLINK first) the same way.
+const NvJitLinkApi& nvjitlink();
+
+}  // namespace nanocuda::detail

@@ -1,0 +1,153 @@
+// Kernel: cached parameter layout and per-context functions, attributes and occupancy.
+#include "nanocuda/kernel.h"
+
+#include <mutex>
+#include <vector>
+
+#include "nanocuda/detail/check.h"
+#include "nanocuda/library.h"
+
+namespace nanocuda {
+
+struct Kernel::State {
+  std::shared_ptr<const Library> library;
+  CUkernel handle = nullptr;
+  std::string name;
+  ParamLayout layout;
+  std::mutex mutex;
+  // Few contexts per process: a vector beats a map here.
+  std::vector<std::pair<CUcontext, CUfunction>> functions;
+};
+
+namespace {
+
+ParamLayout query_layout(CUkernel kernel, const std::string& what) {
+  const auto& api = detail::driver();
+  if (!api.cuKernelGetParamInfo)
+    throw Error(CUDA_ERROR_NOT_SUPPORTED, "cuKernelGetParamInfo", what,
+                "the installed driver is older than CUDA 12.4 and cannot report kernel "
+                "parameter layouts");
+  ParamLayout layout;
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult rc = api.cuKernelGetParamInfo(kernel, i, &offset, &size);
+    if (rc == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    detail::check(rc, "cuKernelGetParamInfo", what);
+    layout.params.push_back({static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(size)});
+  }
+  return layout;
+}
+
+}  // namespace
+
+Kernel::Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name)
+    : state_(std::make_shared<State>()) {
+  state_->library = std::move(library);
+  state_->handle = handle;
+  state_->name = std::move(name);
+  state_->layout = query_layout(handle, describe());
+}
+
+CUkernel Kernel::handle() const noexcept { return state_->handle; }
+const std::string& Kernel::name() const noexcept { return state_->name; }
+const std::shared_ptr<const Library>& Kernel::library() const noexcept { return state_->library; }
+const ParamLayout& Kernel::param_layout() const noexcept { return state_->layout; }
+
+std::string Kernel::describe() const {
+  return "Kernel " + state_->name + " in " + state_->library->description();
+}
+
+CUfunction Kernel::function(const Context& ctx) const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  for (const auto& [c, f] : state_->functions)
+    if (c == ctx.handle()) return f;
+  CurrentContext guard(ctx);
+  CUfunction fn = nullptr;
+  NANOCUDA_CALL(cuKernelGetFunction, [&] { return describe(); }, &fn, state_->handle);
+  state_->functions.emplace_back(ctx.handle(), fn);
+  return fn;
+}
+
+int Kernel::attribute(CUfunction_attribute attr, const Device& device) const {
+  int value = 0;
+  NANOCUDA_CALL(cuKernelGetAttribute, [&] { return describe(); }, &value, attr, state_->handle,
+                device.handle());
+  return value;
+}
+
+KernelAttributes Kernel::attributes(const Device& device) const {
+  KernelAttributes a;
+  a.num_registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, device);
+  a.shared_size_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, device);
+  a.max_dynamic_shared_size_bytes = attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, device);
+  a.max_threads_per_block = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, device);
+  a.local_size_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, device);
+  a.const_size_bytes = attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, device);
+  a.ptx_version = attribute(CU_FUNC_ATTRIBUTE_PTX_VERSION, device);
+  a.binary_version = attribute(CU_FUNC_ATTRIBUTE_BINARY_VERSION, device);
+  a.preferred_shared_memory_carveout =
+      attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, device);
+  a.max_shared_memory_per_block_optin =
+      device.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  return a;
+}
+
+void Kernel::set_max_dynamic_shared_memory(int bytes, const Device& device) const {
+  NANOCUDA_CALL(cuKernelSetAttribute, [&] { return describe(); },
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, state_->handle,
+                device.handle());
+}
+
+void Kernel::set_preferred_shared_memory_carveout(int percent, const Device& device) const {
+  NANOCUDA_CALL(cuKernelSetAttribute, [&] { return describe(); },
+                CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent, state_->handle,
+                device.handle());
+}
+
+int Kernel::max_active_blocks_per_multiprocessor(int block_size, std::size_t dynamic_shared_memory,
+                                                 const Device& device) const {
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  int blocks = 0;
+  NANOCUDA_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessor, [&] { return describe(); }, &blocks,
+                fn, block_size, dynamic_shared_memory);
+  return blocks;
+}
+
+std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_memory,
+                                                     int block_size_limit,
+                                                     const Device& device) const {
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  int min_grid = 0, block = 0;
+  NANOCUDA_CALL(cuOccupancyMaxPotentialBlockSize, [&] { return describe(); }, &min_grid, &block,
+                fn, nullptr, dynamic_shared_memory, block_size_limit);
+  return {min_grid, block};
+}
+
+int Kernel::max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                                std::array<unsigned, 3> cluster, std::size_t dynamic_shared_memory,
+                                const Device& device) const {
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = cluster[0];
+  attr.value.clusterDim.y = cluster[1];
+  attr.value.clusterDim.z = cluster[2];
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_memory);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  NANOCUDA_CALL(cuOccupancyMaxActiveClusters, [&] { return describe(); }, &clusters, fn, &config);
+  return clusters;
+}
+
+}  // namespace nanocuda

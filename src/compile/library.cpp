@@ -1,0 +1,60 @@
+// Library: cuLibraryLoadData/Unload, kernel enumeration and lookup by name.
+#include "nanocuda/library.h"
+
+#include "nanocuda/detail/check.h"
+#include "nanocuda/error.h"
+
+namespace nanocuda {
+
+namespace detail {
+void unload_library(CUlibrary lib) noexcept {
+  const auto* api = loaded_driver();
+  if (!api) return;
+  if (CUresult rc = api->cuLibraryUnload(lib); rc != CUDA_SUCCESS)
+    record_deferred_error(rc, "cuLibraryUnload", "Library");
+}
+}  // namespace detail
+
+std::shared_ptr<Library> Library::load(const void* image, std::string description) {
+  CUlibrary lib = nullptr;
+  NANOCUDA_CALL(cuLibraryLoadData, [&] { return "Library from " + description; }, &lib, image,
+                nullptr, nullptr, 0, nullptr, nullptr, 0);
+  return std::make_shared<Library>(lib, std::move(description));
+}
+
+std::vector<std::string> Library::kernel_names() const {
+  const auto& api = detail::driver();
+  if (!api.cuLibraryGetKernelCount || !api.cuLibraryEnumerateKernels || !api.cuKernelGetName)
+    return {};  // drivers before 12.4 cannot enumerate; the error message just lists nothing
+  auto what = [&] { return "Library from " + description_; };
+  unsigned count = 0;
+  detail::check(api.cuLibraryGetKernelCount(&count, handle()), "cuLibraryGetKernelCount", what);
+  std::vector<CUkernel> kernels(count);
+  if (count)
+    detail::check(api.cuLibraryEnumerateKernels(kernels.data(), count, handle()),
+                  "cuLibraryEnumerateKernels", what);
+  std::vector<std::string> names;
+  for (CUkernel k : kernels) {
+    const char* name = nullptr;
+    detail::check(api.cuKernelGetName(&name, k), "cuKernelGetName", what);
+    names.emplace_back(name ? name : "?");
+  }
+  return names;
+}
+
+Kernel Library::get_kernel(const std::string& name) const {
+  CUkernel kernel = nullptr;
+  CUresult rc = detail::driver().cuLibraryGetKernel(&kernel, handle(), name.c_str());
+  if (rc == CUDA_ERROR_NOT_FOUND) {
+    std::string listing;
+    for (const auto& n : kernel_names()) listing += (listing.empty() ? "" : ", ") + n;
+    throw ValueError("no kernel named '" + name + "' in " + description_ +
+                     "; it contains: " + (listing.empty() ? "(no kernels)" : listing) +
+                     ". Templates need name_expressions at compile time; C++ functions "
+                     "need extern \"C\" or their mangled name.");
+  }
+  detail::check(rc, "cuLibraryGetKernel", [&] { return "'" + name + "' in " + description_; });
+  return Kernel(shared_from_this(), kernel, name);
+}
+
+}  // namespace nanocuda

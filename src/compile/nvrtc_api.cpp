@@ -1,0 +1,81 @@
+// Loads NVRTC and nvJitLink on first use and fills their entry-point tables with dlsym.
+#include "nanocuda/detail/nvrtc_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <optional>
+
+#include "nanocuda/compile_error.h"
+#include "nanocuda/detail/library_search.h"
+
+namespace nanocuda::detail {
+
+namespace {
+
+// One loaded table or the remembered failure message.
+template <class Api>
+struct Slot {
+  std::once_flag once;
+  std::optional<Api> api;
+  std::string failure;
+};
+
+template <class Api, class Fill>
+const Api& load_once(Slot<Api>& slot, Fill fill) {
+  std::call_once(slot.once, [&] {
+    try {
+      slot.api.emplace();
+      fill(*slot.api);
+    } catch (const std::exception& e) {
+      slot.api.reset();
+      slot.failure = e.what();
+    }
+  });
+  if (!slot.api) throw ToolkitNotFoundError(slot.failure);
+  return *slot.api;
+}
+
+Slot<NvrtcApi> g_nvrtc;
+Slot<NvJitLinkApi> g_nvjitlink;
+
+}  // namespace
+
+const NvrtcApi& nvrtc() {
+  return load_once(g_nvrtc, [](NvrtcApi& api) {
+    LoadedLibrary lib = load_toolkit_library("NVRTC (libnvrtc.so)", "libnvrtc.so", "NANOCUDA_NVRTC");
+    std::string missing;
+#define NANOCUDA_LOAD_POINTER(name)                                                  \
+  api.name = reinterpret_cast<decltype(&::name)>(::dlsym(lib.handle, #name));        \
+  if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
+    NANOCUDA_NVRTC_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
+#undef NANOCUDA_LOAD_POINTER
+    if (!missing.empty())
+      throw ToolkitNotFoundError(lib.path + " lacks NVRTC entry points: " + missing +
+                                 " (nanocuda needs NVRTC 12.4 or newer)");
+    int major = 0, minor = 0;
+    api.nvrtcVersion(&major, &minor);
+    api.version = major * 1000 + minor * 10;
+    api.path = lib.path;
+    api.include = toolkit_include_dir(lib.path);
+  });
+}
+
+const NvJitLinkApi& nvjitlink() {
+  return load_once(g_nvjitlink, [](NvJitLinkApi& api) {
+    LoadedLibrary lib =
+        load_toolkit_library("nvJitLink (libnvJitLink.so)", "libnvJitLink.so", "NANOCUDA_NVJITLINK");
+    std::string missing;
+#define NANOCUDA_LOAD_POINTER(name, symbol)                                          \
+  api.name = reinterpret_cast<decltype(&::symbol)>(::dlsym(lib.handle, #symbol));    \
+  if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #symbol;
+    NANOCUDA_NVJITLINK_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
+#undef NANOCUDA_LOAD_POINTER
+    if (!missing.empty())
+      throw ToolkitNotFoundError(lib.path + " lacks nvJitLink entry points: " + missing +
+                                 " (nanocuda needs nvJitLink 13)");
+    api.path = lib.path;
+  });
+}
+
+}  // namespace nanocuda::detail

@@ -1,0 +1,87 @@
+// ObjectCode: shared immutable bytes, lazily loaded into a Library once.
+#include "nanocuda/object_code.h"
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "nanocuda/error.h"
+#include "nanocuda/library.h"
+#include "nanocuda/linker.h"
+
+namespace nanocuda {
+
+struct ObjectCode::State {
+  CodeType type = CodeType::cubin;
+  std::string bytes;
+  std::string name;
+  std::string arch;
+  std::map<std::string, std::string> lowered;
+  std::once_flag load_once;
+  std::shared_ptr<Library> library;
+};
+
+ObjectCode ObjectCode::from_bytes(CodeType type, std::string bytes, std::string name) {
+  auto s = std::make_shared<State>();
+  s->type = type;
+  s->bytes = std::move(bytes);
+  s->name = std::move(name);
+  return ObjectCode(std::move(s));
+}
+
+ObjectCode ObjectCode::from_file(CodeType type, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ValueError("cannot read " + path);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return from_bytes(type, buf.str(), path);
+}
+
+CodeType ObjectCode::type() const noexcept { return state_->type; }
+const std::string& ObjectCode::bytes() const noexcept { return state_->bytes; }
+const std::string& ObjectCode::name() const noexcept { return state_->name; }
+const std::string& ObjectCode::arch() const noexcept { return state_->arch; }
+const std::map<std::string, std::string>& ObjectCode::lowered_names() const noexcept {
+  return state_->lowered;
+}
+
+ObjectCode ObjectCode::with_lowered_names(std::map<std::string, std::string> names) const {
+  ObjectCode copy = from_bytes(type(), bytes(), name());
+  copy.state_->arch = arch();
+  copy.state_->lowered = std::move(names);
+  return copy;
+}
+
+ObjectCode ObjectCode::with_arch(std::string arch) const {
+  ObjectCode copy = with_lowered_names(lowered_names());
+  copy.state_->arch = std::move(arch);
+  return copy;
+}
+
+std::shared_ptr<Library> ObjectCode::library() const {
+  std::call_once(state_->load_once, [&] {
+    std::string description =
+        std::string(code_type_name(type())) + (name().empty() ? "" : " " + name());
+    if (type() == CodeType::ltoir) {
+      LinkerOptions opts;
+      opts.arch = arch();
+      ObjectCode linked = link({*this}, opts);
+      state_->library = Library::load(linked.bytes().data(), description);
+    } else if (type() == CodeType::ptx && (bytes().empty() || bytes().back() != '\0')) {
+      std::string text = bytes();  // the driver reads PTX up to its NUL
+      state_->library = Library::load(text.c_str(), description);
+    } else {
+      state_->library = Library::load(bytes().data(), description);
+    }
+  });
+  return state_->library;
+}
+
+Kernel ObjectCode::get_kernel(const std::string& name) const {
+  auto lib = library();
+  if (auto it = state_->lowered.find(name); it != state_->lowered.end())
+    return lib->get_kernel(it->second);
+  return lib->get_kernel(name);
+}
+
+}  // namespace nanocuda

@@ -1,0 +1,265 @@
+// Program: NVRTC flags, the cache key (with local #include contents), compile and log.
+#include "nanocuda/program.h"
+
+#include <sys/stat.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "nanocuda/compile_cache.h"
+#include "nanocuda/compile_error.h"
+#include "nanocuda/detail/nvrtc_api.h"
+#include "nanocuda/error.h"
+
+namespace nanocuda {
+
+namespace {
+
+// NVRTC ships no C library headers, but cuda.h includes <stdlib.h> and <stdint.h>. These
+// in-memory stand-ins give it what it uses (size_t is built in; the fixed-width types come
+// from CCCL, which defines them globally under NVRTC).
+constexpr const char* kStdlibShim = "#pragma once\n";
+constexpr const char* kStdintShim = "#pragma once\n#include <cuda/std/cstdint>\n";
+constexpr const char* kStdintShimNoCccl =
+    "#pragma once\n"
+    "typedef signed char int8_t; typedef short int16_t; typedef int int32_t;\n"
+    "typedef long long int64_t; typedef unsigned char uint8_t; typedef unsigned short uint16_t;\n"
+    "typedef unsigned int uint32_t; typedef unsigned long long uint64_t;\n"
+    "typedef long long intptr_t; typedef unsigned long long uintptr_t;\n";
+
+bool is_dir(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  out = buf.str();
+  return true;
+}
+
+std::string dirname_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// Appends the contents of every quoted #include reachable from `text` to `key`, so editing
+// a local header invalidates the cache. Angle-bracket includes are the toolkit's (covered
+// by the NVRTC version) or the system's.
+void add_local_includes(const std::string& text, const std::string& dir,
+                        const std::vector<std::string>& search, std::set<std::string>& seen,
+                        std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t p = line.find_first_not_of(" \t");
+    if (p == std::string::npos || line[p] != '#') continue;
+    p = line.find_first_not_of(" \t", p + 1);
+    if (p == std::string::npos || line.compare(p, 7, "include") != 0) continue;
+    size_t open = line.find('"', p + 7);
+    size_t close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close == std::string::npos) continue;
+    std::string file = line.substr(open + 1, close - open - 1);
+    std::vector<std::string> candidates;
+    if (!file.empty() && file[0] == '/') candidates.push_back(file);
+    else {
+      candidates.push_back(dir.empty() ? file : dir + "/" + file);
+      for (const auto& d : search) candidates.push_back(d + "/" + file);
+    }
+    bool found = false;
+    for (const auto& c : candidates) {
+      std::string contents;
+      if (!read_file(c, contents)) continue;
+      found = true;
+      if (!seen.insert(c).second) break;
+      key += "\n#file " + c + " " + std::to_string(contents.size()) + "\n" + contents;
+      add_local_includes(contents, dirname_of(c), search, seen, key);
+      break;
+    }
+    if (!found) key += "\n#missing " + file;
+  }
+}
+
+void put_u32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
+bool get_u32(const std::string& in, size_t& pos, std::uint32_t& v) {
+  if (pos + 4 > in.size()) return false;
+  std::memcpy(&v, in.data() + pos, 4);
+  pos += 4;
+  return true;
+}
+bool get_str(const std::string& in, size_t& pos, std::string& s) {
+  std::uint32_t n = 0;
+  if (!get_u32(in, pos, n) || pos + n > in.size()) return false;
+  s.assign(in, pos, n);
+  pos += n;
+  return true;
+}
+
+// Payload: code, then (expression, lowered name) pairs.
+std::string serialize(const std::string& code, const std::map<std::string, std::string>& names) {
+  std::string out;
+  put_u32(out, static_cast<std::uint32_t>(code.size()));
+  out += code;
+  put_u32(out, static_cast<std::uint32_t>(names.size()));
+  for (const auto& [k, v] : names) {
+    put_u32(out, static_cast<std::uint32_t>(k.size()));
+    out += k;
+    put_u32(out, static_cast<std::uint32_t>(v.size()));
+    out += v;
+  }
+  return out;
+}
+
+bool deserialize(const std::string& in, std::string& code, std::map<std::string, std::string>& names) {
+  size_t pos = 0;
+  std::uint32_t count = 0;
+  if (!get_str(in, pos, code) || !get_u32(in, pos, count)) return false;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::string k, v;
+    if (!get_str(in, pos, k) || !get_str(in, pos, v)) return false;
+    names.emplace(std::move(k), std::move(v));
+  }
+  return pos == in.size();
+}
+
+std::string program_log(const detail::NvrtcApi& api, nvrtcProgram prog) {
+  size_t size = 0;
+  if (api.nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  api.nvrtcGetProgramLog(prog, log.data());
+  log.resize(size - 1);
+  return log;
+}
+
+}  // namespace
+
+Program::Program(std::string source, ProgramOptions options, std::string name)
+    : source_(std::move(source)), options_(std::move(options)), name_(std::move(name)) {
+  if (name_.find('/') != std::string::npos) source_dir_ = dirname_of(name_);
+}
+
+Program Program::from_file(const std::string& path, ProgramOptions options) {
+  std::string text;
+  if (!read_file(path, text)) throw ValueError("cannot read " + path);
+  return Program(std::move(text), std::move(options), path);
+}
+
+std::string Program::nvrtc_path() { return detail::nvrtc().path; }
+int Program::nvrtc_version() { return detail::nvrtc().version; }
+
+std::vector<std::string> Program::flags(CodeType target) const {
+  if (target == CodeType::fatbin)
+    throw ValueError("NVRTC cannot produce a fatbin; compile to cubin or ptx");
+  const auto& api = detail::nvrtc();
+  const ProgramOptions& o = options_;
+  const std::string arch = o.resolved_arch();
+  std::vector<std::string> f;
+  f.push_back((target == CodeType::ptx ? "-arch=compute_" : "-arch=sm_") + arch);
+  if (target == CodeType::ltoir) f.push_back("-dlto");
+  if (!o.std.empty()) f.push_back("-std=" + o.std);
+  if (o.default_device) f.push_back("-default-device");
+  if (o.fast_math) f.push_back("--use_fast_math");
+  if (o.lineinfo) f.push_back("-lineinfo");
+  if (o.debug) f.push_back("-G");
+  if (o.max_registers > 0) f.push_back("--maxrregcount=" + std::to_string(o.max_registers));
+  if (o.relocatable_device_code) f.push_back("-rdc=true");
+  for (const auto& d : o.defines) f.push_back("-D" + d);
+  if (!source_dir_.empty()) f.push_back("-I" + source_dir_);
+  for (const auto& d : o.include_dirs) f.push_back("-I" + d);
+  // The toolkit's headers last, so user folders can override them.
+  if (!api.include.empty()) {
+    f.push_back("-I" + api.include);
+    if (is_dir(api.include + "/cccl")) f.push_back("-I" + api.include + "/cccl");
+  }
+  for (const auto& x : o.extra_flags) f.push_back(x);
+  return f;
+}
+
+ObjectCode Program::compile(CodeType target, const std::vector<std::string>& name_expressions) const {
+  const auto& api = detail::nvrtc();
+  const std::vector<std::string> f = flags(target);
+
+  // The key: everything that decides the output.
+  std::string key = "nanocuda-compile v1\nnvrtc " + std::to_string(api.version) + " " + api.path +
+                    "\ntarget " + code_type_name(target) + "\nname " + name_ + "\n";
+  for (const auto& x : f) key += "flag " + x + "\n";
+  for (const auto& e : name_expressions) key += "expr " + e + "\n";
+  key += "source " + std::to_string(source_.size()) + "\n" + source_;
+  std::set<std::string> seen;
+  add_local_includes(source_, source_dir_, options_.include_dirs, seen, key);
+
+  if (auto payload = CompileCache::load(key)) {
+    std::string code;
+    std::map<std::string, std::string> names;
+    if (deserialize(*payload, code, names))
+      return ObjectCode::from_bytes(target, std::move(code), name_)
+          .with_lowered_names(std::move(names))
+          .with_arch(options_.resolved_arch());
+  }
+
+  const bool has_cccl = !api.include.empty() && is_dir(api.include + "/cccl");
+  const char* headers[] = {kStdlibShim, has_cccl ? kStdintShim : kStdintShimNoCccl};
+  const char* header_names[] = {"stdlib.h", "stdint.h"};
+  nvrtcProgram prog = nullptr;
+  nvrtcResult rc = api.nvrtcCreateProgram(&prog, source_.c_str(), name_.c_str(), 2, headers,
+                                          header_names);
+  if (rc != NVRTC_SUCCESS)
+    throw CompileError(std::string("nvrtcCreateProgram failed: ") + api.nvrtcGetErrorString(rc), f, name_);
+  struct Guard {
+    const detail::NvrtcApi& api;
+    nvrtcProgram& prog;
+    ~Guard() { api.nvrtcDestroyProgram(&prog); }
+  } guard{api, prog};
+
+  for (const auto& e : name_expressions) api.nvrtcAddNameExpression(prog, e.c_str());
+  std::vector<const char*> argv;
+  for (const auto& x : f) argv.push_back(x.c_str());
+  rc = api.nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  if (rc != NVRTC_SUCCESS) {
+    std::string log = program_log(api, prog);
+    if (log.empty()) log = api.nvrtcGetErrorString(rc);
+    throw CompileError(std::move(log), f, name_);
+  }
+
+  size_t size = 0;
+  std::string code;
+  nvrtcResult got = NVRTC_SUCCESS;
+  switch (target) {
+    case CodeType::ptx:
+      api.nvrtcGetPTXSize(prog, &size);
+      code.resize(size);
+      got = api.nvrtcGetPTX(prog, code.data());
+      while (!code.empty() && code.back() == '\0') code.pop_back();  // text, not a C string
+      break;
+    case CodeType::cubin:
+      api.nvrtcGetCUBINSize(prog, &size);
+      code.resize(size);
+      got = api.nvrtcGetCUBIN(prog, code.data());
+      break;
+    default:
+      api.nvrtcGetLTOIRSize(prog, &size);
+      code.resize(size);
+      got = api.nvrtcGetLTOIR(prog, code.data());
+      break;
+  }
+  if (got != NVRTC_SUCCESS)
+    throw CompileError(std::string("retrieving the output failed: ") + api.nvrtcGetErrorString(got),
+                       f, name_);
+  std::map<std::string, std::string> names;
+  for (const auto& e : name_expressions) {
+    const char* lowered = nullptr;
+    if (api.nvrtcGetLoweredName(prog, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      names.emplace(e, lowered);
+  }
+  CompileCache::store(key, serialize(code, names));
+  return ObjectCode::from_bytes(target, std::move(code), name_)
+      .with_lowered_names(std::move(names))
+      .with_arch(options_.resolved_arch());
+}
+
+}  // namespace nanocuda

@@ -1,0 +1,169 @@
+// Runtime compilation without a GPU: PTX/cubin output, templates, toolkit headers, errors, cache.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "nanocuda/compile_cache.h"
+#include "nanocuda/compile_error.h"
+#include "nanocuda/error.h"
+#include "nanocuda/program.h"
+
+namespace {
+
+using nanocuda::CodeType;
+using nanocuda::Program;
+using nanocuda::ProgramOptions;
+
+constexpr const char* kSaxpy = R"(
+extern "C" __global__ void saxpy(float a, float *x, float *y, float *out, size_t n) {
+  size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid < n) out[tid] = a * x[tid] + y[tid];
+}
+)";
+
+ProgramOptions sm90a() {
+  ProgramOptions o;
+  o.arch = "sm_90a";
+  return o;
+}
+
+// Each test gets its own cache directory, so results do not depend on earlier runs.
+class CompileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/nanocuda-cache-test-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    ::setenv("NANOCUDA_CACHE_DIR", dir_.c_str(), 1);
+    ::unsetenv("NANOCUDA_CACHE");
+    nanocuda::CompileCache::clear_memory();
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    (void)std::system(cmd.c_str());
+  }
+  std::string dir_;
+};
+
+TEST_F(CompileTest, PtxForSm90a) {
+  auto code = Program(kSaxpy, sm90a()).compile(CodeType::ptx);
+  EXPECT_EQ(code.type(), CodeType::ptx);
+  EXPECT_NE(code.bytes().find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(code.bytes().find(".entry saxpy"), std::string::npos);
+}
+
+TEST_F(CompileTest, CubinForSm90aIsElfWithSymbol) {
+  auto code = Program(kSaxpy, sm90a()).compile(CodeType::cubin);
+  ASSERT_GT(code.bytes().size(), 4u);
+  EXPECT_EQ(code.bytes().substr(0, 4), std::string("\x7f" "ELF"));
+  EXPECT_NE(code.bytes().find("saxpy"), std::string::npos);
+}
+
+TEST_F(CompileTest, NameExpressionsKeepLoweredNames) {
+  const char* src = R"(
+template <int M, int N> __global__ void gemm(float* c) { c[0] = M * N; }
+)";
+  auto code = Program(src, sm90a()).compile(CodeType::cubin, {"gemm<128, 64>"});
+  auto it = code.lowered_names().find("gemm<128, 64>");
+  ASSERT_NE(it, code.lowered_names().end());
+  EXPECT_EQ(it->second.rfind("_Z", 0), 0u);
+  EXPECT_NE(code.bytes().find(it->second), std::string::npos);
+}
+
+TEST_F(CompileTest, ToolkitHeadersNeedNoIncludePaths) {
+  const char* src = R"(
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda/barrier>
+#include <stdint.h>
+extern "C" __global__ void k(__half* h, CUdeviceptr p, uint64_t* q) { h[0] = __float2half(1.f); q[0] = p; }
+)";
+  EXPECT_NO_THROW((void)Program(src, sm90a()).compile(CodeType::ptx));
+}
+
+TEST_F(CompileTest, SyntaxErrorRaisesCompileErrorWithLog) {
+  try {
+    (void)Program("extern \"C\" __global__ void k() { int x = }", sm90a(), "bad.cu").compile();
+    FAIL() << "expected CompileError";
+  } catch (const nanocuda::CompileError& e) {
+    EXPECT_NE(e.log().find("error"), std::string::npos) << e.log();
+    EXPECT_NE(e.first_error().find("bad.cu"), std::string::npos) << e.first_error();
+    EXPECT_FALSE(e.options().empty());
+    EXPECT_EQ(e.options().front(), "-arch=sm_90a");
+  }
+}
+
+TEST_F(CompileTest, ArchSpellings) {
+  EXPECT_EQ(nanocuda::normalize_arch("sm_90a"), "90a");
+  EXPECT_EQ(nanocuda::normalize_arch("compute_90a"), "90a");
+  EXPECT_EQ(nanocuda::normalize_arch("86"), "86");
+  EXPECT_THROW((void)nanocuda::normalize_arch("hopper"), nanocuda::ValueError);
+}
+
+TEST_F(CompileTest, CacheHitIsFastAndIdentical) {
+  Program p(kSaxpy, sm90a());
+  auto t0 = std::chrono::steady_clock::now();
+  auto cold = p.compile(CodeType::cubin);
+  auto t1 = std::chrono::steady_clock::now();
+  auto hit = p.compile(CodeType::cubin);
+  auto t2 = std::chrono::steady_clock::now();
+  nanocuda::CompileCache::clear_memory();
+  auto t3 = std::chrono::steady_clock::now();
+  auto disk = p.compile(CodeType::cubin);
+  auto t4 = std::chrono::steady_clock::now();
+  EXPECT_EQ(cold.bytes(), hit.bytes());
+  EXPECT_EQ(cold.bytes(), disk.bytes());
+  auto us = [](auto a, auto b) { return std::chrono::duration<double, std::micro>(b - a).count(); };
+  std::printf("saxpy cubin: cold %.0f us, memory hit %.0f us, disk hit %.0f us\n", us(t0, t1),
+              us(t1, t2), us(t3, t4));
+  EXPECT_GE(us(t0, t1), 20 * us(t1, t2));
+  EXPECT_GE(us(t0, t1), 20 * us(t3, t4));
+  EXPECT_LT(us(t3, t4), 1000.0);
+}
+
+TEST_F(CompileTest, CorruptEntryIsRebuilt) {
+  Program p(kSaxpy, sm90a());
+  auto first = p.compile(CodeType::cubin);
+  // Find the one entry and truncate it.
+  std::string entry;
+  FILE* ls = ::popen(("ls " + dir_ + "/*.ncc").c_str(), "r");
+  char buf[4096] = {};
+  ASSERT_TRUE(std::fgets(buf, sizeof buf, ls));
+  ::pclose(ls);
+  entry = buf;
+  entry.erase(entry.find_last_not_of("\n") + 1);
+  { std::ofstream(entry, std::ios::binary | std::ios::trunc) << "NCUCACHEgarbage"; }
+  nanocuda::CompileCache::clear_memory();
+  auto again = p.compile(CodeType::cubin);
+  EXPECT_EQ(first.bytes(), again.bytes());
+  std::ifstream in(entry, std::ios::binary | std::ios::ate);
+  EXPECT_GT(static_cast<size_t>(in.tellg()), first.bytes().size());  // rewritten whole
+}
+
+TEST_F(CompileTest, LocalHeaderChangeInvalidatesCache) {
+  std::string header = dir_ + "/value.h";
+  std::string source = dir_ + "/k.cu";
+  { std::ofstream(source) << "#include \"value.h\"\nextern \"C\" __global__ void k(int* p) { *p = VALUE; }\n"; }
+  { std::ofstream(header) << "#define VALUE 1\n"; }
+  auto a = Program::from_file(source, sm90a()).compile(CodeType::ptx);
+  { std::ofstream(header) << "#define VALUE 2\n"; }
+  auto b = Program::from_file(source, sm90a()).compile(CodeType::ptx);
+  EXPECT_NE(a.bytes(), b.bytes());
+}
+
+TEST_F(CompileTest, DisabledCacheWritesNothing) {
+  ::setenv("NANOCUDA_CACHE", "0", 1);
+  (void)Program(kSaxpy, sm90a()).compile(CodeType::ptx);
+  ::unsetenv("NANOCUDA_CACHE");
+  FILE* ls = ::popen(("ls " + dir_ + " | wc -l").c_str(), "r");
+  char buf[64] = {};
+  ASSERT_TRUE(std::fgets(buf, sizeof buf, ls));
+  ::pclose(ls);
+  EXPECT_EQ(std::atoi(buf), 0);
+}
+
+}  // namespace
