@@ -38,6 +38,8 @@ class Graph {
 
   // Replays the graph on `stream`.
   void launch(const Stream& stream) const;
+  // cuGraphLaunch without checks or error text, for native benchmark loops.
+  CUresult launch_unchecked(CUstream stream) const noexcept;
 
   [[nodiscard]] std::size_t node_count() const noexcept { return node_count_; }
   [[nodiscard]] const std::vector<GraphKernelNode>& kernel_nodes() const noexcept {

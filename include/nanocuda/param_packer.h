@@ -44,6 +44,7 @@ class ParamPacker {
   }
   [[nodiscard]] void** params() const noexcept { return pointers_; }
   [[nodiscard]] const ParamLayout& layout() const noexcept { return layout_; }
+  [[nodiscard]] std::string_view kernel_name() const noexcept { return kernel_name_; }
 
   // Throws ValueError: "kernel 'k', parameter 2: expects 4 bytes, got 8 bytes (float64)".
   [[noreturn]] void size_mismatch(std::size_t index, std::size_t given, const char* what) const;

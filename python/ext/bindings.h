@@ -6,6 +6,11 @@
 namespace nanocuda::py {
 
 void register_errors(nanobind::module_& m);
+// For raw CPython entry points (the launch fast paths): call inside a catch block; sets
+// the Python error for the exception in flight, mapped exactly as nanobind's translator.
+void set_error_from_current_exception() noexcept;
+void bind_launch(nanobind::module_& m);
+void bind_graph(nanobind::module_& m);
 void bind_device(nanobind::module_& m);
 void bind_stream(nanobind::module_& m);
 void bind_event(nanobind::module_& m);

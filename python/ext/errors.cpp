@@ -28,6 +28,31 @@ void raise_cuda_error(PyObject* cls, const Error& e) {
 
 }  // namespace
 
+void set_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
+                     : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                                                                   : PyExc_RuntimeError;
+    PyErr_SetString(type, e.what());
+  } catch (const DriverNotFoundError& e) {
+    raise_cuda_error(g_driver_not_found, e);
+  } catch (const Error& e) {
+    raise_cuda_error(g_cuda_error, e);
+  } catch (const nanocuda::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const nanocuda::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
 void register_errors(nb::module_& m) {
   nb::module_ errors = nb::module_::import_("nanocuda._errors");
   g_cuda_error = errors.attr("CudaError").inc_ref().ptr();

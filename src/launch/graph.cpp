@@ -77,6 +77,10 @@ void Graph::launch(const Stream& stream) const {
                 exec_.get(), stream.handle());
 }
 
+CUresult Graph::launch_unchecked(CUstream stream) const noexcept {
+  return detail::driver().cuGraphLaunch(exec_.get(), stream);
+}
+
 void Graph::set_kernel_params(std::size_t index, void** params) {
   if (index >= kernels_.size())
     throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +

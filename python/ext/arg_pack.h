@@ -1,0 +1,43 @@
+// Python arguments -> kernel parameter bytes, checked against the kernel's real layout.
+// The decision for each argument's Python type is cached per parameter slot, so a hot loop
+// that passes the same types pays for one pointer compare per argument.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+
+#include "nanocuda/param_packer.h"
+
+namespace nanocuda::py {
+
+enum class ArgKind : std::uint8_t {
+  Unknown,
+  Int,
+  Float,
+  Bool,
+  Torch,       // torch.Tensor: data_ptr() and get_device() through cached descriptors
+  Pointer,     // any other device-pointer object (Buffer, DLPack, CAI, data_ptr())
+  RawBytes,    // bytes / bytearray: a struct by value
+  Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
+  TensorMap,   // nanocuda.TensorMap: 128 bytes by value
+};
+
+struct ArgSlot {
+  PyTypeObject* type = nullptr;
+  ArgKind kind = ArgKind::Unknown;
+  PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
+  PyObject* get_device = nullptr;  // torch: the unbound get_device method
+};
+
+// Packs `args[0..n)` into `packer`; `device` is the launch's device (pointers must live
+// there); `slots` holds at least n cached decisions. Raises TypeError/ValueError naming the
+// kernel and parameter on any mismatch; nothing is launched then.
+void pack_args(ParamPacker& packer, PyObject* const* args, std::size_t n, int device,
+               ArgSlot* slots);
+
+// Registers how to read a TensorMap's 128 bytes (set by the TensorMap bindings).
+using TensorMapBytes = const void* (*)(PyObject* obj);
+void register_tensor_map_type(PyTypeObject* type, TensorMapBytes bytes);
+
+}  // namespace nanocuda::py

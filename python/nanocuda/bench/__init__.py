@@ -1,0 +1,1 @@
+"""`nanocuda bench`: timing harness shared by the subcommands (interleaved bursts, ratios)."""
