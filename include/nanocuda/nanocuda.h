@@ -9,4 +9,5 @@
 #include "nanocuda/event.h"
 #include "nanocuda/pinned_buffer.h"
 #include "nanocuda/stream.h"
+#include "nanocuda/tensor_map.h"
 #include "nanocuda/version.h"
