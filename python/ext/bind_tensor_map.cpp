@@ -26,9 +26,10 @@ constexpr const char* kIm2col = "TensorMap.im2col";
 
 template <class T>
 nb::tuple to_tuple(const T* values, std::uint32_t n) {
-  nb::list l;
-  for (std::uint32_t i = 0; i < n; ++i) l.append(values[i]);
-  return nb::tuple(l);
+  nb::object t = nb::steal(PyTuple_New(n));
+  for (std::uint32_t i = 0; i < n; ++i)
+    PyTuple_SET_ITEM(t.ptr(), i, nb::cast(values[i]).release().ptr());
+  return nb::borrow<nb::tuple>(t);
 }
 
 // What will be (or was) passed to the driver, back in row-major order, as a dict.

@@ -1,6 +1,8 @@
 // The element-type table shared by Buffer export, array import and tensor maps.
 #include "dtype.h"
 
+#include <nanobind/stl/string.h>
+
 #include <cstring>
 
 namespace nb = nanobind;
