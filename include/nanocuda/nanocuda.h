@@ -22,4 +22,5 @@
 #include "nanocuda/program.h"
 #include "nanocuda/program_options.h"
 #include "nanocuda/stream.h"
+#include "nanocuda/tensor_map.h"
 #include "nanocuda/version.h"

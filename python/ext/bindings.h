@@ -16,5 +16,6 @@ void bind_stream(nanobind::module_& m);
 void bind_event(nanobind::module_& m);
 void bind_buffer(nanobind::module_& m);
 void bind_info(nanobind::module_& m);
+void bind_tensor_map(nanobind::module_& m);
 
 }  // namespace nanocuda::py

@@ -161,6 +161,8 @@ void parse_torch(nb::handle obj, ArrayView& v) {
   for (auto s : nb::cast<nb::tuple>(obj.attr("stride")())) v.strides.push_back(nb::cast<int64_t>(s));
 }
 
+ArrayView describe(nb::handle obj, const char* where, bool locate_device);
+
 void check_device(int32_t type, int32_t id, int device, const char* where, nb::handle obj) {
   if (type != dlpack::kCUDA && type != dlpack::kCUDAManaged) [[unlikely]]
     raise_value(std::string(where) + ": expected device memory, but the " + py_type_name(obj) +
@@ -188,6 +190,18 @@ bool ArrayView::is_contiguous() const {
 }
 
 ArrayView describe_array(nb::handle obj, const char* where) {
+  return describe(obj, where, true);
+}
+
+ArrayView describe_array_geometry(nb::handle obj, const char* where) {
+  return describe(obj, where, false);
+}
+
+bool is_torch_tensor(nb::handle obj) { return classify(obj) == Kind::Torch; }
+
+namespace {
+
+ArrayView describe(nb::handle obj, const char* where, bool locate_device) {
   ArrayView v;
   switch (classify(obj)) {
     case Kind::Buffer: {
@@ -202,7 +216,7 @@ ArrayView describe_array(nb::handle obj, const char* where) {
     case Kind::Torch: parse_torch(obj, v); return v;
     case Kind::Cai:
       parse_interface(obj, "__cuda_array_interface__", v);
-      v.device_id = v.ptr ? device_of_pointer(v.ptr, where) : 0;
+      v.device_id = !locate_device ? -1 : v.ptr ? device_of_pointer(v.ptr, where) : 0;
       return v;
     case Kind::Dlpack: parse_dlpack(obj, v, where); return v;
     case Kind::Host:
@@ -215,6 +229,8 @@ ArrayView describe_array(nb::handle obj, const char* where) {
                  py_type_name(obj));
   }
 }
+
+}  // namespace
 
 uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allow_int) {
   switch (classify(obj)) {

@@ -35,6 +35,15 @@ struct ArrayView {
 // errors, e.g. "TensorMap.tiled". Raises TypeError for objects that are not arrays.
 ArrayView describe_array(nanobind::handle obj, const char* where);
 
+// describe_array without asking the driver which device a __cuda_array_interface__ pointer
+// is on (device_id is -1 for those): for callers that need only the geometry, and so that
+// geometry inference works, and is testable, with no driver.
+ArrayView describe_array_geometry(nanobind::handle obj, const char* where);
+
+// Whether `obj` is a torch tensor (decided once per Python type), for callers with a
+// faster torch-specific path.
+bool is_torch_tensor(nanobind::handle obj);
+
 // The device address behind `obj` (a Buffer, a torch tensor, a DLPack or CUDA-array-interface
 // object, or an int when `allow_int`), checked to live on device `device` (-1: any CUDA
 // device). A CPU tensor or one on another device raises ValueError naming `where`.

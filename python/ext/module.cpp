@@ -13,6 +13,8 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_event(m);
   nanocuda::py::bind_buffer(m);
   nanocuda::py::bind_info(m);
-  nanocuda::py::bind_launch(m);  // after Kernel is bound: it adds Kernel.bind
+  nanocuda::py::bind_tensor_map(m);
+  nanocuda::py::bind_compile(m);
+  nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind
   nanocuda::py::bind_graph(m);
 }

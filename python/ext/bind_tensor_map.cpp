@@ -1,0 +1,280 @@
+// Python bindings for TensorMap: tiled and im2col maps from tensors or raw pointers, address
+// replacement, and the 128-byte round trip. Shapes are row-major, strides in bytes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "bindings.h"
+#include "interop.h"
+#include "nanocuda/detail/check.h"
+#include "nanocuda/tensor_map.h"
+#include "py_tensor_map.h"
+#include "tensor_map_args.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace nanocuda::py {
+
+namespace {
+
+constexpr const char* kTiled = "TensorMap.tiled";
+constexpr const char* kIm2col = "TensorMap.im2col";
+
+template <class T>
+nb::tuple to_tuple(const T* values, std::uint32_t n) {
+  nb::object t = nb::steal(PyTuple_New(n));
+  for (std::uint32_t i = 0; i < n; ++i)
+    PyTuple_SET_ITEM(t.ptr(), i, nb::cast(values[i]).release().ptr());
+  return nb::borrow<nb::tuple>(t);
+}
+
+// What will be (or was) passed to the driver, back in row-major order, as a dict.
+nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
+  const std::uint32_t r = a.rank;
+  std::uint64_t shape[kTensorMapMaxRank], strides[kTensorMapMaxRank];
+  std::uint32_t box[kTensorMapMaxRank], estr[kTensorMapMaxRank];
+  for (std::uint32_t i = 0; i < r; ++i) {
+    shape[i] = a.global_dim[r - 1 - i];
+    box[i] = a.box_dim[r - 1 - i];
+    estr[i] = a.element_strides[r - 1 - i];
+    strides[i] = i + 1 < r ? a.global_strides[r - 2 - i]
+                           : static_cast<std::uint64_t>(tensor_map_element_bits(a.dtype) / 8);
+  }
+  nb::dict d;
+  d["kind"] = tiled ? "tiled" : "im2col";
+  d["dtype"] = tensor_map_dtype_name(a.dtype);
+  d["address"] = reinterpret_cast<std::uintptr_t>(a.address);
+  d["shape"] = to_tuple(shape, r);
+  d["strides"] = to_tuple(strides, r);
+  if (tiled) {
+    d["box"] = to_tuple(box, r);
+  } else {
+    int lower[3], upper[3];
+    for (std::uint32_t j = 0; j + 2 < r; ++j) {
+      lower[j] = a.lower_corner[r - 3 - j];
+      upper[j] = a.upper_corner[r - 3 - j];
+    }
+    d["lower_corner"] = to_tuple(lower, r - 2);
+    d["upper_corner"] = to_tuple(upper, r - 2);
+    d["channels_per_pixel"] = a.channels_per_pixel;
+    d["pixels_per_column"] = a.pixels_per_column;
+  }
+  d["element_strides"] = to_tuple(estr, r);
+  d["interleave"] = interleave_name(a.interleave);
+  d["swizzle"] = swizzle_name(a.swizzle);
+  d["l2_promotion"] = l2_promotion_name(a.l2_promotion);
+  d["oob_fill"] = oob_fill_name(a.oob_fill);
+  return d;
+}
+
+nb::object finish_tiled(const TiledParams& p, bool validate_only) {
+  if (validate_only) return geometry(TensorMap::validate(p), true);
+  PyTensorMap out;
+  out.map = TensorMap::tiled(p);
+  out.kind = PyTensorMap::Kind::Tiled;
+  out.tiled = p;
+  return nb::cast(std::move(out));
+}
+
+nb::object finish_im2col(const Im2colParams& p, bool validate_only) {
+  if (validate_only) return geometry(TensorMap::validate(p), false);
+  PyTensorMap out;
+  out.map = TensorMap::im2col(p);
+  out.kind = PyTensorMap::Kind::Im2col;
+  out.im2col = p;
+  return nb::cast(std::move(out));
+}
+
+nb::object tiled(nb::handle tensor, nb::handle box, nb::handle element_strides,
+                 nb::handle interleave, nb::handle swizzle, nb::handle l2_promotion,
+                 nb::handle oob_fill, bool validate_only) {
+  TensorGeometry g = tensor_geometry(tensor, kTiled);
+  TiledParams p;
+  p.dtype = g.dtype;
+  p.rank = g.rank;
+  p.address = g.ptr;
+  p.shape = g.shape;
+  p.strides = g.strides;
+  read_box(box, p.box.data(), g.rank, "box", kTiled);
+  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, g.rank, kTiled);
+  return finish_tiled(p, validate_only);
+}
+
+nb::object tiled_from_pointer(std::uint64_t ptr, nb::handle dtype, nb::handle shape,
+                              nb::handle strides, nb::handle box, nb::handle element_strides,
+                              nb::handle interleave, nb::handle swizzle,
+                              nb::handle l2_promotion, nb::handle oob_fill, bool validate_only) {
+  TiledParams p;
+  p.dtype = parse_tma_dtype(dtype, kTiled);
+  p.rank = sequence_rank(shape, "shape", kTiled);
+  p.address = ptr;
+  read_dims(shape, p.shape.data(), p.rank, "shape", kTiled);
+  if (!strides.is_none()) read_dims(strides, p.strides.data(), p.rank, "strides_bytes", kTiled);
+  read_box(box, p.box.data(), p.rank, "box", kTiled);
+  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, p.rank, kTiled);
+  return finish_tiled(p, validate_only);
+}
+
+void fill_im2col(Im2colParams& p, nb::handle lower, nb::handle upper, nb::handle channels,
+                 std::uint32_t pixels_per_column) {
+  if (p.rank < 3)
+    throw ValueError(std::string(kIm2col) + ": rank must be 3..5 (N, spatial dims, C), got " +
+                     std::to_string(p.rank));
+  const std::uint32_t spatial = p.rank - 2;
+  // Corners are signed (negative: padding), so they are read here, not with read_box.
+  for (auto [seq, out, name] : {std::tuple{lower, &p.lower_corner, "lower_corner"},
+                                std::tuple{upper, &p.upper_corner, "upper_corner"}}) {
+    if (seq.is_none()) continue;
+    nb::object as_tuple = nb::steal(PySequence_Tuple(seq.ptr()));
+    if (!as_tuple.is_valid()) throw nb::python_error();
+    nb::tuple t = nb::borrow<nb::tuple>(as_tuple);
+    if (t.size() != spatial)
+      throw ValueError(std::string(kIm2col) + ": " + name + " has " + std::to_string(t.size()) +
+                       " entries, but a rank-" + std::to_string(p.rank) + " tensor has " +
+                       std::to_string(spatial) + " spatial dims");
+    for (std::uint32_t j = 0; j < spatial; ++j) (*out)[j] = nb::cast<int>(t[j]);
+  }
+  p.channels_per_pixel = channels.is_none() ? static_cast<std::uint32_t>(p.shape[p.rank - 1])
+                                            : nb::cast<std::uint32_t>(channels);
+  p.pixels_per_column = pixels_per_column;
+}
+
+nb::object im2col(nb::handle tensor, std::uint32_t pixels_per_column, nb::handle channels,
+                  nb::handle lower, nb::handle upper, nb::handle element_strides,
+                  nb::handle interleave, nb::handle swizzle, nb::handle l2_promotion,
+                  nb::handle oob_fill, bool validate_only) {
+  TensorGeometry g = tensor_geometry(tensor, kIm2col);
+  Im2colParams p;
+  p.dtype = g.dtype;
+  p.rank = g.rank;
+  p.address = g.ptr;
+  p.shape = g.shape;
+  p.strides = g.strides;
+  fill_im2col(p, lower, upper, channels, pixels_per_column);
+  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, g.rank, kIm2col);
+  return finish_im2col(p, validate_only);
+}
+
+nb::object im2col_from_pointer(std::uint64_t ptr, nb::handle dtype, nb::handle shape,
+                               nb::handle strides, std::uint32_t pixels_per_column,
+                               nb::handle channels, nb::handle lower, nb::handle upper,
+                               nb::handle element_strides, nb::handle interleave,
+                               nb::handle swizzle, nb::handle l2_promotion, nb::handle oob_fill,
+                               bool validate_only) {
+  Im2colParams p;
+  p.dtype = parse_tma_dtype(dtype, kIm2col);
+  p.rank = sequence_rank(shape, "shape", kIm2col);
+  p.address = ptr;
+  read_dims(shape, p.shape.data(), p.rank, "shape", kIm2col);
+  if (!strides.is_none()) read_dims(strides, p.strides.data(), p.rank, "strides_bytes", kIm2col);
+  fill_im2col(p, lower, upper, channels, pixels_per_column);
+  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, p.rank, kIm2col);
+  return finish_im2col(p, validate_only);
+}
+
+std::string repr(const PyTensorMap& m) {
+  switch (m.kind) {
+    case PyTensorMap::Kind::Tiled: {
+      TiledParams p = m.tiled;
+      p.options.swizzle = TensorMap::validate(p).swizzle;  // show the resolved "auto"
+      return "TensorMap.tiled(" + describe(p) + ")";
+    }
+    case PyTensorMap::Kind::Im2col: {
+      Im2colParams p = m.im2col;
+      p.options.swizzle = TensorMap::validate(p).swizzle;
+      return "TensorMap.im2col(" + describe(p) + ")";
+    }
+    default: return "TensorMap(<from bytes>)";
+  }
+}
+
+nb::bytes to_bytes(const PyTensorMap& m) {
+  return nb::bytes(static_cast<const char*>(m.map.data()), 128);
+}
+
+// Test hook: the raw driver call, arguments innermost first exactly as cuda.h takes them,
+// so tests can check nanocuda's descriptor is byte-identical.
+nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb::handle dims,
+                           nb::handle strides, nb::handle box, nb::handle estr, int interleave,
+                           int swizzle, int l2, int oob) {
+  cuuint64_t d[5]{}, s[5]{};
+  cuuint32_t b[5]{}, e[5]{};
+  read_dims(dims, d, rank, "global_dim", "_encode_tiled_raw");
+  if (rank > 1) read_dims(strides, s, rank - 1, "global_strides", "_encode_tiled_raw");
+  read_box(box, b, rank, "box_dim", "_encode_tiled_raw");
+  read_box(estr, e, rank, "element_strides", "_encode_tiled_raw");
+  TensorMap m;
+  NANOCUDA_CALL(cuTensorMapEncodeTiled, "_encode_tiled_raw", &m.native(),
+                static_cast<CUtensorMapDataType>(dtype), rank,
+                reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)), d, s, b, e,
+                static_cast<CUtensorMapInterleave>(interleave),
+                static_cast<CUtensorMapSwizzle>(swizzle), static_cast<CUtensorMapL2promotion>(l2),
+                static_cast<CUtensorMapFloatOOBfill>(oob));
+  return nb::bytes(static_cast<const char*>(m.data()), 128);
+}
+
+}  // namespace
+
+void bind_tensor_map(nb::module_& m) {
+  auto opts = [] {
+    return std::tuple{"element_strides"_a = nb::none(), "interleave"_a = nb::none(),
+                      "swizzle"_a = nb::none(), "l2_promotion"_a = nb::none(),
+                      "oob_fill"_a = nb::none(), "validate_only"_a = false};
+  };
+  auto [es, il, sw, l2, oob, vo] = opts();
+  nb::class_<PyTensorMap>(m, "TensorMap",
+                          "A TMA descriptor (CUtensorMap): 128 bytes passed to kernels by value "
+                          "as `const __grid_constant__ CUtensorMap`.")
+      .def_static("tiled", &tiled, "tensor"_a, "box"_a, nb::kw_only(), es, il, sw, l2, oob, vo)
+      .def_static("tiled_from_pointer", &tiled_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
+                  "strides_bytes"_a = nb::none(), nb::kw_only(), "box"_a, es, il, sw, l2, oob, vo)
+      .def_static("im2col", &im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
+                  "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo)
+      .def_static("im2col_from_pointer", &im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
+                  "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a,
+                  "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo)
+      .def_static("from_bytes", [](nb::bytes b) {
+            if (b.size() != 128)
+              throw ValueError("TensorMap.from_bytes: a tensor map is 128 bytes, got " +
+                               std::to_string(b.size()));
+            PyTensorMap out;
+            out.map = TensorMap::from_bytes(
+                std::span<const std::byte, 128>(static_cast<const std::byte*>(b.data()), 128));
+            return out;
+          }, "data"_a)
+      .def("replace_address", [](PyTensorMap& self, nb::handle ptr_or_tensor) {
+            std::uint64_t p = device_pointer(ptr_or_tensor, -1, "TensorMap.replace_address");
+            self.map.replace_address(p);
+            self.tiled.address = p;
+            self.im2col.address = p;
+          }, "ptr_or_tensor"_a)
+      .def("to_bytes", &to_bytes)
+      .def("__bytes__", &to_bytes)
+      .def("__repr__", &repr)
+      .def("__eq__", [](const PyTensorMap& a, nb::handle b) {
+            return nb::isinstance<PyTensorMap>(b) && a.map == nb::cast<const PyTensorMap&>(b).map;
+          })
+      .def_prop_ro("address", [](const PyTensorMap& s) {
+            return s.kind == PyTensorMap::Kind::Im2col ? s.im2col.address : s.tiled.address;
+          })
+      .def_prop_ro("kind", [](const PyTensorMap& s) {
+            return s.kind == PyTensorMap::Kind::Tiled ? "tiled"
+                   : s.kind == PyTensorMap::Kind::Im2col ? "im2col" : "raw";
+          })
+      .def_prop_ro("geometry", [](const PyTensorMap& s) -> nb::object {
+            if (s.kind == PyTensorMap::Kind::Tiled) return geometry(TensorMap::validate(s.tiled), true);
+            if (s.kind == PyTensorMap::Kind::Im2col) return geometry(TensorMap::validate(s.im2col), false);
+            return nb::none();
+          }, "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
+  m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
+        "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
+        "l2_promotion"_a, "oob_fill"_a);
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,222 @@
+// TensorMap encoding, address replacement, and the names/descriptions used in errors.
+//
+// Defaults (TensorMapOptions): swizzle "auto" picks the swizzle whose span equals the inner
+// box row (a 64-element fp16 row is 128 bytes -> 128B), which is the layout bank-conflict-
+// free kernels want, and none otherwise; L2 promotion 128B matches the 128-byte L2 line;
+// OOB fill none means out-of-bounds elements read as zero, which works for every dtype.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "nanocuda/detail/check.h"
+#include "nanocuda/error.h"
+#include "nanocuda/tensor_map.h"
+
+namespace nanocuda {
+
+namespace {
+
+template <class T>
+std::string tuple(const T* values, std::uint32_t n) {
+  std::string s = "(";
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(values[i]);
+  }
+  if (n == 1) s += ",";
+  return s + ")";
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::uint32_t clamp_rank(std::uint32_t rank) { return rank > kTensorMapMaxRank ? kTensorMapMaxRank : rank; }
+
+std::string describe_options(const TensorMapOptions& o, std::uint32_t rank) {
+  return ", element_strides=" + tuple(o.element_strides.data(), rank) +
+         ", interleave=" + interleave_name(o.interleave) +
+         ", swizzle=" + (o.swizzle ? swizzle_name(*o.swizzle) : "auto") +
+         ", l2_promotion=" + l2_promotion_name(o.l2_promotion) +
+         ", oob_fill=" + oob_fill_name(o.oob_fill);
+}
+
+// What the driver itself received, innermost first, for errors after validation passed.
+std::string describe_driver(const TensorMapDriverArgs& a, bool tiled) {
+  std::string s = "; driver arguments (innermost first): globalDim=" +
+                  tuple(a.global_dim, a.rank) +
+                  ", globalStrides=" + tuple(a.global_strides, a.rank - 1);
+  if (tiled) {
+    s += ", boxDim=" + tuple(a.box_dim, a.rank);
+  } else {
+    s += ", pixelBoxLowerCorner=" + tuple(a.lower_corner, a.rank - 2) +
+         ", pixelBoxUpperCorner=" + tuple(a.upper_corner, a.rank - 2) +
+         ", channelsPerPixel=" + std::to_string(a.channels_per_pixel) +
+         ", pixelsPerColumn=" + std::to_string(a.pixels_per_column);
+  }
+  return s + ", elementStrides=" + tuple(a.element_strides, a.rank) +
+         ", swizzle=" + swizzle_name(a.swizzle);
+}
+
+}  // namespace
+
+TensorMap TensorMap::tiled(const TiledParams& p) {
+  const TensorMapDriverArgs a = validate(p);
+  TensorMap m;
+  NANOCUDA_CALL(cuTensorMapEncodeTiled,
+                [&] { return "TensorMap.tiled(" + describe(p) + ")" + describe_driver(a, true); },
+                &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides, a.box_dim,
+                a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
+  return m;
+}
+
+TensorMap TensorMap::im2col(const Im2colParams& p) {
+  const TensorMapDriverArgs a = validate(p);
+  TensorMap m;
+  NANOCUDA_CALL(cuTensorMapEncodeIm2col,
+                [&] { return "TensorMap.im2col(" + describe(p) + ")" + describe_driver(a, false); },
+                &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides,
+                a.lower_corner, a.upper_corner, a.channels_per_pixel, a.pixels_per_column,
+                a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
+  return m;
+}
+
+void TensorMap::replace_address(std::uint64_t address) {
+  // 32B-interleaved and packed maps need 32; the driver reports those (the opaque
+  // descriptor does not tell us which kind this is).
+  if (address % 16 != 0)
+    throw ValueError("TensorMap.replace_address: global address must be 16-byte aligned, got " +
+                     hex(address));
+  NANOCUDA_CALL(cuTensorMapReplaceAddress,
+                [&] { return "TensorMap.replace_address(" + hex(address) + ")"; }, &map_,
+                reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
+}
+
+TensorMap TensorMap::from_bytes(std::span<const std::byte, 128> bytes) noexcept {
+  TensorMap m;
+  std::memcpy(&m.map_, bytes.data(), 128);
+  return m;
+}
+
+bool operator==(const TensorMap& a, const TensorMap& b) noexcept {
+  return std::memcmp(&a.map_, &b.map_, 128) == 0;
+}
+
+const char* tensor_map_dtype_name(CUtensorMapDataType t) noexcept {
+  switch (t) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return "uint8";
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16: return "uint16";
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32: return "uint32";
+    case CU_TENSOR_MAP_DATA_TYPE_INT32: return "int32";
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64: return "uint64";
+    case CU_TENSOR_MAP_DATA_TYPE_INT64: return "int64";
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: return "float16";
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32: return "float32";
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return "float64";
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return "bfloat16";
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: return "float32_ftz";
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: return "tfloat32";
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return "tfloat32_ftz";
+    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: return "16u4_align8b";
+    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: return "16u4_align16b";
+    case CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B: return "16u6_align16b";
+  }
+  return "unknown";
+}
+
+int tensor_map_element_bits(CUtensorMapDataType t) noexcept {
+  switch (t) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 8;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 16;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+    case CU_TENSOR_MAP_DATA_TYPE_INT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 32;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+    case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 64;
+    // 16 values in 8 bytes; the 16-byte-aligned packings spend 16 bytes per 16 values.
+    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: return 4;
+    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B:
+    case CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B: return 8;
+  }
+  return 0;
+}
+
+const char* swizzle_name(CUtensorMapSwizzle s) noexcept {
+  switch (s) {
+    case CU_TENSOR_MAP_SWIZZLE_NONE: return "none";
+    case CU_TENSOR_MAP_SWIZZLE_32B: return "32B";
+    case CU_TENSOR_MAP_SWIZZLE_64B: return "64B";
+    case CU_TENSOR_MAP_SWIZZLE_128B: return "128B";
+    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B: return "128B_atom_32B";
+    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B: return "128B_atom_32B_flip_8B";
+    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B: return "128B_atom_64B";
+  }
+  return "unknown";
+}
+
+const char* interleave_name(CUtensorMapInterleave i) noexcept {
+  switch (i) {
+    case CU_TENSOR_MAP_INTERLEAVE_NONE: return "none";
+    case CU_TENSOR_MAP_INTERLEAVE_16B: return "16B";
+    case CU_TENSOR_MAP_INTERLEAVE_32B: return "32B";
+  }
+  return "unknown";
+}
+
+const char* l2_promotion_name(CUtensorMapL2promotion p) noexcept {
+  switch (p) {
+    case CU_TENSOR_MAP_L2_PROMOTION_NONE: return "none";
+    case CU_TENSOR_MAP_L2_PROMOTION_L2_64B: return "64B";
+    case CU_TENSOR_MAP_L2_PROMOTION_L2_128B: return "128B";
+    case CU_TENSOR_MAP_L2_PROMOTION_L2_256B: return "256B";
+  }
+  return "unknown";
+}
+
+const char* oob_fill_name(CUtensorMapFloatOOBfill f) noexcept {
+  switch (f) {
+    case CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: return "zero";
+    case CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA: return "nan";
+  }
+  return "unknown";
+}
+
+CUtensorMapSwizzle auto_swizzle(std::uint64_t inner_bytes) noexcept {
+  switch (inner_bytes) {
+    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+
+std::string describe(const TiledParams& p) {
+  const std::uint32_t r = clamp_rank(p.rank);
+  return std::string("dtype=") + tensor_map_dtype_name(p.dtype) +
+         ", rank=" + std::to_string(p.rank) + ", address=" + hex(p.address) +
+         ", shape=" + tuple(p.shape.data(), r) + ", strides=" + tuple(p.strides.data(), r) +
+         " bytes, box=" + tuple(p.box.data(), r) + describe_options(p.options, r);
+}
+
+std::string describe(const Im2colParams& p) {
+  const std::uint32_t r = clamp_rank(p.rank);
+  const std::uint32_t spatial = r >= 2 ? r - 2 : 0;
+  return std::string("dtype=") + tensor_map_dtype_name(p.dtype) +
+         ", rank=" + std::to_string(p.rank) + ", address=" + hex(p.address) +
+         ", shape=" + tuple(p.shape.data(), r) + ", strides=" + tuple(p.strides.data(), r) +
+         " bytes, lower_corner=" + tuple(p.lower_corner.data(), spatial) +
+         ", upper_corner=" + tuple(p.upper_corner.data(), spatial) +
+         ", channels_per_pixel=" + std::to_string(p.channels_per_pixel) +
+         ", pixels_per_column=" + std::to_string(p.pixels_per_column) +
+         describe_options(p.options, r);
+}
+
+}  // namespace nanocuda

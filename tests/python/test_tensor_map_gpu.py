@@ -1,0 +1,186 @@
+"""TensorMap on an sm_90+ GPU: TMA round trips checked against torch slicing, OOB fill,
+replace_address, im2col, and byte-identity with the raw driver call.
+
+Needs torch and the launch API (nanocuda.Program / nanocuda.launch); `_kernel` is the one
+place that touches that API, so adapt it there if its spelling differs."""
+
+import functools
+import math
+import pathlib
+
+import pytest
+
+import nanocuda
+from nanocuda import TensorMap
+
+pytestmark = [pytest.mark.gpu, pytest.mark.needs_torch]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOURCE = (ROOT / "tests" / "kernels" / "tma_roundtrip.cu").read_text()
+
+
+def _require_launch_api():
+    if not hasattr(nanocuda, "launch") or not hasattr(nanocuda, "Program"):
+        pytest.skip("needs the launch API (nanocuda.Program and nanocuda.launch)")
+
+
+@functools.lru_cache(maxsize=None)
+def _module():
+    program = nanocuda.Program(SOURCE, options=[f"-I{ROOT / 'include'}", "-std=c++17"])
+    return program.compile(arch="sm_90a")
+
+
+def _kernel(name):
+    _require_launch_api()
+    import torch
+
+    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("TMA needs compute capability 9.0+")
+    return _module().kernel(name)
+
+
+def _launch(name, grid, shared_mem, *args):
+    import torch
+
+    stream = nanocuda.Stream.borrow(torch.cuda.current_stream().cuda_stream) \
+        if hasattr(nanocuda.Stream, "borrow") else torch.cuda.current_stream()
+    nanocuda.launch(stream, nanocuda.LaunchConfig(grid=grid, block=128, shared_mem=shared_mem),
+                    _kernel(name), *args)
+    torch.cuda.synchronize()
+
+
+def _roundtrip(src, dst, box, swizzle, raw=None, **kw):
+    """Copies src to dst one box per block through shared memory; returns the raw tiles."""
+    import torch
+
+    ms = TensorMap.tiled(src, box, swizzle=swizzle, **kw)
+    md = TensorMap.tiled(dst, box, swizzle=swizzle, **kw)
+    rank = src.dim()
+    tiles = [math.ceil(s / b) for s, b in zip(src.shape, box)][::-1]  # innermost first
+    boxes = list(box)[::-1]
+    nbytes = math.prod(box) * src.element_size()
+    ntiles = math.prod(tiles)
+    out = torch.zeros(ntiles * nbytes, dtype=torch.uint8, device="cuda") if raw else None
+    pad = [1] * (5 - rank)
+    _launch("tma_roundtrip", ntiles, nbytes + 1024, ms, md, rank, *(tiles + pad), *(boxes + pad),
+            nbytes, out.data_ptr() if out is not None else 0)
+    return ms, md, out
+
+
+def _random(shape, dtype):
+    import torch
+
+    if dtype.is_floating_point:
+        return torch.randn(shape, device="cuda").to(dtype)
+    return torch.randint(-100, 100, shape, device="cuda", dtype=dtype)
+
+
+DTYPES = ["float16", "bfloat16", "float32", "int8"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("swizzle", ["none", 32, 64, 128])
+def test_roundtrip_2d_every_swizzle(dtype, swizzle):
+    import torch
+
+    dt = getattr(torch, dtype)
+    esize = torch.empty(0, dtype=dt).element_size()
+    inner = (swizzle if swizzle != "none" else 64) // esize
+    src = _random((96, 4 * inner), dt)
+    dst = torch.zeros_like(src)
+    _roundtrip(src, dst, (32, inner), swizzle)
+    assert torch.equal(dst, src)
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_roundtrip_ranks(rank, dtype):
+    import torch
+
+    dt = getattr(torch, dtype)
+    inner = 64 // torch.empty(0, dtype=dt).element_size()
+    shape = (3, 5, 4, 6, 2 * inner)[5 - rank:]
+    box = (2, 3, 2, 4, inner)[5 - rank:]
+    src = _random(shape, dt)
+    dst = torch.zeros_like(src)
+    _roundtrip(src, dst, box, 64)
+    assert torch.equal(dst, src)
+
+
+@pytest.mark.parametrize("oob_fill", ["zero", "nan"])
+def test_edge_tiles_fill_out_of_bounds(oob_fill):
+    import torch
+
+    src = _random((40, 72), torch.float32)  # not a multiple of the 32x32 box
+    dst = torch.zeros_like(src)
+    _, _, raw = _roundtrip(src, dst, (32, 32), "none", raw=True, oob_fill=oob_fill)
+    assert torch.equal(dst, src)  # stores clip at the edge
+    tiles = raw.view(torch.float32).view(2, 3, 32, 32)  # (tile row, tile col, box)
+    corner = tiles[1, 2]  # rows 32..63, cols 64..95
+    assert torch.equal(corner[:8, :8], src[32:40, 64:72])
+    outside = torch.cat([corner[8:].flatten(), corner[:8, 8:].flatten()])
+    if oob_fill == "zero":
+        assert torch.all(outside == 0)
+    else:
+        assert torch.all(torch.isnan(outside))
+
+
+def test_strided_view_with_padded_rows():
+    import torch
+
+    base = _random((64, 80), torch.float16)
+    src = base[:, :64]  # rows of 160 bytes: a multiple of 16
+    dst = torch.zeros(64, 64, dtype=torch.float16, device="cuda")
+    _roundtrip(src, dst, (32, 64), 128)
+    assert torch.equal(dst, src)
+
+
+def test_replace_address_swaps_tensors():
+    import torch
+
+    a, b = _random((64, 64), torch.float16), _random((64, 64), torch.float16)
+    dst = torch.zeros_like(a)
+    ms, md, _ = _roundtrip(a, dst, (64, 64), 128)
+    assert torch.equal(dst, a)
+    before = bytes(ms)
+    ms.replace_address(b)
+    assert bytes(ms) != before and ms.address == b.data_ptr()
+    _launch("tma_roundtrip", 1, 64 * 64 * 2 + 1024, ms, md, 2, 1, 1, 1, 1, 1, 64, 64, 1, 1, 1,
+            64 * 64 * 2, 0)
+    assert torch.equal(dst, b)
+    # Replacing gives the same bytes as encoding at the new address.
+    assert bytes(ms) == bytes(TensorMap.tiled(b, (64, 64), swizzle=128))
+
+
+def test_im2col_load():
+    import torch
+
+    n, h, w, c = 2, 4, 8, 64
+    x = _random((n, h, w, c), torch.float16)
+    tm = TensorMap.im2col(x, pixels_per_column=h * w, channels_per_pixel=c, swizzle="none")
+    nbytes = h * w * c * 2
+    out = torch.zeros(nbytes, dtype=torch.uint8, device="cuda")
+    _launch("tma_im2col_load", 1, nbytes + 1024, tm, 0, 0, 0, 1, 0, 0, nbytes, out.data_ptr())
+    assert torch.equal(out.view(torch.float16).view(h * w, c), x[1].reshape(h * w, c))
+
+
+def test_byte_identical_to_raw_driver_call():
+    import torch
+
+    x = torch.empty(512, 512, dtype=torch.float16, device="cuda")
+    tm = TensorMap.tiled(x, (64, 64), swizzle=128)
+    # cuda.h arguments, innermost first, computed independently here.
+    raw = nanocuda._nanocuda._encode_tiled_raw(
+        6, 2, x.data_ptr(), [512, 512], [1024], [64, 64], [1, 1], 0, 3, 2, 0)  # FLOAT16, 128B, L2_128B
+    assert bytes(tm) == raw
+    try:
+        from cuda.bindings import driver as cu
+    except ImportError:
+        return
+    err, ref = cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType(6), 2, x.data_ptr(), [512, 512], [1024], [64, 64], [1, 1],
+        cu.CUtensorMapInterleave(0), cu.CUtensorMapSwizzle(3), cu.CUtensorMapL2promotion(2),
+        cu.CUtensorMapFloatOOBfill(0))
+    assert int(err) == 0
+    ref_bytes = bytes(ref.opaque) if not isinstance(ref.opaque, list) else b"".join(
+        int(q).to_bytes(8, "little") for q in ref.opaque)
+    assert bytes(tm) == ref_bytes
