@@ -14,6 +14,7 @@
 #include "interop.h"
 #include "launch_state.h"
 #include "nanocuda/detail/check.h"
+#include "py_tensor_map.h"
 
 namespace nb = nanobind;
 
@@ -265,6 +266,10 @@ void bind_launch(nb::module_& m) {
   g_config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
   g_kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
   if (!g_kernel_type) throw std::runtime_error("bind_launch: Kernel must be bound first");
+  register_tensor_map_type(reinterpret_cast<PyTypeObject*>(nb::type<PyTensorMap>().ptr()),
+                           [](PyObject* obj) -> const void* {
+                             return nb::inst_ptr<PyTensorMap>(obj)->map.data();
+                           });
 
   PyObject* fn = PyCFunction_NewEx(&g_launch_def, nullptr, m.attr("__name__").ptr());
   m.attr("launch") = nb::steal(fn);
