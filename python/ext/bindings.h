@@ -11,5 +11,6 @@ void bind_stream(nanobind::module_& m);
 void bind_event(nanobind::module_& m);
 void bind_buffer(nanobind::module_& m);
 void bind_info(nanobind::module_& m);
+void bind_compile(nanobind::module_& m);
 
 }  // namespace nanocuda::py

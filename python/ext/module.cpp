@@ -13,4 +13,5 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_event(m);
   nanocuda::py::bind_buffer(m);
   nanocuda::py::bind_info(m);
+  nanocuda::py::bind_compile(m);
 }
