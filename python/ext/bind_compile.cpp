@@ -24,6 +24,11 @@ Device to_device(const nb::object& device) {
   return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
 }
 
+std::string fspath(const nb::object& path) {
+  nb::str text = nb::str(nb::module_::import_("os").attr("fspath")(path));
+  return std::string(text.c_str());
+}
+
 // bytes-like -> the image; str / os.PathLike -> read that file.
 ObjectCode to_object_code(CodeType type, const nb::object& data) {
   if (nb::isinstance<nb::bytes>(data)) {
@@ -31,8 +36,7 @@ ObjectCode to_object_code(CodeType type, const nb::object& data) {
     return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()));
   }
   if (nb::isinstance<nb::str>(data) || nb::hasattr(data, "__fspath__")) {
-    nb::object path = nb::module_::import_("os").attr("fspath")(data);
-    return ObjectCode::from_file(type, nb::cast<std::string>(path));
+    return ObjectCode::from_file(type, fspath(data));
   }
   nb::object as_bytes = nb::module_::import_("builtins").attr("bytes")(data);  // bytearray, memoryview
   return to_object_code(type, as_bytes);
@@ -156,8 +160,11 @@ void bind_compile(nb::module_& m) {
                   "From bytes, or a path to read.")
       .def_static("from_fatbin", [](nb::object d) { return to_object_code(CodeType::fatbin, d); }, nb::arg("data"))
       .def_static("from_ptx", [](nb::object d) {
-                    if (nb::isinstance<nb::str>(d) && nb::cast<std::string>(d).find(".version") != std::string::npos)
-                      return ObjectCode::from_ptx(nb::cast<std::string>(d));  // PTX text, not a path
+                    if (nb::isinstance<nb::str>(d)) {
+                      std::string text = nb::borrow<nb::str>(d).c_str();
+                      if (text.find(".version") != std::string::npos)
+                        return ObjectCode::from_ptx(std::move(text));  // PTX text, not a path
+                    }
                     return to_object_code(CodeType::ptx, d);
                   }, nb::arg("data"))
       .def_static("from_ltoir", [](nb::object d) { return to_object_code(CodeType::ltoir, d); }, nb::arg("data"))
@@ -186,8 +193,7 @@ void bind_compile(nb::module_& m) {
       .def_static("from_file",
                   [](nb::object path, nb::object options) {
                     ProgramOptions opts = options.is_none() ? ProgramOptions{} : nb::cast<ProgramOptions>(options);
-                    nb::object p = nb::module_::import_("os").attr("fspath")(path);
-                    return Program::from_file(nb::cast<std::string>(p), std::move(opts));
+                    return Program::from_file(fspath(path), std::move(opts));
                   },
                   nb::arg("path"), nb::arg("options") = nb::none())
       .def_prop_ro("source", &Program::source)
