@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
+#include "nanocuda/compile_error.h"
 #include "nanocuda/error.h"
 
 namespace nb = nanobind;
@@ -14,6 +15,8 @@ namespace {
 // Borrowed for the life of the process from nanocuda._errors.
 PyObject* g_cuda_error = nullptr;
 PyObject* g_driver_not_found = nullptr;
+PyObject* g_compile_error = nullptr;
+PyObject* g_toolkit_not_found = nullptr;
 
 void raise_cuda_error(PyObject* cls, const Error& e) {
   nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
@@ -23,6 +26,17 @@ void raise_cuda_error(PyObject* cls, const Error& e) {
   exc.attr("description") = e.description();
   exc.attr("call") = e.call();
   exc.attr("object") = e.object();
+  PyErr_SetObject(cls, exc.ptr());
+}
+
+void raise_compile_error(PyObject* cls, const CompileError& e) {
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
+  if (!exc.is_valid()) return;
+  exc.attr("log") = e.log();
+  nb::list options;
+  for (const auto& o : e.options()) options.append(nb::str(o.c_str()));
+  exc.attr("options") = options;
+  exc.attr("first_error") = e.first_error();
   PyErr_SetObject(cls, exc.ptr());
 }
 
@@ -57,6 +71,8 @@ void register_errors(nb::module_& m) {
   nb::module_ errors = nb::module_::import_("nanocuda._errors");
   g_cuda_error = errors.attr("CudaError").inc_ref().ptr();
   g_driver_not_found = errors.attr("DriverNotFoundError").inc_ref().ptr();
+  g_compile_error = errors.attr("CompileError").inc_ref().ptr();
+  g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -64,6 +80,10 @@ void register_errors(nb::module_& m) {
       raise_cuda_error(g_driver_not_found, e);
     } catch (const Error& e) {
       raise_cuda_error(g_cuda_error, e);
+    } catch (const CompileError& e) {
+      raise_compile_error(g_compile_error, e);
+    } catch (const ToolkitNotFoundError& e) {
+      PyErr_SetString(g_toolkit_not_found, e.what());
     } catch (const nanocuda::ValueError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const nanocuda::TypeError& e) {

@@ -22,3 +22,19 @@ class CudaError(NanocudaError, RuntimeError):
 
 class DriverNotFoundError(CudaError):
     """No usable NVIDIA driver: libcuda.so.1 missing, a stub library, or cuInit failing."""
+
+
+class CompileError(NanocudaError, RuntimeError):
+    """NVRTC or nvJitLink rejected the code.
+
+    Attributes: ``log`` (the full compiler log), ``options`` (the flags used, a list) and
+    ``first_error`` (the first error line, e.g. ``kernel.cu(3): error: ...``).
+    """
+
+    log: str = ""
+    options: list = []
+    first_error: str = ""
+
+
+class ToolkitNotFoundError(NanocudaError, RuntimeError):
+    """NVRTC or nvJitLink could not be found; the message lists every place looked."""

@@ -1,4 +1,4 @@
-"""The `nanocuda` command line: `info`, and the subcommands other modules register."""
+"""The `nanocuda` command line: `info`, `compile`, and the subcommands other modules register."""
 
 from __future__ import annotations
 
@@ -28,6 +28,41 @@ def _cmd_info(args: argparse.Namespace) -> int:
             f"  [{i}] {d.name}  sm_{d.arch}  cc {major}.{minor}  "
             f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  {d.uuid}"
         )
+    return 0
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    import os
+
+    import nanocuda
+
+    target = "ptx" if args.ptx else ("ltoir" if args.ltoir else "cubin")
+    output = args.output or os.path.splitext(args.source)[0] + "." + target
+    options = nanocuda.ProgramOptions(
+        arch=args.arch or "",
+        std=args.std,
+        defines=args.define,
+        include_dirs=args.include,
+        fast_math=args.use_fast_math,
+        lineinfo=args.lineinfo,
+        debug=args.debug,
+        max_registers=args.maxrregcount,
+        relocatable_device_code=args.rdc,
+        extra_flags=args.flag,
+    )
+    try:
+        program = nanocuda.Program.from_file(args.source, options)
+        code = program.compile(target, name_expressions=args.name_expression)
+    except nanocuda.CompileError as e:
+        print(e.log or str(e), file=sys.stderr)
+        print(f"nanocuda compile: {args.source}: {e.first_error}", file=sys.stderr)
+        return 1
+    with open(output, "wb") as f:
+        f.write(code.code)
+    for expr, lowered in code.lowered_names.items():
+        print(f"{expr} -> {lowered}")
+    if args.verbose:
+        print(f"wrote {output} ({len(code.code)} bytes, {target})")
     return 0
 
 
@@ -80,6 +115,33 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
     bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")
     bench.set_defaults(func=_cmd_bench)
+
+    comp = sub.add_parser(
+        "compile", help="compile a .cu file with NVRTC to cubin (default), PTX or LTO-IR"
+    )
+    comp.add_argument("source", help="the CUDA C++ file")
+    comp.add_argument("-o", "--output", help="output file (default: SOURCE with .cubin/.ptx/.ltoir)")
+    comp.add_argument("--arch", help="target, e.g. sm_90a (default: device 0's)")
+    kind = comp.add_mutually_exclusive_group()
+    kind.add_argument("--ptx", action="store_true", help="emit PTX instead of cubin")
+    kind.add_argument("--ltoir", action="store_true", help="emit LTO-IR instead of cubin")
+    comp.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    comp.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    comp.add_argument("--std", default="c++17", help="C++ standard (default c++17)")
+    comp.add_argument("--use-fast-math", action="store_true")
+    comp.add_argument("--lineinfo", action="store_true")
+    comp.add_argument("-G", "--debug", action="store_true")
+    comp.add_argument("--maxrregcount", type=int, default=0)
+    comp.add_argument("--rdc", action="store_true", help="relocatable device code")
+    comp.add_argument(
+        "--name-expression", action="append", default=[], metavar="EXPR",
+        help="instantiate a template, e.g. 'gemm<128, 64>'; its lowered name is printed",
+    )
+    comp.add_argument(
+        "--flag", action="append", default=[], metavar="FLAG", help="extra raw NVRTC flag"
+    )
+    comp.add_argument("-v", "--verbose", action="store_true")
+    comp.set_defaults(func=_cmd_compile)
     return parser
 
 
