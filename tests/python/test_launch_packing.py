@@ -71,7 +71,7 @@ def test_wrong_count_names_the_kernel():
         ([(0, 4)], True, r"expects 4 bytes, got 1 bytes \(bool\)"),
         ([(0, 2)], 1.0, r"expects 2 bytes, got 8 bytes \(float\)"),
         ([(0, 12)], b"12345678", r"expects 12 bytes, got 8 bytes \(bytes\)"),
-        ([(0, 8)], np.zeros(2, dtype=np.float32), "host memory"),
+        ([(0, 8)], np.zeros(2, dtype=np.float32), "host memory|the CPU"),
         ([(0, 8)], ctypes.c_int(1), r"expects 8 bytes, got 4 bytes \(c_int\)"),
     ],
 )
