@@ -55,6 +55,13 @@ std::string where(const ParamPacker& p, std::size_t i) {
   return "kernel '" + std::string(p.kernel_name()) + "', parameter " + std::to_string(i);
 }
 
+// Re-raises an interop error with the kernel and parameter in front, built only on failure.
+[[noreturn]] void rethrow_at(const ParamPacker& p, std::size_t i, const nb::builtin_exception& e) {
+  std::string text = e.what();
+  if (text.rfind("launch: ", 0) == 0) text = text.substr(8);
+  throw nb::builtin_exception(e.type(), (where(p, i) + ": " + text).c_str());
+}
+
 [[noreturn]] void unsupported(const ParamPacker& p, std::size_t i, PyObject* arg) {
   throw nb::type_error((where(p, i) + ": cannot pass a " + type_name_of(arg) +
                         " to a kernel (expected int, float, bool, a device array, a TensorMap, "
@@ -118,7 +125,11 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
         long d = PyLong_AsLong(dev);
         Py_DECREF(dev);
         if (d != device) [[unlikely]]
-          device_pointer(nb::handle(arg), device, "launch");  // raises the precise error
+          try {
+            device_pointer(nb::handle(arg), device, "launch");  // raises the precise error
+          } catch (const nb::builtin_exception& e) {
+            rethrow_at(p, i, e);
+          }
         PyObject* ptr = PyObject_Vectorcall(slot.data_ptr, &arg, 1, nullptr);
         if (!ptr) throw nb::python_error();
         std::uint64_t v = PyLong_AsUnsignedLongLong(ptr);
@@ -128,7 +139,11 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
       }
       case ArgKind::Pointer:
         if (p.size_of(i) != 8) p.size_mismatch(i, 8, "device pointer");
-        p.write_pointer(i, device_pointer(nb::handle(arg), device, "launch", false));
+        try {
+          p.write_pointer(i, device_pointer(nb::handle(arg), device, "launch", false));
+        } catch (const nb::builtin_exception& e) {
+          rethrow_at(p, i, e);
+        }
         break;
       case ArgKind::TensorMap: p.write_bytes(i, g_tensor_map_bytes(arg), 128, "TensorMap"); break;
       case ArgKind::RawBytes:

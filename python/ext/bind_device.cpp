@@ -33,6 +33,8 @@ void bind_device(nb::module_& m) {
            }, nb::arg("attribute"), "Any CUdevice_attribute by its numeric value.")
       .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
       .def("__hash__", [](const Device& d) { return d.ordinal(); })
+      .def("__index__", [](const Device& d) { return d.ordinal(); },
+           "The ordinal, so a Device works wherever an ordinal is taken.")
       .def("__repr__", [](const Device& d) {
         return "<nanocuda.Device " + std::to_string(d.ordinal()) + ">";
       });

@@ -247,8 +247,11 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
     }
     case Kind::Torch: {
       // Two C-level method calls; no dicts or capsules on this path.
-      static nb::object get_device = nb::str("get_device");
-      static nb::object data_ptr = nb::str("data_ptr");
+      // Interned once and deliberately leaked: a static nb::object would be released after
+      // the interpreter has shut down.
+      static PyObject* get_device_name = PyUnicode_InternFromString("get_device");
+      static PyObject* data_ptr_name = PyUnicode_InternFromString("data_ptr");
+      nb::handle get_device(get_device_name), data_ptr(data_ptr_name);
       PyObject* args[] = {obj.ptr()};
       nb::object dev = nb::steal(PyObject_VectorcallMethod(
           get_device.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));

@@ -25,8 +25,7 @@ def _require_launch_api():
 
 @functools.lru_cache(maxsize=None)
 def _module():
-    program = nanocuda.Program(SOURCE, options=[f"-I{ROOT / 'include'}", "-std=c++17"])
-    return program.compile(arch="sm_90a")
+    return nanocuda.compile(SOURCE, arch="sm_90a", include_dirs=[ROOT / "include"])
 
 
 def _kernel(name):
@@ -35,14 +34,13 @@ def _kernel(name):
 
     if torch.cuda.get_device_capability()[0] < 9:
         pytest.skip("TMA needs compute capability 9.0+")
-    return _module().kernel(name)
+    return _module().get_kernel(name)
 
 
 def _launch(name, grid, shared_mem, *args):
     import torch
 
-    stream = nanocuda.Stream.borrow(torch.cuda.current_stream().cuda_stream) \
-        if hasattr(nanocuda.Stream, "borrow") else torch.cuda.current_stream()
+    stream = torch.cuda.current_stream()
     nanocuda.launch(stream, nanocuda.LaunchConfig(grid=grid, block=128, shared_mem=shared_mem),
                     _kernel(name), *args)
     torch.cuda.synchronize()
