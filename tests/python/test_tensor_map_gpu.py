@@ -175,7 +175,8 @@ def test_byte_identical_to_raw_driver_call():
     except ImportError:
         return
     err, ref = cu.cuTensorMapEncodeTiled(
-        cu.CUtensorMapDataType(6), 2, x.data_ptr(), [512, 512], [1024], [64, 64], [1, 1],
+        cu.CUtensorMapDataType(6), 2, x.data_ptr(), [cu.cuuint64_t(512), cu.cuuint64_t(512)],
+        [cu.cuuint64_t(1024)], [cu.cuuint32_t(64), cu.cuuint32_t(64)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave(0), cu.CUtensorMapSwizzle(3), cu.CUtensorMapL2promotion(2),
         cu.CUtensorMapFloatOOBfill(0))
     assert int(err) == 0
