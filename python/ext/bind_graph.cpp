@@ -56,7 +56,7 @@ void bind_graph(nb::module_& m) {
              g.capturing = true;
              return nb::borrow(self);
            })
-      .def("__exit__", [](PyGraph& g, nb::handle exc_type, nb::handle, nb::handle) {
+      .def("__exit__", [](PyGraph& g, nb::handle exc_type, nb::handle, nb::handle) -> bool {
              g.capturing = false;
              Graph captured = Graph::end_capture(*g.stream);
              if (!exc_type.is_none()) return false;  // discard the partial graph, re-raise
@@ -65,7 +65,7 @@ void bind_graph(nb::module_& m) {
                g.slots[i].resize(captured.kernel_nodes()[i].layout.count() + 1);
              g.graph.emplace(std::move(captured));
              return false;
-           })
+           }, nb::arg("exc_type").none(), nb::arg("exc").none(), nb::arg("traceback").none())
       .def("launch", [](PyGraph& g, nb::handle stream) {
              Graph& graph = g.ready("Graph.launch");
              if (stream.is_none()) graph.launch(*g.stream);
