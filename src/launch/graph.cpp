@@ -35,7 +35,7 @@ Graph Graph::end_capture(const Stream& stream) {
   NANOCUDA_CALL(cuStreamEndCapture, [&] { return stream.describe(); }, stream.handle(), &graph);
   detail::UniqueHandle<CUgraph, detail::destroy_graph> owned(graph);
   CUgraphExec exec = nullptr;
-  NANOCUDA_CALL(cuGraphInstantiate, [&] { return "graph captured on " + stream.describe(); },
+  NANOCUDA_CALL(cuGraphInstantiateWithFlags, [&] { return "graph captured on " + stream.describe(); },
                 &exec, graph, 0);
   return Graph(owned.release(), exec, stream.device());
 }

@@ -13,8 +13,9 @@
 namespace nanocuda::detail {
 
 // X(name, cuda_version): the version is the one whose ABI matches cuda.h 13.0's prototype
-// for `name` (e.g. cuEventElapsedTime is its _v2 from 12.8; cuGraphInstantiate is
-// cuGraphInstantiateWithFlags from 12.0).
+// for `name` (e.g. cuEventElapsedTime is its _v2 from 12.8). Where the plain name resolves
+// to an older ABI in the driver's table (cuGraphInstantiate gives the 5-argument form, which
+// crashed us once), the explicit name is requested instead.
 #define NANOCUDA_DRIVER_ENTRY_POINTS(X)          \
   X(cuInit, 2000)                                \
   X(cuDriverGetVersion, 2020)                    \
@@ -77,7 +78,7 @@ namespace nanocuda::detail {
   X(cuOccupancyMaxActiveClusters, 11080)         \
   X(cuLaunchKernel, 4000)                        \
   X(cuLaunchKernelEx, 11060)                     \
-  X(cuGraphInstantiate, 12000)                   \
+  X(cuGraphInstantiateWithFlags, 11040)          \
   X(cuGraphLaunch, 10000)                        \
   X(cuGraphDestroy, 10000)                       \
   X(cuGraphExecDestroy, 10000)                   \
