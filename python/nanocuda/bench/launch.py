@@ -128,10 +128,13 @@ def _peers(cubin: bytes, stream, p: int, burst: int, skipped: list[str]) -> list
         hs = drv.CUstream(stream.handle)
         args = (fn, 1, 1, 1, 32, 1, 1, 0, hs, params.ctypes.data, 0)
         out.append(Variant("cuda.bindings cuLaunchKernel, pre-packed void**", _loop(drv.cuLaunchKernel, args, burst), base))
+        import ctypes
+
+        types = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+        per_call = (fn, 1, 1, 1, 32, 1, 1, 0, hs, ((p, p, p, 1), types), 0)
+        drv.cuLaunchKernel(*per_call)  # fail here, not mid-run, if the form is refused
         out.append(Variant("cuda.bindings cuLaunchKernel, ((values), (types)) per call",
-                           _loop(lambda: drv.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, hs,
-                                                            ((p, p, p, 1), (None, None, None, __import__("ctypes").c_int)), 0), (), burst),
-                           base))
+                           _loop(drv.cuLaunchKernel, per_call, burst), base))
         out[-1].keep = (ptrs, n32, params)  # keep the packed memory alive
         out[-2].keep = (ptrs, n32, params)
     except Exception as e:  # noqa: BLE001
@@ -157,6 +160,7 @@ def _peers(cubin: bytes, stream, p: int, burst: int, skipped: list[str]) -> list
 
         ta = torch.zeros(16, device="cuda")
         empty[(1,)](ta, ta, ta, 1)
+        torch.cuda.synchronize()
         out.append(Variant("Triton @jit, torch tensors", _loop(lambda: empty[(1,)](ta, ta, ta, 1), (), burst), base))
     except Exception as e:  # noqa: BLE001
         skipped.append(f"Triton ({type(e).__name__}: {e})")
