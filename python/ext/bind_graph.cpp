@@ -102,8 +102,6 @@ void bind_graph(nb::module_& m) {
 
   m.def("_cpp_graph_burst", [](PyGraph& g, int count) {
     Graph& graph = g.ready("_cpp_graph_burst");
-    const auto& api = detail::driver();
-    (void)api;
     CUstream h = g.stream->handle();
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) graph.launch_unchecked(h);

@@ -8,6 +8,7 @@
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "bindings.h"
@@ -49,8 +50,10 @@ PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   try {
     if (nargs < 3)
       throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
-    Stream stream = Py_TYPE(args[0]) == g_stream_type ? *nb::inst_ptr<Stream>(args[0])
-                                                      : to_stream(args[0], "launch");
+    // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
+    std::optional<Stream> adopted;
+    if (Py_TYPE(args[0]) != g_stream_type) adopted.emplace(to_stream(args[0], "launch"));
+    const Stream& stream = adopted ? *adopted : *nb::inst_ptr<Stream>(args[0]);
     if (!PyObject_TypeCheck(args[1], g_config_type))
       throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
                             std::string(Py_TYPE(args[1])->tp_name)).c_str());

@@ -109,6 +109,23 @@ void parse_interface(nb::handle obj, const char* attr, ArrayView& v) {
   }
 }
 
+// Copies a capsule's tensor description into `v`, then hands the tensor back: we only
+// borrowed a view, and the producing object keeps the memory alive.
+template <class Managed>
+void read_capsule(nb::handle capsule, const char* name, const char* used_name, ArrayView& v) {
+  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  const dlpack::Tensor& t = m->dl_tensor;
+  v.ptr = reinterpret_cast<uint64_t>(t.data) + t.byte_offset;
+  v.device_type = t.device.device_type;
+  v.device_id = t.device.device_id;
+  v.dtype = dtype_from_dlpack(t.dtype);
+  v.shape.assign(t.shape, t.shape + t.ndim);
+  v.strides = t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
+                        : compact_strides(v.shape);
+  if (m->deleter) m->deleter(m);
+  PyCapsule_SetName(capsule.ptr(), used_name);
+}
+
 // Reads a DLPack capsule (either version) into `v` and releases the producer's tensor.
 void parse_dlpack(nb::handle obj, ArrayView& v, const char* where) {
   nb::object capsule;
@@ -118,33 +135,11 @@ void parse_dlpack(nb::handle obj, ArrayView& v, const char* where) {
     if (!e.matches(PyExc_TypeError)) throw;
     capsule = obj.attr("__dlpack__")();  // a pre-1.0 producer
   }
-  const dlpack::Tensor* t = nullptr;
   if (PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned")) {
-    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
-        PyCapsule_GetPointer(capsule.ptr(), "dltensor_versioned"));
-    t = &m->dl_tensor;
-    v.ptr = reinterpret_cast<uint64_t>(t->data) + t->byte_offset;
-    v.device_type = t->device.device_type;
-    v.device_id = t->device.device_id;
-    v.dtype = dtype_from_dlpack(t->dtype);
-    v.shape.assign(t->shape, t->shape + t->ndim);
-    v.strides = t->strides ? std::vector<int64_t>(t->strides, t->strides + t->ndim)
-                           : compact_strides(v.shape);
-    // We only borrowed a view; `obj` keeps the memory alive, so hand the tensor back.
-    if (m->deleter) m->deleter(m);
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor_versioned");
+    read_capsule<dlpack::ManagedTensorVersioned>(capsule, "dltensor_versioned",
+                                                 "used_dltensor_versioned", v);
   } else if (PyCapsule_IsValid(capsule.ptr(), "dltensor")) {
-    auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
-    t = &m->dl_tensor;
-    v.ptr = reinterpret_cast<uint64_t>(t->data) + t->byte_offset;
-    v.device_type = t->device.device_type;
-    v.device_id = t->device.device_id;
-    v.dtype = dtype_from_dlpack(t->dtype);
-    v.shape.assign(t->shape, t->shape + t->ndim);
-    v.strides = t->strides ? std::vector<int64_t>(t->strides, t->strides + t->ndim)
-                           : compact_strides(v.shape);
-    if (m->deleter) m->deleter(m);
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+    read_capsule<dlpack::ManagedTensor>(capsule, "dltensor", "used_dltensor", v);
   } else {
     raise_type(std::string(where) + ": __dlpack__ of " + py_type_name(obj) +
                " returned something that is not a DLPack capsule");
