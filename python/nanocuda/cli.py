@@ -67,19 +67,19 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import harness
+    import importlib
+
+    from .bench import SUBCOMMANDS, harness
 
     env = harness.environment()
     harness.print_environment(env)
     rounds = args.rounds or (5 if args.quick else 30)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
-    names = ["launch"] if args.which == "all" else [args.which]
+    names = list(SUBCOMMANDS) if args.which == "all" else [args.which]
     for name in names:
-        if name == "launch":
-            from .bench import launch
-
-            results["launch"] = launch.run(rounds, burst)
+        module = importlib.import_module(SUBCOMMANDS[name][0])
+        results[name] = module.run(rounds, burst)
     if args.json:
         harness.write_json(args.json, results)
         print(f"\nraw numbers (every repetition): {args.json}")
@@ -107,8 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=_cmd_info)
 
     bench = sub.add_parser("bench", help="benchmarks against C++ and peers (needs a GPU)")
-    bench.add_argument("which", nargs="?", default="all", choices=["all", "launch"],
-                       help="which benchmark (default: all)")
+    from .bench import SUBCOMMANDS
+
+    bench.add_argument("which", nargs="?", default="all", choices=["all", *SUBCOMMANDS],
+                       help="which benchmark (default: all): " +
+                       "; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
     bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
     bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 30)")
     bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")

@@ -1,1 +1,9 @@
-"""`nanocuda bench`: timing harness shared by the subcommands (interleaved bursts, ratios)."""
+"""`nanocuda bench`: one module per subcommand, each with `run(rounds, burst) -> dict`.
+
+A subcommand is added by listing its module here; the CLI, --json and --plot pick it up.
+"""
+
+# name -> (module, one-line description), in the order `nanocuda bench` runs them.
+SUBCOMMANDS = {
+    "launch": ("nanocuda.bench.launch", "launch CPU cost vs a C++ cuLaunchKernel loop (seed 000)"),
+}
