@@ -28,6 +28,10 @@ void classify(ArgSlot& slot, PyObject* arg) {
   else if (PyBytes_Check(arg) || PyByteArray_Check(arg)) slot.kind = ArgKind::RawBytes;
   else if (has_device_pointer(nb::handle(arg))) {
     slot.kind = ArgKind::Pointer;
+    if ((slot.reader = exchange_reader(t))) {
+      slot.kind = ArgKind::Exchange;
+      return;
+    }
     // torch.Tensor (and subclasses that keep its methods): call the C methods directly.
     PyObject* dp = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "data_ptr");
     PyObject* gd = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "get_device");
@@ -135,6 +139,22 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
         std::uint64_t v = PyLong_AsUnsignedLongLong(ptr);
         Py_DECREF(ptr);
         p.write_pointer(i, v);
+        break;
+      }
+      case ArgKind::Exchange: {
+        if (p.size_of(i) != 8) p.size_mismatch(i, 8, "device pointer");
+        dlpack::Tensor view;
+        if (slot.reader(arg, &view) != 0) throw nb::python_error();
+        bool on_cuda = view.device.device_type == dlpack::kCUDA ||
+                       view.device.device_type == dlpack::kCUDAManaged;
+        if (!on_cuda || (device >= 0 && view.device.device_id != device)) [[unlikely]] {
+          try {
+            device_pointer(nb::handle(arg), device, "launch");  // raises the precise error
+          } catch (const nb::builtin_exception& e) {
+            rethrow_at(p, i, e);
+          }
+        }
+        p.write_pointer(i, reinterpret_cast<std::uint64_t>(view.data) + view.byte_offset);
         break;
       }
       case ArgKind::Pointer:

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "dlpack_exchange.h"
 #include "nanocuda/param_packer.h"
 
 namespace nanocuda::py {
@@ -16,7 +17,8 @@ enum class ArgKind : std::uint8_t {
   Int,
   Float,
   Bool,
-  Torch,       // torch.Tensor: data_ptr() and get_device() through cached descriptors
+  Exchange,    // a type with the DLPack C exchange API: one C call, no Python
+  Torch,       // torch.Tensor without it: data_ptr() and get_device() through descriptors
   Pointer,     // any other device-pointer object (Buffer, DLPack, CAI, data_ptr())
   RawBytes,    // bytes / bytearray: a struct by value
   Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
@@ -28,6 +30,7 @@ struct ArgSlot {
   ArgKind kind = ArgKind::Unknown;
   PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
   PyObject* get_device = nullptr;  // torch: the unbound get_device method
+  TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader
 };
 
 // Packs `args[0..n)` into `packer`; `device` is the launch's device (pointers must live

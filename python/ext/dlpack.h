@@ -69,4 +69,22 @@ struct ManagedTensorVersioned {
 
 inline constexpr uint64_t kFlagReadOnly = 1ull << 0;
 
+// The DLPack C exchange API (DLPack 1.2+): a producer type exposes, as the type attribute
+// __dlpack_c_exchange_api__ (a capsule named "dlpack_exchange_api"), a table of C functions.
+// nanocuda uses only dltensor_from_py_object_no_sync: a non-owning view filled into a
+// caller-provided DLTensor, with no Python call and no allocation.
+struct ExchangeApiHeader {
+  PackVersion version;
+  ExchangeApiHeader* prev_api;  // an older table, for consumers of an older minor version
+};
+
+struct ExchangeApi {
+  ExchangeApiHeader header;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void* py_object, Tensor* out);
+  void* current_work_stream;
+};
+
 }  // namespace nanocuda::dlpack

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 
+#include "dlpack_exchange.h"
 #include "dtype.h"
 #include "interop.h"
 #include "nanocuda/error.h"
@@ -256,8 +257,34 @@ void read_box(nb::handle seq, std::uint32_t* out, std::uint32_t rank, const char
   read_ints(seq, out, rank, what, where);
 }
 
+// Producers with the DLPack C exchange API (recent torch): one C call gives everything.
+bool exchange_geometry(nb::handle t, TensorGeometry& g, const char* where) {
+  TensorViewReader read = exchange_reader(Py_TYPE(t.ptr()));
+  if (!read) return false;
+  dlpack::Tensor v;
+  if (read(t.ptr(), &v) != 0) throw nb::python_error();
+  if (v.device.device_type != dlpack::kCUDA && v.device.device_type != dlpack::kCUDAManaged)
+    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the " +
+                py_type_name(t) + " lives " + where_it_lives(v.device.device_type) +
+                " (move it to the GPU first)");
+  g.ptr = reinterpret_cast<std::uint64_t>(v.data) + v.byte_offset;
+  g.dtype = tma_dtype(dtype_from_dlpack(v.dtype), where);
+  check_rank(static_cast<std::size_t>(v.ndim), where);
+  g.rank = static_cast<std::uint32_t>(v.ndim);
+  std::int64_t compact[kTensorMapMaxRank];
+  std::int64_t step = 1;
+  for (std::uint32_t i = g.rank; i-- > 0;) {
+    g.shape[i] = static_cast<std::uint64_t>(v.shape[i]);
+    compact[i] = step;
+    step *= v.shape[i];
+  }
+  finish(g, v.strides ? v.strides : compact, v.dtype.bits / 8, where);
+  return true;
+}
+
 TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
   TensorGeometry g;
+  if (exchange_geometry(tensor, g, where)) return g;
   if (is_torch_tensor(tensor)) {
     torch_geometry(tensor, g, where);
     return g;
