@@ -3,7 +3,9 @@
 
 #include <string>
 
+#include "bound_tensor_map.h"
 #include "interop.h"
+#include "nanocuda/error.h"
 
 namespace nb = nanobind;
 
@@ -18,13 +20,16 @@ std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
 void classify(ArgSlot& slot, PyObject* arg) {
   PyTypeObject* t = Py_TYPE(arg);
+  BoundTensorMap* bound = slot.bound;
   slot = ArgSlot{};
   slot.type = t;
+  slot.bound = bound;
   // Exact int/float first: numpy's float64 subclasses float but must keep its exact bytes.
   if (t == &PyBool_Type) slot.kind = ArgKind::Bool;
   else if (PyLong_CheckExact(arg)) slot.kind = ArgKind::Int;
   else if (PyFloat_CheckExact(arg)) slot.kind = ArgKind::Float;
   else if (g_tensor_map_type && PyObject_TypeCheck(arg, g_tensor_map_type)) slot.kind = ArgKind::TensorMap;
+  else if (bound) slot.kind = ArgKind::BoundMap;  // a tensor to describe with the template
   else if (PyBytes_Check(arg) || PyByteArray_Check(arg)) slot.kind = ArgKind::RawBytes;
   else if (has_device_pointer(nb::handle(arg))) {
     slot.kind = ArgKind::Pointer;
@@ -166,6 +171,16 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
         }
         break;
       case ArgKind::TensorMap: p.write_bytes(i, g_tensor_map_bytes(arg), 128, "TensorMap"); break;
+      case ArgKind::BoundMap:
+        try {
+          p.write_bytes(i, slot.bound->update(nb::handle(arg), "tensor map").data(), 128,
+                        "TensorMap");
+        } catch (const nanocuda::ValueError& e) {
+          throw nanocuda::ValueError(where(p, i) + ": " + e.what());
+        } catch (const nanocuda::TypeError& e) {
+          throw nanocuda::TypeError(where(p, i) + ": " + e.what());
+        }
+        break;
       case ArgKind::RawBytes:
         if (PyBytes_Check(arg))
           p.write_bytes(i, PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg), "bytes");

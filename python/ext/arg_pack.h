@@ -23,7 +23,10 @@ enum class ArgKind : std::uint8_t {
   RawBytes,    // bytes / bytearray: a struct by value
   Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
   TensorMap,   // nanocuda.TensorMap: 128 bytes by value
+  BoundMap,    // a tensor for a parameter bound to a TensorMap template (Kernel.bind)
 };
+
+class BoundTensorMap;
 
 struct ArgSlot {
   PyTypeObject* type = nullptr;
@@ -31,6 +34,7 @@ struct ArgSlot {
   PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
   PyObject* get_device = nullptr;  // torch: the unbound get_device method
   TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader
+  BoundTensorMap* bound = nullptr;    // set at bind time; survives re-classification
 };
 
 // Packs `args[0..n)` into `packer`; `device` is the launch's device (pointers must live

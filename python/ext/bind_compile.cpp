@@ -225,6 +225,8 @@ void bind_compile(nb::module_& m) {
   m.def("compile_cache_enabled", &CompileCache::enabled);
   m.def("clear_memory_cache", &CompileCache::clear_memory,
         "Forget in-process compile results (the disk cache stays).");
+  m.def("_set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
+        "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
         "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
 }

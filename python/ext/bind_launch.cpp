@@ -168,18 +168,37 @@ LaunchState& state_of(nb::handle launcher) {
   return *reinterpret_cast<LauncherObject*>(launcher.ptr())->state;
 }
 
-nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream) {
+nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
+                         nb::handle tensor_maps) {
   const Kernel& kernel = nb::cast<const Kernel&>(kernel_obj);
   Stream s = stream.is_none() ? Stream::legacy(Device(0)) : to_stream(stream, "Kernel.bind");
-  auto* state = new LaunchState(kernel, config, s);
-  auto* obj = PyObject_New(LauncherObject, g_launcher_type);
-  if (!obj) {
-    delete state;
-    throw nb::python_error();
+  auto state = std::make_unique<LaunchState>(kernel, config, s);
+  if (!tensor_maps.is_none()) {
+    const ParamLayout& layout = kernel.param_layout();
+    state->bound_maps.resize(layout.count());
+    for (auto [key, value] : nb::cast<nb::dict>(tensor_maps)) {
+      std::size_t i = nb::cast<std::size_t>(key);
+      std::string at = "Kernel.bind: tensor_maps[" + std::to_string(i) + "]";
+      if (i >= layout.count())
+        throw nb::value_error((at + ": kernel '" + kernel.name() + "' has only " +
+                               std::to_string(layout.count()) + " parameters").c_str());
+      if (layout.params[i].size != 128)
+        throw nb::value_error((at + ": parameter " + std::to_string(i) + " is " +
+                               std::to_string(layout.params[i].size) +
+                               " bytes, not a 128-byte CUtensorMap").c_str());
+      if (!nb::isinstance<PyTensorMap>(value) ||
+          nb::cast<const PyTensorMap&>(value).kind != PyTensorMap::Kind::Tiled)
+        throw nb::type_error((at + ": expected a tiled nanocuda.TensorMap as the template").c_str());
+      const PyTensorMap& tm = nb::cast<const PyTensorMap&>(value);
+      state->bound_maps[i] = std::make_unique<BoundTensorMap>(tm.tiled, tm.map);
+      state->slots[i].bound = state->bound_maps[i].get();
+    }
   }
+  auto* obj = PyObject_New(LauncherObject, g_launcher_type);
+  if (!obj) throw nb::python_error();
   obj->vectorcall = launcher_vectorcall;
   obj->kernel_obj = nb::borrow(kernel_obj).release().ptr();
-  obj->state = state;
+  obj->state = state.release();
   return nb::steal(reinterpret_cast<PyObject*>(obj));
 }
 
@@ -197,6 +216,40 @@ std::int64_t cpp_launch_burst(nb::handle launcher, int count) {
   for (int i = 0; i < count; ++i)
     api.cuLaunchKernel(st.target.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
                        c.block.z, c.shared_mem, h, params, nullptr);
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+}
+
+// The seed-001 workload in native C++: `count` iterations of 3 cuTensorMapEncodeTiled calls
+// (512x512 fp16, box 64x64, 128B swizzle, L2 128B), plus, when a launcher is given, a launch
+// of its kernel with the 3 maps (the seed-000 shape done naively). Returns nanoseconds.
+std::int64_t cpp_tma_burst(std::uint64_t a, std::uint64_t b, std::uint64_t c, int count,
+                           nb::handle launcher) {
+  const auto& api = detail::driver();
+  LaunchState* st = launcher.is_none() ? nullptr : &state_of(launcher);
+  if (st) ensure_current(st->context);
+  const cuuint64_t dims[2] = {512, 512};
+  const cuuint64_t strides[1] = {512 * 2};
+  const cuuint32_t box[2] = {64, 64};
+  const cuuint32_t elem[2] = {1, 1};
+  const std::uint64_t ptrs[3] = {a, b, c};
+  alignas(128) CUtensorMap maps[3];
+  void* params[3] = {&maps[0], &maps[1], &maps[2]};
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i) {
+    for (int m = 0; m < 3; ++m)
+      api.cuTensorMapEncodeTiled(&maps[m], CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                 reinterpret_cast<void*>(ptrs[m]), dims, strides, box, elem,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (st) {
+      const LaunchConfig& cfg = st->config;
+      api.cuLaunchKernel(st->target.function, cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x,
+                         cfg.block.y, cfg.block.z, cfg.shared_mem, st->stream.handle(), params,
+                         nullptr);
+    }
+  }
   auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
 }
@@ -283,16 +336,33 @@ void bind_launch(nb::module_& m) {
 
   nb::handle kernel_type(reinterpret_cast<PyObject*>(g_kernel_type));
   kernel_type.attr("bind") = nb::cpp_function(
-      [](nb::handle self, const LaunchConfig& config, nb::handle stream) {
-        return make_launcher(self, config, stream);
+      [](nb::handle self, const LaunchConfig& config, nb::handle stream, nb::handle tensor_maps) {
+        return make_launcher(self, config, stream, tensor_maps);
       },
       nb::is_method(), nb::arg("config"), nb::kw_only(), nb::arg("stream") = nb::none(),
+      nb::arg("tensor_maps") = nb::none(),
       "Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); "
-      "returns a Launcher to call with only the kernel's arguments.");
+      "returns a Launcher to call with only the kernel's arguments.\n\n"
+      "tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, "
+      "...): the Launcher then takes tensors there, and re-encodes a descriptor only when the "
+      "tensor's geometry changes (an address swap when only its pointer does).");
 
   m.def("_cpp_launch_burst", &cpp_launch_burst, nb::arg("launcher"), nb::arg("count"),
         "Native C++ loop: `count` cuLaunchKernel calls with the launcher's packed "
         "arguments; returns elapsed nanoseconds (benchmark baseline).");
+  m.def("_cpp_tma_burst", &cpp_tma_burst, nb::arg("a"), nb::arg("b"), nb::arg("c"),
+        nb::arg("count"), nb::arg("launcher") = nb::none(),
+        "Native C++ loop of the seed-001/000 workloads (benchmark baseline); nanoseconds.");
+  m.def("_launcher_map_stats", [](nb::handle launcher) {
+          LaunchState& st = state_of(launcher);
+          nb::dict out;
+          for (std::size_t i = 0; i < st.bound_maps.size(); ++i)
+            if (st.bound_maps[i])
+              out[nb::int_(i)] = nb::make_tuple(st.bound_maps[i]->encodes(),
+                                                st.bound_maps[i]->address_swaps());
+          return out;
+        }, nb::arg("launcher"),
+        "{parameter: (re-encodes, address swaps)} of a Launcher's bound tensor maps (tests).");
   m.def("_pack_args",
         [](nb::list layout, const std::string& name, nb::args args) {
           // Packs against a hand-built layout with the launch path's code; for tests.

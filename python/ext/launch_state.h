@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arg_pack.h"
+#include "bound_tensor_map.h"
 #include "nanocuda/kernel.h"
 #include "nanocuda/launch.h"
 
@@ -26,6 +27,7 @@ struct LaunchState {
   std::unique_ptr<unsigned char[], FreeAligned> storage;
   std::vector<void*> pointers;
   std::vector<ArgSlot> slots;
+  std::vector<std::unique_ptr<BoundTensorMap>> bound_maps;  // per parameter, mostly empty
   ParamPacker packer;
 
   LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s);

@@ -49,6 +49,21 @@ from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 
 _register_wheel_dirs()
 
+
+def _register_device_headers() -> None:
+    # The installed copy of include/nanocuda/device (a stat, no GPU): kernels compiled by
+    # nanocuda can `#include <nanocuda/device/tma.cuh>` with no include path of their own.
+    import os
+
+    include = os.path.join(os.path.dirname(__file__), "include")
+    if os.path.isdir(os.path.join(include, "nanocuda", "device")):
+        _nanocuda._set_device_include_dir(include)
+
+
+from . import _nanocuda  # noqa: E402
+
+_register_device_headers()
+
 __all__ = [
     "BUILT_CUDA_VERSION",
     "DEVICE_ATTRIBUTES",

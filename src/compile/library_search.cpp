@@ -71,6 +71,26 @@ void add_library_search_dirs(const std::vector<std::string>& dirs) {
       g_extra_dirs.push_back(d);
 }
 
+namespace {
+std::string g_device_include_dir;
+}  // namespace
+
+void set_device_include_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(g_dirs_mutex);
+  g_device_include_dir = dir;
+}
+
+std::string device_include_dir() {
+  if (const char* env = std::getenv("NANOCUDA_INCLUDE_DIR"); env && *env) return env;
+  std::lock_guard<std::mutex> lock(g_dirs_mutex);
+  if (!g_device_include_dir.empty()) return g_device_include_dir;
+#ifdef NANOCUDA_SOURCE_INCLUDE_DIR
+  return NANOCUDA_SOURCE_INCLUDE_DIR;
+#else
+  return {};
+#endif
+}
+
 std::vector<std::string> library_search_dirs_extra() {
   std::lock_guard<std::mutex> lock(g_dirs_mutex);
   return g_extra_dirs;

@@ -10,6 +10,7 @@
 
 #include "nanocuda/compile_cache.h"
 #include "nanocuda/compile_error.h"
+#include "nanocuda/detail/library_search.h"
 #include "nanocuda/detail/nvrtc_api.h"
 #include "nanocuda/error.h"
 
@@ -171,6 +172,8 @@ std::vector<std::string> Program::flags(CodeType target) const {
   for (const auto& d : o.defines) f.push_back("-D" + d);
   if (!source_dir_.empty()) f.push_back("-I" + source_dir_);
   for (const auto& d : o.include_dirs) f.push_back("-I" + d);
+  // nanocuda's kernel-side headers (tma.cuh), so CUtensorMap needs no user effort.
+  if (std::string dir = detail::device_include_dir(); !dir.empty()) f.push_back("-I" + dir);
   // The toolkit's headers last, so user folders can override them.
   if (!api.include.empty()) {
     f.push_back("-I" + api.include);

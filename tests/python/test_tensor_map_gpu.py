@@ -183,3 +183,50 @@ def test_byte_identical_to_raw_driver_call():
     ref_bytes = bytes(ref.opaque) if not isinstance(ref.opaque, list) else b"".join(
         int(q).to_bytes(8, "little") for q in ref.opaque)
     assert bytes(tm) == ref_bytes
+
+
+def test_bound_form_follows_new_tensors_and_new_geometry():
+    """Kernel.bind(tensor_maps=...): tensors in, descriptors kept right as tensors change."""
+    import torch
+
+    kernel = _kernel("tma_roundtrip")
+    box = (32, 64)  # fp16: a 128-byte inner row, 128B swizzle
+    nbytes = 32 * 64 * 2
+
+    def args(src, dst):
+        tiles = [math.ceil(src.shape[1] / 64), math.ceil(src.shape[0] / 32)]
+        return (src, dst, 2, *tiles, 1, 1, 1, 64, 32, 1, 1, 1, nbytes, 0)
+
+    src = _random((96, 256), torch.float16)
+    dst = torch.zeros_like(src)
+    templates = {0: TensorMap.tiled(src, box, swizzle=128), 1: TensorMap.tiled(dst, box, swizzle=128)}
+    stream = nanocuda.Stream.adopt(torch.cuda.current_stream())
+    config = nanocuda.LaunchConfig(grid=12, block=128, shared_mem=nbytes + 1024)  # 12 tiles
+    launch = kernel.bind(config, stream=stream, tensor_maps=templates)
+    stats = nanocuda._nanocuda._launcher_map_stats
+
+    launch(*args(src, dst))
+    torch.cuda.synchronize()
+    assert torch.equal(dst, src)
+    assert stats(launch) == {0: (0, 0), 1: (0, 0)}  # the templates' own tensors: no work
+
+    src2, dst2 = _random((96, 256), torch.float16), torch.zeros(96, 256, dtype=torch.float16, device="cuda")
+    launch(*args(src2, dst2))  # same geometry, new memory: address swaps only
+    torch.cuda.synchronize()
+    assert torch.equal(dst2, src2)
+    assert stats(launch) == {0: (0, 1), 1: (0, 1)}
+    assert torch.equal(dst, src)  # the first pair was not touched
+
+    src3 = _random((192, 128), torch.float16)  # new geometry, still 12 tiles
+    dst3 = torch.zeros_like(src3)
+    launch(*args(src3, dst3))
+    torch.cuda.synchronize()
+    assert torch.equal(dst3, src3)
+    assert stats(launch) == {0: (1, 1), 1: (1, 1)}
+
+    with pytest.raises(ValueError, match="parameter 0"):
+        launch(*args(src3.cpu(), dst3))
+    with pytest.raises(TypeError, match="tiled nanocuda.TensorMap"):
+        kernel.bind(config, stream=stream, tensor_maps={0: src})
+    with pytest.raises(ValueError, match="not a 128-byte CUtensorMap"):
+        kernel.bind(config, stream=stream, tensor_maps={2: templates[0]})

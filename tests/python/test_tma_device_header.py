@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+import nanocuda
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "include"
 KERNELS = ROOT / "tests" / "kernels" / "tma_roundtrip.cu"
@@ -87,3 +89,15 @@ def test_header_compiles_with_nvcc(tmp_path):
     r = subprocess.run([nvcc, "--cubin", "-arch=sm_90a", f"-I{INCLUDE}", "-o", str(out), str(with_cuda_h)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_installed_header_needs_no_include_path():
+    """Kernels compiled by nanocuda get CUtensorMap from <nanocuda/device/tma.cuh> unaided."""
+    src = r"""
+#include <nanocuda/device/tma.cuh>
+extern "C" __global__ void take3(const __grid_constant__ CUtensorMap a,
+                                 const __grid_constant__ CUtensorMap b,
+                                 const __grid_constant__ CUtensorMap c) {}
+"""
+    code = nanocuda.compile(src, arch="sm_90a")
+    assert code.code[:4] == b"\x7fELF"

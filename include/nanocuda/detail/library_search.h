@@ -11,6 +11,12 @@ namespace nanocuda::detail {
 void add_library_search_dirs(const std::vector<std::string>& dirs);
 std::vector<std::string> library_search_dirs_extra();
 
+// The folder holding nanocuda's kernel-side headers (`#include <nanocuda/device/tma.cuh>`),
+// added to every Program's include path: $NANOCUDA_INCLUDE_DIR, else the one registered
+// (the Python package registers its installed copy), else the source tree's.
+void set_device_include_dir(const std::string& dir);
+std::string device_include_dir();
+
 // The directories searched for a toolkit library, in order:
 //   1. $CUDA_HOME/lib64, $CUDA_HOME/lib, $CUDA_PATH/lib64, $CUDA_PATH/lib,
 //      /usr/local/cuda/lib64, /usr/local/cuda/lib

@@ -6,4 +6,5 @@ A subcommand is added by listing its module here; the CLI, --json and --plot pic
 # name -> (module, one-line description), in the order `nanocuda bench` runs them.
 SUBCOMMANDS = {
     "launch": ("nanocuda.bench.launch", "launch CPU cost vs a C++ cuLaunchKernel loop (seed 000)"),
+    "tma": ("nanocuda.bench.tma", "TMA descriptor creation vs C++ (seed 001), and seed 000's loop"),
 }

@@ -1,0 +1,33 @@
+// Re-reads a tensor's geometry each call and touches the descriptor only as much as needed.
+#include "bound_tensor_map.h"
+
+#include "tensor_map_args.h"
+
+namespace nanocuda::py {
+
+const TensorMap& BoundTensorMap::update(nanobind::handle tensor, const char* where) {
+  TensorGeometry g = tensor_geometry(tensor, where);
+  bool same_geometry = g.dtype == params_.dtype && g.rank == params_.rank;
+  for (std::uint32_t i = 0; same_geometry && i < g.rank; ++i)
+    same_geometry = g.shape[i] == params_.shape[i] && g.strides[i] == params_.strides[i];
+  if (same_geometry) [[likely]] {
+    if (g.ptr != params_.address) {
+      map_.replace_address(g.ptr);
+      params_.address = g.ptr;
+      ++swaps_;
+    }
+    return map_;
+  }
+  TiledParams next = params_;  // same box and options, new geometry
+  next.dtype = g.dtype;
+  next.rank = g.rank;
+  next.address = g.ptr;
+  next.shape = g.shape;
+  next.strides = g.strides;
+  map_ = TensorMap::tiled(next);  // validates first: a bad new geometry raises, cache intact
+  params_ = next;
+  ++encodes_;
+  return map_;
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,31 @@
+// A kernel's tensor-map parameter bound to a template, fed a fresh tensor on every call (the
+// seed-000 loop): the descriptor is re-encoded only when the geometry changes, and only its
+// address is replaced when just the pointer changes.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "nanocuda/tensor_map.h"
+
+namespace nanocuda::py {
+
+class BoundTensorMap {
+ public:
+  // `tiled` gives the box and options (and the first geometry); its map is the first value.
+  BoundTensorMap(const TiledParams& tiled, const TensorMap& map) : params_(tiled), map_(map) {}
+
+  // The descriptor for `tensor`: the cached bytes when nothing changed, an address swap
+  // when only the pointer moved, a full (validated) encode when the geometry changed.
+  const TensorMap& update(nanobind::handle tensor, const char* where);
+
+  [[nodiscard]] unsigned encodes() const noexcept { return encodes_; }
+  [[nodiscard]] unsigned address_swaps() const noexcept { return swaps_; }
+
+ private:
+  TiledParams params_;
+  TensorMap map_;
+  unsigned encodes_ = 0;
+  unsigned swaps_ = 0;
+};
+
+}  // namespace nanocuda::py
