@@ -71,13 +71,21 @@ nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
   return d;
 }
 
+// A new Python TensorMap built in place (no lookup of the C++ type, no extra copy).
+nb::object new_tensor_map(const TensorMap& map, const TiledParams& p) {
+  static PyObject* type = nb::type<PyTensorMap>().ptr();
+  nb::object o = nb::inst_alloc(type);
+  auto* m = new (nb::inst_ptr<PyTensorMap>(o)) PyTensorMap();
+  m->map = map;
+  m->kind = PyTensorMap::Kind::Tiled;
+  m->tiled = p;
+  nb::inst_mark_ready(o);
+  return o;
+}
+
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), true);
-  PyTensorMap out;
-  out.map = TensorMap::tiled(p);
-  out.kind = PyTensorMap::Kind::Tiled;
-  out.tiled = p;
-  return nb::cast(std::move(out));
+  return new_tensor_map(TensorMap::tiled(p), p);
 }
 
 nb::object finish_im2col(const Im2colParams& p, bool validate_only) {
@@ -217,6 +225,101 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
   return nb::bytes(static_cast<const char*>(m.data()), 128);
 }
 
+// Matches METH_FASTCALL arguments to `names`: the first `positional` may come by position,
+// any by keyword. Unset entries stay nullptr. Raises TypeError naming `where`.
+template <std::size_t N>
+void match_args(const char* where, const char* const (&names)[N], std::size_t positional,
+                PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject* (&out)[N]) {
+  for (auto& o : out) o = nullptr;
+  if (static_cast<std::size_t>(nargs) > positional)
+    throw TypeError(std::string(where) + "() takes at most " + std::to_string(positional) +
+                    " positional arguments, got " + std::to_string(nargs));
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nk; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    std::size_t j = 0;
+    while (j < N && PyUnicode_CompareWithASCIIString(key, names[j]) != 0) ++j;
+    if (j == N)
+      throw TypeError(std::string(where) + "() got an unexpected keyword argument '" +
+                      PyUnicode_AsUTF8(key) + "'");
+    if (out[j])
+      throw TypeError(std::string(where) + "() got multiple values for argument '" + names[j] + "'");
+    out[j] = args[nargs + k];
+  }
+}
+
+nb::handle opt(PyObject* o) { return o ? nb::handle(o) : nb::handle(Py_None); }
+
+[[noreturn]] void missing(const char* where, const char* name) {
+  throw TypeError(std::string(where) + "() missing required argument '" + name + "'");
+}
+
+// TensorMap.tiled and tiled_from_pointer are called per kernel launch in seed-000 style
+// loops, so they skip nanobind's generic keyword dispatch.
+PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  try {
+    static const char* const names[] = {"tensor", "box", "element_strides", "interleave",
+                                        "swizzle", "l2_promotion", "oob_fill", "validate_only"};
+    PyObject* a[8];
+    match_args(kTiled, names, 2, args, nargs, kwnames, a);
+    if (!a[0]) missing(kTiled, "tensor");
+    if (!a[1]) missing(kTiled, "box");
+    bool vo = a[7] && PyObject_IsTrue(a[7]);
+    return tiled(a[0], a[1], opt(a[2]), opt(a[3]), opt(a[4]), opt(a[5]), opt(a[6]), vo).release().ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
+                                  PyObject* kwnames) {
+  static const char* where = "TensorMap.tiled_from_pointer";
+  try {
+    static const char* const names[] = {"ptr", "dtype", "shape", "strides_bytes", "box",
+                                        "element_strides", "interleave", "swizzle",
+                                        "l2_promotion", "oob_fill", "validate_only"};
+    PyObject* a[11];
+    match_args(where, names, 4, args, nargs, kwnames, a);
+    for (int i : {0, 1, 2, 4})
+      if (!a[i]) missing(where, names[i]);
+    std::uint64_t ptr = PyLong_AsUnsignedLongLong(a[0]);
+    if (PyErr_Occurred()) throw nb::python_error();
+    bool vo = a[10] && PyObject_IsTrue(a[10]);
+    return tiled_from_pointer(ptr, a[1], a[2], opt(a[3]), a[4], opt(a[5]), opt(a[6]), opt(a[7]),
+                              opt(a[8]), opt(a[9]), vo)
+        .release()
+        .ptr();
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyMethodDef g_tiled_def = {
+    "tiled", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tiled_fast)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "tiled(tensor, box, *, element_strides=None, interleave=None, swizzle=None, "
+    "l2_promotion=None, oob_fill=None, validate_only=False)\n--\n\n"
+    "A tiled map over a torch/CuPy tensor, Buffer (with dtype and shape), DLPack or CUDA-array-"
+    "interface object; dtype, shape and strides are read from it. `box` is row-major."};
+
+PyMethodDef g_tiled_from_pointer_def = {
+    "tiled_from_pointer",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tiled_from_pointer_fast)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "tiled_from_pointer(ptr, dtype, shape, strides_bytes=None, *, box, element_strides=None, "
+    "interleave=None, swizzle=None, l2_promotion=None, oob_fill=None, validate_only=False)"
+    "\n--\n\nA tiled map over raw device memory with explicit row-major geometry."};
+
+void add_static(nb::handle type, PyMethodDef* def) {
+  nb::object fn = nb::steal(PyCFunction_NewEx(def, nullptr, nullptr));
+  nb::object sm = nb::steal(PyStaticMethod_New(fn.ptr()));
+  if (!fn.is_valid() || !sm.is_valid() || PyObject_SetAttrString(type.ptr(), def->ml_name, sm.ptr()))
+    throw nb::python_error();
+}
+
 }  // namespace
 
 void bind_tensor_map(nb::module_& m) {
@@ -229,9 +332,6 @@ void bind_tensor_map(nb::module_& m) {
   nb::class_<PyTensorMap>(m, "TensorMap",
                           "A TMA descriptor (CUtensorMap): 128 bytes passed to kernels by value "
                           "as `const __grid_constant__ CUtensorMap`.")
-      .def_static("tiled", &tiled, "tensor"_a, "box"_a, nb::kw_only(), es, il, sw, l2, oob, vo)
-      .def_static("tiled_from_pointer", &tiled_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
-                  "strides_bytes"_a = nb::none(), nb::kw_only(), "box"_a, es, il, sw, l2, oob, vo)
       .def_static("im2col", &im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
                   "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo)
@@ -272,6 +372,8 @@ void bind_tensor_map(nb::module_& m) {
             if (s.kind == PyTensorMap::Kind::Im2col) return geometry(TensorMap::validate(s.im2col), false);
             return nb::none();
           }, "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
+  add_static(nb::type<PyTensorMap>(), &g_tiled_def);
+  add_static(nb::type<PyTensorMap>(), &g_tiled_from_pointer_def);
   m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
         "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
         "l2_promotion"_a, "oob_fill"_a);

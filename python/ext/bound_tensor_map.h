@@ -5,6 +5,9 @@
 
 #include <nanobind/nanobind.h>
 
+#include <array>
+#include <cstdint>
+
 #include "nanocuda/tensor_map.h"
 
 namespace nanocuda::py {
@@ -12,7 +15,9 @@ namespace nanocuda::py {
 class BoundTensorMap {
  public:
   // `tiled` gives the box and options (and the first geometry); its map is the first value.
-  BoundTensorMap(const TiledParams& tiled, const TensorMap& map) : params_(tiled), map_(map) {}
+  BoundTensorMap(const TiledParams& tiled, const TensorMap& map) : params_(tiled), map_(map) {
+    remember(tiled.address, map);
+  }
 
   // The descriptor for `tensor`: the cached bytes when nothing changed, an address swap
   // when only the pointer moved, a full (validated) encode when the geometry changed.
@@ -22,8 +27,18 @@ class BoundTensorMap {
   [[nodiscard]] unsigned address_swaps() const noexcept { return swaps_; }
 
  private:
+  void remember(std::uint64_t address, const TensorMap& map) noexcept;
+
   TiledParams params_;
   TensorMap map_;
+  // Descriptors for the last few addresses of the current geometry: loops that rotate
+  // through a few buffers (double buffering, a pool of outputs) then swap no address at all.
+  struct Recent {
+    std::uint64_t address = 0;
+    TensorMap map;
+  };
+  std::array<Recent, 4> recent_{};
+  unsigned next_ = 0;
   unsigned encodes_ = 0;
   unsigned swaps_ = 0;
 };

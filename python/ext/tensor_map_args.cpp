@@ -282,6 +282,8 @@ bool exchange_geometry(nb::handle t, TensorGeometry& g, const char* where) {
   return true;
 }
 
+CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where);
+
 TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
   TensorGeometry g;
   if (exchange_geometry(tensor, g, where)) return g;
@@ -305,6 +307,19 @@ TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
 
 CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
   if (PyLong_Check(dtype.ptr())) return static_cast<CUtensorMapDataType>(PyLong_AsLong(dtype.ptr()));
+  // Names in user code are interned constants and dtypes are singletons: by address first.
+  for (std::size_t i = 0; i < g_dtypes.keys.size(); ++i)
+    if (g_dtypes.keys[i] == dtype.ptr()) return g_dtypes.values[i];
+  CUtensorMapDataType t = parse_tma_dtype_slow(dtype, where);
+  std::size_t slot = g_dtypes.next++ % g_dtypes.keys.size();
+  Py_INCREF(dtype.ptr());
+  Py_XDECREF(g_dtypes.keys[slot]);
+  g_dtypes.keys[slot] = dtype.ptr();
+  g_dtypes.values[slot] = t;
+  return t;
+}
+
+CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where) {
   if (PyUnicode_Check(dtype.ptr())) {
     // TMA-only types that have no numpy/torch name.
     std::string s = nb::cast<std::string>(dtype);

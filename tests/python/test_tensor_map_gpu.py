@@ -217,6 +217,12 @@ def test_bound_form_follows_new_tensors_and_new_geometry():
     assert stats(launch) == {0: (0, 1), 1: (0, 1)}
     assert torch.equal(dst, src)  # the first pair was not touched
 
+    dst.zero_()
+    launch(*args(src, dst))  # back to the first pair: remembered descriptors, no driver call
+    torch.cuda.synchronize()
+    assert torch.equal(dst, src)
+    assert stats(launch) == {0: (0, 1), 1: (0, 1)}
+
     src3 = _random((192, 128), torch.float16)  # new geometry, still 12 tiles
     dst3 = torch.zeros_like(src3)
     launch(*args(src3, dst3))
