@@ -18,8 +18,8 @@ import struct
 import sys
 from collections.abc import Iterable
 
-__all__ = ["CudaModule", "KernelFunction", "cubin_kernel_names", "default_stream", "include_dir",
-           "load", "load_dir"]
+__all__ = ["CudaModule", "KernelFunction", "cubin_kernel_names", "default_stream", "example_path",
+           "include_dir", "load", "load_dir"]
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
@@ -32,6 +32,17 @@ def include_dir() -> str:
         if os.path.isfile(os.path.join(candidate, "nanocuda", "device", "tma.cuh")):
             return os.path.normpath(candidate)
     return os.path.join(here, "include")
+
+
+def example_path(name: str) -> str:
+    """An example kernel file ("hopper_gemm.cu"): installed with the package, or the checkout's."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (os.path.join(here, "examples"),
+                   os.path.join(here, os.pardir, os.pardir, "examples", "kernels")):
+        path = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"example kernel {name} not found (reinstall nanocuda)")
 
 
 def cubin_kernel_names(cubin: bytes) -> list[str]:

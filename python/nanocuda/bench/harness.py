@@ -85,9 +85,11 @@ def summarize(variants: list[Variant]) -> list[dict]:
     return rows
 
 
-def print_table(title: str, rows: list[dict]) -> None:
+def print_table(title: str, rows: list[dict], baseline_label: str = "C++") -> None:
+    """Prints rows; ratios are headed "× <baseline_label>" (what each row is divided by)."""
     print(f"\n{title}")
-    header = f"  {'path':<52} {'min µs':>8} {'median µs':>10} {'× C++ (min)':>12} {'× C++ (med)':>12} {'target':>8}"
+    x_min, x_med = f"× {baseline_label} (min)", f"× {baseline_label} (med)"
+    header = f"  {'path':<52} {'min µs':>8} {'median µs':>10} {x_min:>12} {x_med:>12} {'target':>8}"
     print(header)
     print("  " + "-" * (len(header) - 2))
     for r in rows:
