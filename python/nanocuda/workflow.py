@@ -73,7 +73,15 @@ def cubin_kernel_names(cubin: bytes) -> list[str]:
     return sorted(names)
 
 
-_streams: dict[int, object] = {}
+_streams: dict[tuple, object] = {}
+_torch_cuda: list[bool] = []
+
+
+def _torch_has_cuda(torch) -> bool:
+    # Asked once: is_available() costs microseconds and this runs on every launch.
+    if not _torch_cuda:
+        _torch_cuda.append(bool(torch.cuda.is_available()))
+    return _torch_cuda[0]
 
 
 def default_stream():
@@ -81,7 +89,7 @@ def default_stream():
     import nanocuda
 
     torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
+    if torch is not None and _torch_has_cuda(torch):
         handle = torch.cuda.current_stream().cuda_stream
         device = torch.cuda.current_device()
         key = (handle, device)

@@ -146,7 +146,12 @@ def _peer_paths(cubin, stream, a, b, c, skipped: list[str]) -> list[Path]:
 
         dev = CoreDevice(0)
         dev.set_current()
-        cs = dev.create_stream(stream)
+        try:  # the same stream, so the events around the loop time this path's work
+            from cuda.core import Stream as CoreStream
+
+            cs = CoreStream.from_handle(stream.handle)
+        except Exception:  # noqa: BLE001 - older cuda.core: the __cuda_stream__ protocol
+            cs = dev.create_stream(stream)
         ck = CoreObjectCode.from_cubin(cubin).get_kernel("hopper_gemm")
         cc = CoreConfig(grid=grid, block=128)
 
