@@ -46,6 +46,7 @@ from ._nanocuda import (
     take_deferred_errors,
 )
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
+from .workflow import CudaModule, include_dir, load, load_dir
 
 _register_wheel_dirs()
 
@@ -69,6 +70,7 @@ __all__ = [
     "DEVICE_ATTRIBUTES",
     "Buffer",
     "CompileError",
+    "CudaModule",
     "CudaError",
     "Device",
     "DriverNotFoundError",
@@ -96,7 +98,10 @@ __all__ = [
     "launch",
     "driver_library",
     "driver_version",
+    "include_dir",
     "link",
+    "load",
+    "load_dir",
     "memset",
     "nvrtc_library",
     "nvrtc_version",

@@ -7,4 +7,7 @@ A subcommand is added by listing its module here; the CLI, --json and --plot pic
 SUBCOMMANDS = {
     "launch": ("nanocuda.bench.launch", "launch CPU cost vs a C++ cuLaunchKernel loop (seed 000)"),
     "tma": ("nanocuda.bench.tma", "TMA descriptor creation vs C++ (seed 001), and seed 000's loop"),
+    "gemm": ("nanocuda.bench.gemm", "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"),
+    "saxpy": ("nanocuda.bench.saxpy", "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"),
+    "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
 }

@@ -85,9 +85,12 @@ def summarize(variants: list[Variant]) -> list[dict]:
     return rows
 
 
-def print_table(title: str, rows: list[dict]) -> None:
+def print_table(title: str, rows: list[dict], baseline_label: str = "C++") -> None:
+    """Prints rows; ratios are headed "× <baseline_label>" (what each row is divided by)."""
     print(f"\n{title}")
-    header = f"  {'path':<52} {'min µs':>8} {'median µs':>10} {'× C++ (min)':>12} {'× C++ (med)':>12} {'target':>8}"
+    x_min, x_med = f"× {baseline_label} (min)", f"× {baseline_label} (med)"
+    w = max([52, *(len(r["name"]) for r in rows)])
+    header = f"  {'path':<{w}} {'min µs':>8} {'median µs':>10} {x_min:>12} {x_med:>12} {'target':>8}"
     print(header)
     print("  " + "-" * (len(header) - 2))
     for r in rows:
@@ -96,7 +99,7 @@ def print_table(title: str, rows: list[dict]) -> None:
         target = ""
         if r.get("target") is not None:
             target = f"≤{r['target']:.2f} " + ("ok" if r.get("meets_target") else "MISS")
-        print(f"  {r['name']:<52} {r['min_us']:>8.3f} {r['median_us']:>10.3f} {ratio:>12} {ratio_med:>12} {target:>8}")
+        print(f"  {r['name']:<{w}} {r['min_us']:>8.3f} {r['median_us']:>10.3f} {ratio:>12} {ratio_med:>12} {target:>8}")
 
 
 def environment() -> dict:

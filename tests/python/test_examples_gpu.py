@@ -1,0 +1,117 @@
+"""Every example kernel against a torch reference, with fresh random inputs (GPU + torch)."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import nanocuda
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "examples" / "kernels"
+pytestmark = [pytest.mark.gpu, pytest.mark.needs_torch]
+
+
+@pytest.fixture(scope="module")
+def torch():
+    import torch as t
+
+    return t
+
+
+def needs_sm90():
+    major, minor = nanocuda.Device(0).compute_capability
+    if (major, minor) != (9, 0):
+        pytest.skip(f"hopper_gemm is compiled for sm_90a; device 0 is sm_{major}{minor}")
+
+
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20])
+def test_saxpy_matches_torch(torch, n):
+    saxpy = nanocuda.load(KERNELS / "saxpy.cu").saxpy
+    x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+    out = torch.empty_like(x)
+    saxpy(2.5, x, y, out, n, grid=(n + 255) // 256, block=256)
+    torch.testing.assert_close(out, 2.5 * x + y)
+
+
+@pytest.mark.parametrize("n", [1, 777, 1 << 22])
+def test_square_matches_torch_with_call_and_bound_forms(torch, n):
+    mod = nanocuda.load(KERNELS / "square.cu")
+    x = torch.randn(n, device="cuda")
+    out1, out2 = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+    mod.square(x, out1, n, grid=min((n + 255) // 256, 4096), block=256)
+    mod.square[64, 256](x, out2, n)  # grid-stride loop: a small grid still covers n
+    torch.testing.assert_close(out1, x * x)
+    torch.testing.assert_close(out2, x * x)
+
+
+def test_workflow_launches_on_torchs_current_stream(torch):
+    mod = nanocuda.load(KERNELS / "square.cu")
+    side = torch.cuda.Stream()
+    x = torch.randn(1 << 20, device="cuda")
+    out = torch.zeros_like(x)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        assert nanocuda.workflow.default_stream().handle == side.cuda_stream
+        mod.square[256, 256](x, out, x.numel())
+    side.synchronize()
+    torch.testing.assert_close(out, x * x)
+
+
+@pytest.mark.parametrize("m,n,k", [(16, 16, 16), (128, 96, 64), (300, 200, 517), (512, 512, 512)])
+@pytest.mark.parametrize("kernel", ["matmul_naive", "matmul_tiled"])
+def test_matmul_matches_torch(torch, kernel, m, n, k):
+    mod = nanocuda.load(KERNELS / "matmul.cu")
+    a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+    c = torch.full((m, n), float("nan"), device="cuda")
+    getattr(mod, kernel)(a, b, c, m, n, k, grid=((n + 15) // 16, (m + 15) // 16), block=(16, 16))
+    ref = (a.double() @ b.double()).float()
+    torch.testing.assert_close(c, ref, rtol=1e-4, atol=1e-3 * k ** 0.5)
+
+
+@pytest.mark.parametrize("m,n,k", [(64, 64, 64), (128, 128, 128), (512, 512, 512), (1024, 1024, 1024),
+                                   (256, 512, 384), (200, 136, 72), (64, 64, 1024), (1000, 8, 8)])
+def test_hopper_gemm_matches_torch(torch, m, n, k):
+    needs_sm90()
+    sys.path.insert(0, str(KERNELS))
+    try:
+        import run_hopper_gemm as example
+    finally:
+        sys.path.remove(str(KERNELS))
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.float16)
+    c = example.gemm(a, b)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float().T
+    # fp32 accumulation in another order, then one fp16 rounding: within about one fp16 ulp.
+    torch.testing.assert_close(c.float(), ref, rtol=2e-3, atol=2e-3 * k ** 0.5)
+
+
+def test_hopper_gemm_writes_nothing_outside_c(torch):
+    needs_sm90()
+    sys.path.insert(0, str(KERNELS))
+    try:
+        import run_hopper_gemm as example
+    finally:
+        sys.path.remove(str(KERNELS))
+    m, n, k = 100, 72, 40
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.float16)
+    big = torch.full((m + 64, n), 7.0, device="cuda", dtype=torch.float16)
+    c = big[:m]  # a view: the rows after it must stay untouched by the clipped TMA store
+    mod = example.mod
+    maps = example.tensor_maps(a, b, c)
+    mod.hopper_gemm[((n + 63) // 64, (m + 63) // 64), 128](*maps, k)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c.float(), a.float() @ b.float().T, rtol=2e-3, atol=2e-2)
+    assert bool((big[m:] == 7.0).all())
+
+
+@pytest.mark.parametrize("script", ["run_saxpy.py", "run_square.py", "run_matmul.py", "run_hopper_gemm.py"])
+def test_python_caller_runs(script):
+    if script == "run_hopper_gemm.py":
+        needs_sm90()
+    r = subprocess.run([sys.executable, str(KERNELS / script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "correct" in r.stdout
