@@ -156,7 +156,7 @@ def _peer_paths(cubin, stream, a, b, c, skipped: list[str]) -> list[Path]:
         cc = CoreConfig(grid=grid, block=128)
 
         def as_map(t):
-            view = StridedMemoryView(t, stream_ptr=-1)
+            view = StridedMemoryView.from_dlpack(t, stream_ptr=-1)
             return view.as_tensor_map(box_dim=(TILE, TILE))  # cuda.core's default swizzle is none
 
         import numpy as np
