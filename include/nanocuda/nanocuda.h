@@ -23,5 +23,4 @@
 #include "nanocuda/program_options.h"
 #include "nanocuda/stream.h"
 #include "nanocuda/tensor_map.h"
-#include "nanocuda/tensor_map_cache.h"
 #include "nanocuda/version.h"

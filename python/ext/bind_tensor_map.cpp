@@ -11,7 +11,6 @@
 #include "interop.h"
 #include "nanocuda/detail/check.h"
 #include "nanocuda/tensor_map.h"
-#include "nanocuda/tensor_map_cache.h"
 #include "py_tensor_map.h"
 #include "tensor_map_args.h"
 
@@ -86,7 +85,7 @@ nb::object new_tensor_map(const TensorMap& map, const TiledParams& p) {
 
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), true);
-  return new_tensor_map(TensorMapCache::tiled(p), p);
+  return new_tensor_map(TensorMap::tiled(p), p);
 }
 
 nb::object finish_im2col(const Im2colParams& p, bool validate_only) {
@@ -374,8 +373,6 @@ void bind_tensor_map(nb::module_& m) {
             return nb::none();
           }, "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
   add_static(nb::type<PyTensorMap>(), &g_tiled_def);
-  m.def("_set_tensor_map_cache", &TensorMapCache::set_enabled, "enabled"_a,
-        "Turn the descriptor cache on or off (benchmarks show both; NANOCUDA_TMA_CACHE=0).");
   add_static(nb::type<PyTensorMap>(), &g_tiled_from_pointer_def);
   m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
         "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,

@@ -237,24 +237,3 @@ def test_bound_form_follows_new_tensors_and_new_geometry():
     with pytest.raises(ValueError, match="not a 128-byte CUtensorMap"):
         kernel.bind(config, stream=stream, tensor_maps={2: templates[0]})
 
-
-def test_descriptor_cache_returns_the_drivers_bytes():
-    import torch
-
-    set_cache = nanocuda._nanocuda._set_tensor_map_cache
-    x = torch.empty(512, 512, dtype=torch.float16, device="cuda")
-    y = torch.empty_like(x)
-    try:
-        set_cache(False)
-        ref_x = bytes(TensorMap.tiled(x, (64, 64), swizzle=128))
-        ref_y = bytes(TensorMap.tiled(y, (64, 64), swizzle=128))
-        ref_x64 = bytes(TensorMap.tiled(x, (64, 32), swizzle=64))
-    finally:
-        set_cache(True)
-    assert len({ref_x, ref_y, ref_x64}) == 3
-    for _ in range(3):  # hits and misses interleaved: each key gets its own bytes
-        assert bytes(TensorMap.tiled(x, (64, 64), swizzle=128)) == ref_x
-        assert bytes(TensorMap.tiled(y, (64, 64), swizzle=128)) == ref_y
-        assert bytes(TensorMap.tiled(x, (64, 32), swizzle=64)) == ref_x64
-    with pytest.raises(ValueError, match="box"):
-        TensorMap.tiled(x, (512, 64))  # validation still runs on a cacheable call

@@ -3,8 +3,6 @@
 Workload: 3 descriptors per iteration, 512x512 fp16, box 64x64, 128B swizzle. Each path is
 timed in bursts of iterations, interleaved with a native C++ loop built into the extension
 (cuTensorMapEncodeTiled x3; and x3 + cuLaunchKernel of a kernel taking the 3 maps).
-nanocuda's paths run with its descriptor cache (the default) and again with it off, so the
-table shows both what users get and the cost of reaching the driver every time.
 """
 
 from __future__ import annotations
@@ -71,16 +69,6 @@ def build_variants(burst: int) -> tuple[list[Variant], list[str]]:
         launcher(tiled(ts[0], box, swizzle=128), tiled(ts[1], box, swizzle=128),
                  tiled(ts[2], box, swizzle=128))
 
-    def uncached(run):
-        # The same path with the descriptor cache off: every call reaches the driver.
-        def burst_without_cache() -> int:
-            core._set_tensor_map_cache(False)
-            try:
-                return run()
-            finally:
-                core._set_tensor_map_cache(True)
-        return burst_without_cache
-
     sets = [ts, ts2]
 
     def bound_alternating_burst() -> int:
@@ -95,17 +83,11 @@ def build_variants(burst: int) -> tuple[list[Variant], list[str]]:
 
     variants = [
         Variant(ENCODE, lambda: core._cpp_tma_burst(a, b, c, burst)),
-        Variant("nanocuda TensorMap.tiled_from_pointer x3, cache off",
-                uncached(_loop(encode_ptr, (), burst)), ENCODE),
-        Variant("nanocuda TensorMap.tiled(torch) x3, cache off",
-                uncached(_loop(encode_torch, (), burst)), ENCODE),
         Variant("nanocuda TensorMap.tiled_from_pointer x3", _loop(encode_ptr, (), burst), ENCODE),
         Variant("nanocuda TensorMap.tiled(torch) x3", _loop(encode_torch, (), burst), ENCODE),
         Variant(NAIVE, lambda: core._cpp_tma_burst(a, b, c, burst, launcher)),
         Variant("nanocuda 3x TensorMap.tiled(torch) + Launcher", _loop(naive_python, (), burst), NAIVE),
         Variant("nanocuda bound Launcher(a, b, c), same tensors", _loop(bound, tuple(ts), burst), NAIVE),
-        Variant("nanocuda 3x TensorMap.tiled(torch) + Launcher, cache off",
-                uncached(_loop(naive_python, (), burst)), NAIVE),
         Variant("nanocuda bound Launcher(a, b, c), new tensors each call",
                 bound_alternating_burst, NAIVE),
     ]
