@@ -186,11 +186,10 @@ nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::
         throw nb::value_error((at + ": parameter " + std::to_string(i) + " is " +
                                std::to_string(layout.params[i].size) +
                                " bytes, not a 128-byte CUtensorMap").c_str());
-      if (!nb::isinstance<PyTensorMap>(value) ||
-          nb::cast<const PyTensorMap&>(value).kind != PyTensorMap::Kind::Tiled)
+      const PyTensorMap* tm = as_tensor_map(value.ptr());
+      if (!tm || tm->kind != PyTensorMap::Kind::Tiled)
         throw nb::type_error((at + ": expected a tiled nanocuda.TensorMap as the template").c_str());
-      const PyTensorMap& tm = nb::cast<const PyTensorMap&>(value);
-      state->bound_maps[i] = std::make_unique<BoundTensorMap>(tm.tiled, tm.map);
+      state->bound_maps[i] = std::make_unique<BoundTensorMap>(tm->tiled, tm->map());
       state->slots[i].bound = state->bound_maps[i].get();
     }
   }
@@ -322,10 +321,9 @@ void bind_launch(nb::module_& m) {
   g_config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
   g_kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
   if (!g_kernel_type) throw std::runtime_error("bind_launch: Kernel must be bound first");
-  register_tensor_map_type(reinterpret_cast<PyTypeObject*>(nb::type<PyTensorMap>().ptr()),
-                           [](PyObject* obj) -> const void* {
-                             return nb::inst_ptr<PyTensorMap>(obj)->map.data();
-                           });
+  register_tensor_map_type(g_tensor_map_type, [](PyObject* obj) -> const void* {
+    return reinterpret_cast<PyTensorMap*>(obj)->bytes;
+  });
 
   PyObject* fn = PyCFunction_NewEx(&g_launch_def, nullptr, m.attr("__name__").ptr());
   m.attr("launch") = nb::steal(fn);

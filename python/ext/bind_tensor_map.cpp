@@ -71,30 +71,35 @@ nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
   return d;
 }
 
-// A new Python TensorMap built in place (no lookup of the C++ type, no extra copy).
-nb::object new_tensor_map(const TensorMap& map, const TiledParams& p) {
-  static PyObject* type = nb::type<PyTensorMap>().ptr();
-  nb::object o = nb::inst_alloc(type);
-  auto* m = new (nb::inst_ptr<PyTensorMap>(o)) PyTensorMap();
-  m->map = map;
-  m->kind = PyTensorMap::Kind::Tiled;
-  m->tiled = p;
-  nb::inst_mark_ready(o);
-  return o;
+// A new Python TensorMap: a plain CPython object (no nanobind registry), filled in place.
+nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind) {
+  auto* o = PyObject_New(PyTensorMap, g_tensor_map_type);
+  if (!o) throw nb::python_error();
+  o->kind = kind;
+  new (&o->tiled) TiledParams();
+  new (&o->im2col) Im2colParams();
+  o->set_map(map);
+  return nb::steal(reinterpret_cast<PyObject*>(o));
 }
 
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), true);
-  return new_tensor_map(TensorMap::tiled(p), p);
+  nb::object o = new_tensor_map(TensorMap::tiled(p), PyTensorMap::Kind::Tiled);
+  reinterpret_cast<PyTensorMap*>(o.ptr())->tiled = p;
+  return o;
 }
 
 nb::object finish_im2col(const Im2colParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), false);
-  PyTensorMap out;
-  out.map = TensorMap::im2col(p);
-  out.kind = PyTensorMap::Kind::Im2col;
-  out.im2col = p;
-  return nb::cast(std::move(out));
+  nb::object o = new_tensor_map(TensorMap::im2col(p), PyTensorMap::Kind::Im2col);
+  reinterpret_cast<PyTensorMap*>(o.ptr())->im2col = p;
+  return o;
+}
+
+PyTensorMap& self_of(nb::handle h) {
+  PyTensorMap* m = as_tensor_map(h.ptr());
+  if (!m) throw nb::type_error("expected a nanocuda.TensorMap");
+  return *m;
 }
 
 nb::object tiled(nb::handle tensor, nb::handle box, nb::handle element_strides,
@@ -184,7 +189,8 @@ nb::object im2col_from_pointer(std::uint64_t ptr, nb::handle dtype, nb::handle s
   return finish_im2col(p, validate_only);
 }
 
-std::string repr(const PyTensorMap& m) {
+std::string describe_map(nb::handle self) {
+  const PyTensorMap& m = self_of(self);
   switch (m.kind) {
     case PyTensorMap::Kind::Tiled: {
       TiledParams p = m.tiled;
@@ -200,8 +206,8 @@ std::string repr(const PyTensorMap& m) {
   }
 }
 
-nb::bytes to_bytes(const PyTensorMap& m) {
-  return nb::bytes(static_cast<const char*>(m.map.data()), 128);
+nb::bytes to_bytes(nb::handle self) {
+  return nb::bytes(reinterpret_cast<const char*>(self_of(self).bytes), 128);
 }
 
 // Test hook: the raw driver call, arguments innermost first exactly as cuda.h takes them,
@@ -320,7 +326,43 @@ void add_static(nb::handle type, PyMethodDef* def) {
     throw nb::python_error();
 }
 
+void tensor_map_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);  // the C++ members are trivially destructible
+  Py_DECREF(type);
+}
+
+PyObject* tensor_map_repr(PyObject* self) {
+  try {
+    return PyUnicode_FromString(describe_map(nb::handle(self)).c_str());
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyObject* tensor_map_richcompare(PyObject* a, PyObject* b, int op) {
+  PyTensorMap* x = as_tensor_map(a);
+  PyTensorMap* y = as_tensor_map(b);
+  if (!x || !y || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  bool equal = std::memcmp(x->bytes, y->bytes, 128) == 0;
+  return PyBool_FromLong(equal == (op == Py_EQ));
+}
+
+PyType_Slot g_tensor_map_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(tensor_map_dealloc)},
+    {Py_tp_repr, reinterpret_cast<void*>(tensor_map_repr)},
+    {Py_tp_richcompare, reinterpret_cast<void*>(tensor_map_richcompare)},
+    {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
+                                  "by value as `const __grid_constant__ CUtensorMap`.")},
+    {0, nullptr}};
+
+PyType_Spec g_tensor_map_spec = {"nanocuda.TensorMap", sizeof(PyTensorMap), 0,
+                                 Py_TPFLAGS_DEFAULT, g_tensor_map_slots};
+
 }  // namespace
+
+PyTypeObject* g_tensor_map_type = nullptr;
 
 void bind_tensor_map(nb::module_& m) {
   auto opts = [] {
@@ -329,51 +371,64 @@ void bind_tensor_map(nb::module_& m) {
                       "oob_fill"_a = nb::none(), "validate_only"_a = false};
   };
   auto [es, il, sw, l2, oob, vo] = opts();
-  nb::class_<PyTensorMap>(m, "TensorMap",
-                          "A TMA descriptor (CUtensorMap): 128 bytes passed to kernels by value "
-                          "as `const __grid_constant__ CUtensorMap`.")
-      .def_static("im2col", &im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
+  g_tensor_map_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&g_tensor_map_spec));
+  if (!g_tensor_map_type) throw nb::python_error();
+  nb::handle type(reinterpret_cast<PyObject*>(g_tensor_map_type));
+  m.attr("TensorMap") = type;
+  auto method = [&](const char* name, nb::object fn) { type.attr(name) = fn; };
+  auto static_method = [&](const char* name, nb::object fn) {
+    type.attr(name) = nb::steal(PyStaticMethod_New(fn.ptr()));
+  };
+  auto property = [&](const char* name, nb::object getter, const char* doc) {
+    type.attr(name) = nb::module_::import_("builtins").attr("property")(getter, nb::none(),
+                                                                        nb::none(), doc);
+  };
+  static_method("im2col", nb::cpp_function(&im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
-                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo)
-      .def_static("im2col_from_pointer", &im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo, nb::name("im2col")));
+  static_method("im2col_from_pointer",
+                nb::cpp_function(&im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
                   "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a,
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
-                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo)
-      .def_static("from_bytes", [](nb::bytes b) {
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo,
+                  nb::name("im2col_from_pointer")));
+  static_method("from_bytes", nb::cpp_function([](nb::bytes b) {
             if (b.size() != 128)
               throw ValueError("TensorMap.from_bytes: a tensor map is 128 bytes, got " +
                                std::to_string(b.size()));
-            PyTensorMap out;
-            out.map = TensorMap::from_bytes(
-                std::span<const std::byte, 128>(static_cast<const std::byte*>(b.data()), 128));
-            return out;
-          }, "data"_a)
-      .def("replace_address", [](PyTensorMap& self, nb::handle ptr_or_tensor) {
+            return new_tensor_map(TensorMap::from_bytes(std::span<const std::byte, 128>(
+                                      static_cast<const std::byte*>(b.data()), 128)),
+                                  PyTensorMap::Kind::Raw);
+          }, "data"_a, nb::name("from_bytes")));
+  method("replace_address", nb::cpp_function([](nb::handle self, nb::handle ptr_or_tensor) {
+            PyTensorMap& tm = self_of(self);
             std::uint64_t p = device_pointer(ptr_or_tensor, -1, "TensorMap.replace_address");
-            self.map.replace_address(p);
-            self.tiled.address = p;
-            self.im2col.address = p;
-          }, "ptr_or_tensor"_a)
-      .def("to_bytes", &to_bytes)
-      .def("__bytes__", &to_bytes)
-      .def("__repr__", &repr)
-      .def("__eq__", [](const PyTensorMap& a, nb::handle b) {
-            return nb::isinstance<PyTensorMap>(b) && a.map == nb::cast<const PyTensorMap&>(b).map;
-          })
-      .def_prop_ro("address", [](const PyTensorMap& s) {
+            TensorMap map = tm.map();
+            map.replace_address(p);
+            tm.set_map(map);
+            tm.tiled.address = p;
+            tm.im2col.address = p;
+          }, nb::is_method(), "ptr_or_tensor"_a, nb::name("replace_address"),
+          "Point the map at new memory of the same geometry (no re-encode)."));
+  method("to_bytes", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("to_bytes")));
+  method("__bytes__", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("__bytes__")));
+  property("address", nb::cpp_function([](nb::handle self) {
+            const PyTensorMap& s = self_of(self);
             return s.kind == PyTensorMap::Kind::Im2col ? s.im2col.address : s.tiled.address;
-          })
-      .def_prop_ro("kind", [](const PyTensorMap& s) {
+          }), "The global address the map points at.");
+  property("kind", nb::cpp_function([](nb::handle self) {
+            const PyTensorMap& s = self_of(self);
             return s.kind == PyTensorMap::Kind::Tiled ? "tiled"
                    : s.kind == PyTensorMap::Kind::Im2col ? "im2col" : "raw";
-          })
-      .def_prop_ro("geometry", [](const PyTensorMap& s) -> nb::object {
+          }), "'tiled', 'im2col', or 'raw' (made by from_bytes).");
+  property("geometry", nb::cpp_function([](nb::handle self) -> nb::object {
+            const PyTensorMap& s = self_of(self);
             if (s.kind == PyTensorMap::Kind::Tiled) return geometry(TensorMap::validate(s.tiled), true);
             if (s.kind == PyTensorMap::Kind::Im2col) return geometry(TensorMap::validate(s.im2col), false);
             return nb::none();
-          }, "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
-  add_static(nb::type<PyTensorMap>(), &g_tiled_def);
-  add_static(nb::type<PyTensorMap>(), &g_tiled_from_pointer_def);
+          }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
+  add_static(type, &g_tiled_def);
+  add_static(type, &g_tiled_from_pointer_def);
   m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
         "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
         "l2_promotion"_a, "oob_fill"_a);
