@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <array>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -234,18 +235,29 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
 // Matches METH_FASTCALL arguments to `names`: the first `positional` may come by position,
 // any by keyword. Unset entries stay nullptr. Raises TypeError naming `where`.
 template <std::size_t N>
-void match_args(const char* where, const char* const (&names)[N], std::size_t positional,
-                PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject* (&out)[N]) {
+void match_args(const char* where, const char* const (&names)[N], PyObject* (&interned)[N],
+                std::size_t positional, PyObject* const* args, Py_ssize_t nargs,
+                PyObject* kwnames, PyObject* (&out)[N]) {
   for (auto& o : out) o = nullptr;
   if (static_cast<std::size_t>(nargs) > positional)
     throw TypeError(std::string(where) + "() takes at most " + std::to_string(positional) +
                     " positional arguments, got " + std::to_string(nargs));
   for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
   const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nk == 0) return;
+  // Keyword names in a call are interned, so an identity test against our interned copies
+  // (made once per entry point, kept for the process) almost always decides; the string
+  // comparison is only the fallback.
+  if (!interned[0])
+    for (std::size_t j = 0; j < N; ++j) interned[j] = PyUnicode_InternFromString(names[j]);
   for (Py_ssize_t k = 0; k < nk; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
     std::size_t j = 0;
-    while (j < N && PyUnicode_CompareWithASCIIString(key, names[j]) != 0) ++j;
+    while (j < N && interned[j] != key) ++j;
+    if (j == N) {
+      j = 0;
+      while (j < N && PyUnicode_CompareWithASCIIString(key, names[j]) != 0) ++j;
+    }
     if (j == N)
       throw TypeError(std::string(where) + "() got an unexpected keyword argument '" +
                       PyUnicode_AsUTF8(key) + "'");
@@ -267,8 +279,9 @@ PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   try {
     static const char* const names[] = {"tensor", "box", "element_strides", "interleave",
                                         "swizzle", "l2_promotion", "oob_fill", "validate_only"};
+    static PyObject* interned[8] = {};
     PyObject* a[8];
-    match_args(kTiled, names, 2, args, nargs, kwnames, a);
+    match_args(kTiled, names, interned, 2, args, nargs, kwnames, a);
     if (!a[0]) missing(kTiled, "tensor");
     if (!a[1]) missing(kTiled, "box");
     bool vo = a[7] && PyObject_IsTrue(a[7]);
@@ -286,8 +299,9 @@ PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t n
     static const char* const names[] = {"ptr", "dtype", "shape", "strides_bytes", "box",
                                         "element_strides", "interleave", "swizzle",
                                         "l2_promotion", "oob_fill", "validate_only"};
+    static PyObject* interned[11] = {};
     PyObject* a[11];
-    match_args(where, names, 4, args, nargs, kwnames, a);
+    match_args(where, names, interned, 4, args, nargs, kwnames, a);
     for (int i : {0, 1, 2, 4})
       if (!a[i]) missing(where, names[i]);
     std::uint64_t ptr = PyLong_AsUnsignedLongLong(a[0]);

@@ -1,0 +1,26 @@
+/* A do-nothing libcuda for profiling nanocuda's host-side overhead on machines without a
+ * GPU: every entry point returns CUDA_SUCCESS and leaves its outputs zeroed. Not a test
+ * double for correctness (nothing runs), only for `perf`/callgrind of the Python paths.
+ *   cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
+ *   NANOCUDA_LIBCUDA=/tmp/libcuda_mock.so python3 ...                                   */
+#include <string.h>
+
+typedef int CUresult;
+
+static CUresult ok(void) { return 0; }
+static CUresult count_one(int* n) { *n = 1; return 0; }
+static CUresult version(int* v) { *v = 13000; return 0; }
+static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
+
+CUresult cuInit(unsigned flags) { (void)flags; return 0; }
+
+CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
+                             int* status) {
+  (void)v; (void)flags;
+  if (status) *status = 0;
+  if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
+  else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
+  else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
+  else *fn = (void*)ok;
+  return 0;
+}
