@@ -73,28 +73,28 @@ nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
 }
 
 // A new Python TensorMap: a plain CPython object (no nanobind registry), filled in place.
-nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind) {
+// The members are trivially copyable and destructible: the geometry of the other kind is
+// left unset, since nothing reads it.
+nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind,
+                          const TiledParams* tiled = nullptr, const Im2colParams* im2col = nullptr) {
   auto* o = PyObject_New(PyTensorMap, g_tensor_map_type);
   if (!o) throw nb::python_error();
   o->kind = kind;
-  new (&o->tiled) TiledParams();
-  new (&o->im2col) Im2colParams();
+  new (&o->tiled) TiledParams(tiled ? *tiled : TiledParams());
+  if (im2col) new (&o->im2col) Im2colParams(*im2col);
+  else if (!tiled) new (&o->im2col) Im2colParams();
   o->set_map(map);
   return nb::steal(reinterpret_cast<PyObject*>(o));
 }
 
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), true);
-  nb::object o = new_tensor_map(TensorMap::tiled(p), PyTensorMap::Kind::Tiled);
-  reinterpret_cast<PyTensorMap*>(o.ptr())->tiled = p;
-  return o;
+  return new_tensor_map(TensorMap::tiled(p), PyTensorMap::Kind::Tiled, &p);
 }
 
 nb::object finish_im2col(const Im2colParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), false);
-  nb::object o = new_tensor_map(TensorMap::im2col(p), PyTensorMap::Kind::Im2col);
-  reinterpret_cast<PyTensorMap*>(o.ptr())->im2col = p;
-  return o;
+  return new_tensor_map(TensorMap::im2col(p), PyTensorMap::Kind::Im2col, nullptr, &p);
 }
 
 PyTensorMap& self_of(nb::handle h) {

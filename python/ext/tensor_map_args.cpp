@@ -220,7 +220,10 @@ std::uint32_t sequence_rank(nb::handle seq, const char* what, const char* where)
 template <class T>
 static void read_ints(nb::handle seq, T* out, std::uint32_t rank, const char* what,
                       const char* where) {
-  nb::object fast = nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence"));
+  // Tuples (the usual spelling) are read in place; other sequences are converted once.
+  nb::object fast = PyTuple_CheckExact(seq.ptr())
+                        ? nb::borrow(seq)
+                        : nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence"));
   if (!fast.is_valid()) {
     PyErr_Clear();
     throw TypeError(std::string(where) + ": " + what + " must be a sequence of ints, got " +
