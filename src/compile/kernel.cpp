@@ -2,9 +2,9 @@
 #include "nanocuda/kernel.h"
 
 #include <mutex>
-#include <optional>
 #include <vector>
 
+#include "nanocuda/detail/any_context.h"
 #include "nanocuda/detail/check.h"
 #include "nanocuda/library.h"
 
@@ -28,12 +28,9 @@ ParamLayout query_layout(CUkernel kernel, const std::string& what) {
     throw Error(CUDA_ERROR_NOT_SUPPORTED, "cuKernelGetParamInfo", what,
                 "the installed driver is older than CUDA 12.4 and cannot report kernel "
                 "parameter layouts");
-  // The driver wants some context current for this query (any will do: the layout is the
-  // same everywhere); use device 0's primary context when the thread has none.
-  CUcontext current = nullptr;
-  api.cuCtxGetCurrent(&current);
-  std::optional<CurrentContext> guard;
-  if (!current) guard.emplace(*Context::primary(0));
+  // The driver wants some context current for this query; any will do (the layout is the
+  // same everywhere).
+  detail::AnyContext context;
   ParamLayout layout;
   for (size_t i = 0;; ++i) {
     size_t offset = 0, size = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "nanocuda/detail/any_context.h"
 #include "nanocuda/detail/check.h"
 #include "nanocuda/error.h"
 #include "nanocuda/tensor_map.h"
@@ -99,6 +100,7 @@ TensorMapDriverArgs validate_tiled(const TiledParams& p) {
 
 TensorMap TensorMap::tiled(const TiledParams& p) {
   const TensorMapDriverArgs a = validate_tiled(p);
+  detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeTiled,
                 [&] { return "TensorMap.tiled(" + describe(p) + ")" + describe_driver(a, true); },
@@ -109,6 +111,7 @@ TensorMap TensorMap::tiled(const TiledParams& p) {
 
 TensorMap TensorMap::im2col(const Im2colParams& p) {
   const TensorMapDriverArgs a = validate(p);
+  detail::AnyContext context;
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeIm2col,
                 [&] { return "TensorMap.im2col(" + describe(p) + ")" + describe_driver(a, false); },
@@ -124,6 +127,7 @@ void TensorMap::replace_address(std::uint64_t address) {
   if (address % 16 != 0)
     throw ValueError("TensorMap.replace_address: global address must be 16-byte aligned, got " +
                      hex(address));
+  detail::AnyContext context;
   NANOCUDA_CALL(cuTensorMapReplaceAddress,
                 [&] { return "TensorMap.replace_address(" + hex(address) + ")"; }, &map_,
                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));

@@ -158,3 +158,22 @@ def test_cupy_stream_adoption(device):
     cs = cupy.cuda.Stream(non_blocking=True)
     s = nanocuda.Stream.adopt(cs)
     assert s.handle == cs.ptr
+
+
+def test_descriptor_and_layout_work_with_no_current_context():
+    """In a fresh process no context is current (no torch); encodes and layout queries
+    must still work (they once failed with CUDA_ERROR_INVALID_CONTEXT)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import nanocuda\n"
+        "b = nanocuda.Buffer(512 * 512 * 2)\n"
+        "tm = nanocuda.TensorMap.tiled_from_pointer(b.ptr, 'float16', (512, 512), box=(64, 64))\n"
+        "tm.replace_address(b.ptr)\n"
+        "k = nanocuda.compile('extern \"C\" __global__ void k(int x) {}').get_kernel('k')\n"
+        "print(len(bytes(tm)), [tuple(p) for p in k.param_layout])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "128 [(0, 4)]" in out.stdout
