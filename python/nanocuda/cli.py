@@ -14,6 +14,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"nanocuda {nanocuda.__version__}  (built against CUDA {built // 1000}.{built % 1000 // 10})")
     print(f"Python   {platform.python_version()} ({sys.executable})")
     try:
+        v = nanocuda.nvrtc_version()
+        print(f"NVRTC    {v // 1000}.{v % 1000 // 10} ({nanocuda.nvrtc_library()})")
+    except nanocuda.NanocudaError as e:
+        print(f"NVRTC    not available: {e}")
+    try:
         version = nanocuda.driver_version()
     except nanocuda.DriverNotFoundError as e:
         print(f"driver   not available: {e}")
