@@ -21,7 +21,9 @@ def ratios(results: dict, path: str) -> None:
         if r.get("target"):
             ax.plot([r["target"]] * 2, [i - 0.4, i + 0.4], color="red", lw=2)
     ax.axvline(1.0, color="black", lw=0.8)
-    ax.set_xlabel("time per operation relative to the native C++ loop (red: target)")
+    # Log scale: ratios run from ~1 (nanocuda) to >100 (some peers).
+    ax.set_xscale("log")
+    ax.set_xlabel("× baseline (C++ loop; torch for kernels), log scale; red: target")
     ax.invert_yaxis()
     ax.legend(loc="lower right")
     fig.tight_layout()
