@@ -4,7 +4,10 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "dlpack_exchange.h"
 #include "interop.h"
+
+#include <chrono>
 #include "interop.h"
 #include "nanocuda/detail/deferred_errors.h"
 #include "nanocuda/detail/driver_api.h"
@@ -48,6 +51,18 @@ void bind_info(nb::module_& m) {
     d["contiguous"] = v.is_contiguous();
     return d;
   }, nb::arg("obj"));
+  m.def("_exchange_read_ns", [](nb::handle obj, int count) {
+    // Cost of one DLPack-exchange read of `obj` (nanosecond average over `count`); -1 when
+    // its type has no exchange API. For benchmarking the launch path's tensor reads.
+    TensorViewReader read = exchange_reader(Py_TYPE(obj.ptr()));
+    if (!read) return -1.0;
+    dlpack::Tensor t;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i)
+      if (read(obj.ptr(), &t) != 0) throw nb::python_error();
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / count;
+  }, nb::arg("obj"), nb::arg("count"));
   m.def("_parse_dtype", [](nb::handle obj) { return parse_dtype(obj).name; }, nb::arg("dtype"));
 }
 
