@@ -28,7 +28,20 @@ class ParamPacker {
 
   // An integer written at the parameter's size (1, 2, 4 or 8 bytes), range-checked for
   // that size (signed or unsigned interpretation both accepted).
-  void write_int(std::size_t index, std::int64_t value);
+  void write_int(std::size_t index, std::int64_t value) {
+    // The launch hot path: pointers and 64-bit ints, and in-range 32-bit ints, inline.
+    const std::uint32_t size = size_of(index);
+    if (size == 8) {
+      std::memcpy(slot(index), &value, 8);
+      return;
+    }
+    if (size == 4 && value >= -2147483648ll && value <= 4294967295ll) {
+      const auto v = static_cast<std::uint32_t>(value);
+      std::memcpy(slot(index), &v, 4);
+      return;
+    }
+    write_int_checked(index, value);
+  }
   void write_uint(std::size_t index, std::uint64_t value);
   // A float: float32 into a 4-byte parameter, float64 into an 8-byte one.
   void write_float(std::size_t index, double value);
@@ -45,6 +58,9 @@ class ParamPacker {
   [[nodiscard]] void** params() const noexcept { return pointers_; }
   [[nodiscard]] const ParamLayout& layout() const noexcept { return layout_; }
   [[nodiscard]] std::string_view kernel_name() const noexcept { return kernel_name_; }
+
+  // Every size, with the range checks and errors (write_int's out-of-line part).
+  void write_int_checked(std::size_t index, std::int64_t value);
 
   // Throws ValueError: "kernel 'k', parameter 2: expects 4 bytes, got 8 bytes (float64)".
   [[noreturn]] void size_mismatch(std::size_t index, std::size_t given, const char* what) const;

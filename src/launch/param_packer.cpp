@@ -27,7 +27,7 @@ void ParamPacker::size_mismatch(std::size_t index, std::size_t given, const char
                    " bytes, got " + std::to_string(given) + " bytes (" + what + ")");
 }
 
-void ParamPacker::write_int(std::size_t index, std::int64_t value) {
+void ParamPacker::write_int_checked(std::size_t index, std::int64_t value) {
   switch (size_of(index)) {
     case 8: std::memcpy(slot(index), &value, 8); return;
     case 4:

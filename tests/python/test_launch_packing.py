@@ -109,3 +109,13 @@ def test_launch_config_validation():
     with pytest.raises(ValueError, match="multiple of the cluster"):
         nanocuda.LaunchConfig(grid=3, block=32, cluster=2)
     assert "cluster=(2, 1, 1)" in repr(nanocuda.LaunchConfig(grid=4, block=32, cluster=2))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [0, 1, -1, 2**30 - 1, 2**30, -(2**30), 2**59, -(2**59), 2**60, 2**63 - 1, -(2**63), 2**64 - 1],
+)
+def test_int_fast_path_boundaries(value):
+    # Values of up to two CPython digits take a fast path; the rest the generic conversion.
+    out = pack([(0, 8)], "k", value)
+    assert struct.unpack("<Q", out)[0] == value % 2**64
