@@ -4,16 +4,22 @@
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <tuple>
 
 #include "bindings.h"
 #include "interop.h"
+#include "nanocuda/detail/any_context.h"
 #include "nanocuda/detail/check.h"
+#include "nanocuda/detail/tiled_memo.h"
 #include "nanocuda/tensor_map.h"
+#include "fastcall_signature.h"
+#include "py_int.h"
 #include "py_tensor_map.h"
 #include "tensor_map_args.h"
+#include "tiled_args_memo.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -24,6 +30,8 @@ namespace {
 
 constexpr const char* kTiled = "TensorMap.tiled";
 constexpr const char* kIm2col = "TensorMap.im2col";
+
+nb::handle opt(PyObject* o) { return o ? nb::handle(o) : nb::handle(Py_None); }
 
 template <class T>
 nb::tuple to_tuple(const T* values, std::uint32_t n) {
@@ -72,18 +80,14 @@ nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
   return d;
 }
 
-// A new Python TensorMap: a plain CPython object (no nanobind registry), filled in place.
-// The members are trivially copyable and destructible: the geometry of the other kind is
-// left unset, since nothing reads it.
+// A new Python TensorMap with the geometry it was built from (for repr, .geometry and
+// replace_address); the other kind's members stay unset, since nothing reads them.
 nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind,
                           const TiledParams* tiled = nullptr, const Im2colParams* im2col = nullptr) {
-  auto* o = PyObject_New(PyTensorMap, g_tensor_map_type);
+  PyTensorMap* o = new_py_tensor_map(map, kind);
   if (!o) throw nb::python_error();
-  o->kind = kind;
-  new (&o->tiled) TiledParams(tiled ? *tiled : TiledParams());
+  if (tiled) new (&o->tiled) TiledParams(*tiled);
   if (im2col) new (&o->im2col) Im2colParams(*im2col);
-  else if (!tiled) new (&o->im2col) Im2colParams();
-  o->set_map(map);
   return nb::steal(reinterpret_cast<PyObject*>(o));
 }
 
@@ -103,33 +107,59 @@ PyTensorMap& self_of(nb::handle h) {
   return *m;
 }
 
-nb::object tiled(nb::handle tensor, nb::handle box, nb::handle element_strides,
-                 nb::handle interleave, nb::handle swizzle, nb::handle l2_promotion,
-                 nb::handle oob_fill, bool validate_only) {
-  TensorGeometry g = tensor_geometry(tensor, kTiled);
+// What tiled() parses besides the tensor: the box and options, for a given rank.
+struct TiledExtras {
+  std::uint32_t rank = 0;
+  TensorMapBox box{};
+  TensorMapOptions options{};
+};
+
+// args: tensor, box, element_strides, interleave, swizzle, l2_promotion, oob_fill.
+nb::object tiled(PyObject* const* a, bool validate_only) {
+  static ArgsMemo<6, TiledExtras> memo;
+  TensorGeometry g = tensor_geometry(a[0], kTiled);
   TiledParams p;
   p.dtype = g.dtype;
   p.rank = g.rank;
   p.address = g.ptr;
   p.shape = g.shape;
   p.strides = g.strides;
-  read_box(box, p.box.data(), g.rank, "box", kTiled);
-  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, g.rank, kTiled);
+  const ArgsMemo<6, TiledExtras>::Key key{a[1], a[2], a[3], a[4], a[5], a[6]};
+  const TiledExtras* known = memo.find(key);
+  if (!known || known->rank != g.rank) {
+    TiledExtras e;
+    e.rank = g.rank;
+    read_box(a[1], e.box.data(), g.rank, "box", kTiled);
+    e.options = parse_options(opt(a[2]), opt(a[3]), opt(a[4]), opt(a[5]), opt(a[6]), g.rank, kTiled);
+    memo.store(key, e);
+    p.box = e.box;
+    p.options = e.options;
+  } else {
+    p.box = known->box;
+    p.options = known->options;
+  }
   return finish_tiled(p, validate_only);
 }
 
-nb::object tiled_from_pointer(std::uint64_t ptr, nb::handle dtype, nb::handle shape,
-                              nb::handle strides, nb::handle box, nb::handle element_strides,
-                              nb::handle interleave, nb::handle swizzle,
-                              nb::handle l2_promotion, nb::handle oob_fill, bool validate_only) {
+// args: ptr (already read), dtype, shape, strides_bytes, box, element_strides, interleave,
+// swizzle, l2_promotion, oob_fill.
+nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool validate_only) {
+  static ArgsMemo<9, TiledParams> memo;
+  const ArgsMemo<9, TiledParams>::Key key{a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]};
+  if (const TiledParams* known = memo.find(key)) {
+    TiledParams p = *known;
+    p.address = ptr;
+    return finish_tiled(p, validate_only);
+  }
   TiledParams p;
-  p.dtype = parse_tma_dtype(dtype, kTiled);
-  p.rank = sequence_rank(shape, "shape", kTiled);
+  p.dtype = parse_tma_dtype(a[1], kTiled);
+  p.rank = sequence_rank(a[2], "shape", kTiled);
+  read_dims(a[2], p.shape.data(), p.rank, "shape", kTiled);
+  if (a[3] && a[3] != Py_None) read_dims(a[3], p.strides.data(), p.rank, "strides_bytes", kTiled);
+  read_box(a[4], p.box.data(), p.rank, "box", kTiled);
+  p.options = parse_options(opt(a[5]), opt(a[6]), opt(a[7]), opt(a[8]), opt(a[9]), p.rank, kTiled);
+  memo.store(key, p, 0);
   p.address = ptr;
-  read_dims(shape, p.shape.data(), p.rank, "shape", kTiled);
-  if (!strides.is_none()) read_dims(strides, p.strides.data(), p.rank, "strides_bytes", kTiled);
-  read_box(box, p.box.data(), p.rank, "box", kTiled);
-  p.options = parse_options(element_strides, interleave, swizzle, l2_promotion, oob_fill, p.rank, kTiled);
   return finish_tiled(p, validate_only);
 }
 
@@ -232,60 +262,18 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
   return nb::bytes(static_cast<const char*>(m.data()), 128);
 }
 
-// Matches METH_FASTCALL arguments to `names`: the first `positional` may come by position,
-// any by keyword. Unset entries stay nullptr. Raises TypeError naming `where`.
-template <std::size_t N>
-void match_args(const char* where, const char* const (&names)[N], PyObject* (&interned)[N],
-                std::size_t positional, PyObject* const* args, Py_ssize_t nargs,
-                PyObject* kwnames, PyObject* (&out)[N]) {
-  for (auto& o : out) o = nullptr;
-  if (static_cast<std::size_t>(nargs) > positional)
-    throw TypeError(std::string(where) + "() takes at most " + std::to_string(positional) +
-                    " positional arguments, got " + std::to_string(nargs));
-  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
-  const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nk == 0) return;
-  // Keyword names in a call are interned, so an identity test against our interned copies
-  // (made once per entry point, kept for the process) almost always decides; the string
-  // comparison is only the fallback.
-  if (!interned[0])
-    for (std::size_t j = 0; j < N; ++j) interned[j] = PyUnicode_InternFromString(names[j]);
-  for (Py_ssize_t k = 0; k < nk; ++k) {
-    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    std::size_t j = 0;
-    while (j < N && interned[j] != key) ++j;
-    if (j == N) {
-      j = 0;
-      while (j < N && PyUnicode_CompareWithASCIIString(key, names[j]) != 0) ++j;
-    }
-    if (j == N)
-      throw TypeError(std::string(where) + "() got an unexpected keyword argument '" +
-                      PyUnicode_AsUTF8(key) + "'");
-    if (out[j])
-      throw TypeError(std::string(where) + "() got multiple values for argument '" + names[j] + "'");
-    out[j] = args[nargs + k];
-  }
-}
-
-nb::handle opt(PyObject* o) { return o ? nb::handle(o) : nb::handle(Py_None); }
-
-[[noreturn]] void missing(const char* where, const char* name) {
-  throw TypeError(std::string(where) + "() missing required argument '" + name + "'");
-}
-
 // TensorMap.tiled and tiled_from_pointer are called per kernel launch in seed-000 style
 // loops, so they skip nanobind's generic keyword dispatch.
 PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   try {
-    static const char* const names[] = {"tensor", "box", "element_strides", "interleave",
-                                        "swizzle", "l2_promotion", "oob_fill", "validate_only"};
-    static PyObject* interned[8] = {};
-    PyObject* a[8];
-    match_args(kTiled, names, interned, 2, args, nargs, kwnames, a);
-    if (!a[0]) missing(kTiled, "tensor");
-    if (!a[1]) missing(kTiled, "box");
+    static FastcallSignature<8> sig(kTiled, {"tensor", "box", "element_strides", "interleave",
+                                             "swizzle", "l2_promotion", "oob_fill", "validate_only"}, 2);
+    std::array<PyObject*, 8> a;
+    sig.match(args, nargs, kwnames, a);
+    if (!a[0]) sig.missing(0);
+    if (!a[1]) sig.missing(1);
     bool vo = a[7] && PyObject_IsTrue(a[7]);
-    return tiled(a[0], a[1], opt(a[2]), opt(a[3]), opt(a[4]), opt(a[5]), opt(a[6]), vo).release().ptr();
+    return tiled(a.data(), vo).release().ptr();
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -294,23 +282,27 @@ PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
 
 PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                   PyObject* kwnames) {
-  static const char* where = "TensorMap.tiled_from_pointer";
   try {
-    static const char* const names[] = {"ptr", "dtype", "shape", "strides_bytes", "box",
-                                        "element_strides", "interleave", "swizzle",
-                                        "l2_promotion", "oob_fill", "validate_only"};
-    static PyObject* interned[11] = {};
-    PyObject* a[11];
-    match_args(where, names, interned, 4, args, nargs, kwnames, a);
-    for (int i : {0, 1, 2, 4})
-      if (!a[i]) missing(where, names[i]);
-    std::uint64_t ptr = PyLong_AsUnsignedLongLong(a[0]);
-    if (PyErr_Occurred()) throw nb::python_error();
+    static FastcallSignature<11> sig("TensorMap.tiled_from_pointer",
+                                     {"ptr", "dtype", "shape", "strides_bytes", "box",
+                                      "element_strides", "interleave", "swizzle", "l2_promotion",
+                                      "oob_fill", "validate_only"}, 4);
+    std::array<PyObject*, 11> a;
+    sig.match(args, nargs, kwnames, a);
+    if (!a[0]) sig.missing(0);
+    if (!a[1]) sig.missing(1);
+    if (!a[2]) sig.missing(2);
+    if (!a[4]) sig.missing(4);
+    long long small;
+    std::uint64_t ptr;
+    if (PyLong_CheckExact(a[0]) && read_small_int(a[0], &small) && small >= 0) [[likely]] {
+      ptr = static_cast<std::uint64_t>(small);
+    } else {
+      ptr = PyLong_AsUnsignedLongLong(a[0]);
+      if (PyErr_Occurred()) throw nb::python_error();
+    }
     bool vo = a[10] && PyObject_IsTrue(a[10]);
-    return tiled_from_pointer(ptr, a[1], a[2], opt(a[3]), a[4], opt(a[5]), opt(a[6]), opt(a[7]),
-                              opt(a[8]), opt(a[9]), vo)
-        .release()
-        .ptr();
+    return tiled_from_pointer(ptr, a.data(), vo).release().ptr();
   } catch (...) {
     set_error_from_current_exception();
     return nullptr;
@@ -333,17 +325,17 @@ PyMethodDef g_tiled_from_pointer_def = {
     "interleave=None, swizzle=None, l2_promotion=None, oob_fill=None, validate_only=False)"
     "\n--\n\nA tiled map over raw device memory with explicit row-major geometry."};
 
+// The floor under tiled_from_pointer: a METH_FASTCALL|METH_KEYWORDS function doing nothing.
+PyObject* noop_fast(PyObject*, PyObject* const*, Py_ssize_t, PyObject*) { Py_RETURN_NONE; }
+PyMethodDef g_noop_def = {
+    "_noop_fastcall", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(noop_fast)),
+    METH_FASTCALL | METH_KEYWORDS, "Does nothing; the Python call floor (profiling)."};
+
 void add_static(nb::handle type, PyMethodDef* def) {
   nb::object fn = nb::steal(PyCFunction_NewEx(def, nullptr, nullptr));
   nb::object sm = nb::steal(PyStaticMethod_New(fn.ptr()));
   if (!fn.is_valid() || !sm.is_valid() || PyObject_SetAttrString(type.ptr(), def->ml_name, sm.ptr()))
     throw nb::python_error();
-}
-
-void tensor_map_dealloc(PyObject* self) {
-  PyTypeObject* type = Py_TYPE(self);
-  type->tp_free(self);  // the C++ members are trivially destructible
-  Py_DECREF(type);
 }
 
 PyObject* tensor_map_repr(PyObject* self) {
@@ -355,18 +347,10 @@ PyObject* tensor_map_repr(PyObject* self) {
   }
 }
 
-PyObject* tensor_map_richcompare(PyObject* a, PyObject* b, int op) {
-  PyTensorMap* x = as_tensor_map(a);
-  PyTensorMap* y = as_tensor_map(b);
-  if (!x || !y || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
-  bool equal = std::memcmp(x->bytes, y->bytes, 128) == 0;
-  return PyBool_FromLong(equal == (op == Py_EQ));
-}
-
 PyType_Slot g_tensor_map_slots[] = {
-    {Py_tp_dealloc, reinterpret_cast<void*>(tensor_map_dealloc)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(py_tensor_map_dealloc)},
     {Py_tp_repr, reinterpret_cast<void*>(tensor_map_repr)},
-    {Py_tp_richcompare, reinterpret_cast<void*>(tensor_map_richcompare)},
+    {Py_tp_richcompare, reinterpret_cast<void*>(py_tensor_map_richcompare)},
     {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
                                   "by value as `const __grid_constant__ CUtensorMap`.")},
     {0, nullptr}};
@@ -375,8 +359,6 @@ PyType_Spec g_tensor_map_spec = {"nanocuda.TensorMap", sizeof(PyTensorMap), 0,
                                  Py_TPFLAGS_DEFAULT, g_tensor_map_slots};
 
 }  // namespace
-
-PyTypeObject* g_tensor_map_type = nullptr;
 
 void bind_tensor_map(nb::module_& m) {
   auto opts = [] {
@@ -443,6 +425,45 @@ void bind_tensor_map(nb::module_& m) {
           }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
   add_static(type, &g_tiled_def);
   add_static(type, &g_tiled_from_pointer_def);
+  m.attr("_noop_fastcall") = nb::steal(PyCFunction_NewEx(&g_noop_def, nullptr, nullptr));
+  m.def("_tiled_memo_stats", [] {
+          const auto& st = detail::TiledMemo::for_this_thread().stats;
+          return nb::make_tuple(st.encodes, st.address_swaps, st.reuses);
+        }, "(full encodes, address swaps, reuses) of TensorMap tiled maps on this thread (tests).");
+  m.def("_tiled_memo_clear", [] { detail::TiledMemo::for_this_thread().clear(); },
+        "Forgets this thread's remembered tiled geometry (tests, benchmarks of the miss path).");
+  m.def("_tma_driver_ns", [](std::uint64_t ptr, int count) {
+          // The driver's own cost, in a C++ loop: a full encode of the seed-001 map, and an
+          // address swap on it (what a remembered geometry at a new address costs).
+          const auto& api = detail::driver();
+          detail::AnyContext context;
+          const cuuint64_t dims[2] = {512, 512};
+          const cuuint64_t strides[1] = {1024};
+          const cuuint32_t box[2] = {64, 64}, elem[2] = {1, 1};
+          alignas(128) CUtensorMap map;
+          auto encode = [&](std::uint64_t p) {
+            return api.cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                              reinterpret_cast<void*>(p), dims, strides, box, elem,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                              CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+          };
+          detail::check(encode(ptr), "cuTensorMapEncodeTiled", "_tma_driver_ns");
+          auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < count; ++i) encode(ptr + 256 * (i & 15));
+          auto t1 = std::chrono::steady_clock::now();
+          for (int i = 0; i < count; ++i)
+            api.cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(ptr + 256 * (i & 15)));
+          auto t2 = std::chrono::steady_clock::now();
+          auto ns = [&](auto a, auto b) {
+            return std::chrono::duration<double, std::nano>(b - a).count() / count;
+          };
+          nb::dict d;
+          d["encode"] = ns(t0, t1);
+          d["replace_address"] = ns(t1, t2);
+          return d;
+        }, "ptr"_a, "count"_a, "Driver cost of encode vs address swap in a C++ loop (ns; bench).");
   m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
         "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
         "l2_promotion"_a, "oob_fill"_a);

@@ -18,5 +18,6 @@ void bind_buffer(nanobind::module_& m);
 void bind_info(nanobind::module_& m);
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
+void bind_torch_bridge(nanobind::module_& m);
 
 }  // namespace nanocuda::py

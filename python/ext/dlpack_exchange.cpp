@@ -2,6 +2,7 @@
 #include "dlpack_exchange.h"
 
 #include <array>
+#include <stdexcept>
 #include <utility>
 
 namespace nanocuda::py {
@@ -28,18 +29,57 @@ TensorViewReader lookup(PyTypeObject* type) {
 
 }  // namespace
 
+namespace {
+
+// A handful of tensor types per process; the GIL serializes access.
+struct ReaderCache {
+  std::array<std::pair<PyTypeObject*, TensorViewReader>, 8> entries{};
+  size_t next = 0;
+
+  std::pair<PyTypeObject*, TensorViewReader>* find(PyTypeObject* type) {
+    for (auto& e : entries)
+      if (e.first == type) return &e;
+    return nullptr;
+  }
+  void put(PyTypeObject* type, TensorViewReader reader) {
+    if (auto* e = find(type)) {
+      e->second = reader;
+      return;
+    }
+    Py_INCREF(reinterpret_cast<PyObject*>(type));  // keep the cached address meaningful
+    auto& slot = entries[next++ % entries.size()];
+    if (slot.first) Py_DECREF(reinterpret_cast<PyObject*>(slot.first));
+    slot = {type, reader};
+  }
+};
+ReaderCache g_readers;
+// Overrides live apart from the cache, which may evict them.
+std::array<std::pair<PyTypeObject*, TensorViewReader>, 4> g_overrides{};
+
+}  // namespace
+
 TensorViewReader exchange_reader(PyTypeObject* type) {
-  // A handful of tensor types per process; the GIL serializes access.
-  static std::array<std::pair<PyTypeObject*, TensorViewReader>, 8> cache{};
-  static size_t next = 0;
-  for (auto& [t, r] : cache)
-    if (t == type) return r;
-  TensorViewReader reader = lookup(type);
-  Py_INCREF(reinterpret_cast<PyObject*>(type));  // keep the cached address meaningful
-  auto& slot = cache[next++ % cache.size()];
-  if (slot.first) Py_DECREF(reinterpret_cast<PyObject*>(slot.first));
-  slot = {type, reader};
+  if (auto* e = g_readers.find(type)) return e->second;
+  TensorViewReader reader = nullptr;
+  for (auto& [t, r] : g_overrides)
+    if (t == type) reader = r;
+  if (!reader) reader = lookup(type);
+  g_readers.put(type, reader);
   return reader;
+}
+
+TensorViewReader producer_reader(PyTypeObject* type) { return lookup(type); }
+
+void override_reader(PyTypeObject* type, TensorViewReader reader) {
+  auto* free_slot = static_cast<std::pair<PyTypeObject*, TensorViewReader>*>(nullptr);
+  for (auto& o : g_overrides) {
+    if (o.first == type) free_slot = &o;
+    else if (!o.first && !free_slot) free_slot = &o;
+  }
+  if (!free_slot) throw std::runtime_error("too many tensor types with a replacement reader");
+  if (!free_slot->first) Py_INCREF(reinterpret_cast<PyObject*>(type));
+  *free_slot = {type, reader};
+  g_readers.put(type, reader ? reader : lookup(type));
 }
 
 }  // namespace nanocuda::py

@@ -13,4 +13,11 @@ using TensorViewReader = int (*)(void* py_object, dlpack::Tensor* out);
 // exchange API (attribute absent, wrong capsule, no 1.x table). Cached per type.
 TensorViewReader exchange_reader(PyTypeObject* type);
 
+// The type's own exchange function, ignoring any override (what a replacement falls back to).
+TensorViewReader producer_reader(PyTypeObject* type);
+
+// Makes `reader` the type's reader from now on (nullptr: back to the producer's own). Slots
+// that already chose a reader (a Launcher's, per argument) keep theirs.
+void override_reader(PyTypeObject* type, TensorViewReader reader);
+
 }  // namespace nanocuda::py

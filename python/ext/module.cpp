@@ -17,4 +17,5 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_compile(m);
   nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind
   nanocuda::py::bind_graph(m);
+  nanocuda::py::bind_torch_bridge(m);
 }

@@ -73,18 +73,22 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     import importlib
+    import inspect
 
     from .bench import SUBCOMMANDS, harness
 
     env = harness.environment()
     harness.print_environment(env)
-    rounds = args.rounds or (5 if args.quick else 30)
+    rounds = args.rounds or (5 if args.quick else 100)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
     names = list(SUBCOMMANDS) if args.which == "all" else [args.which]
     for name in names:
         module = importlib.import_module(SUBCOMMANDS[name][0])
-        results[name] = module.run(rounds, burst)
+        extra = {}
+        if "use_bridge" in inspect.signature(module.run).parameters:
+            extra["use_bridge"] = not args.no_torch_bridge
+        results[name] = module.run(rounds, burst, **extra)
     if args.json:
         harness.write_json(args.json, results)
         print(f"\nraw numbers (every repetition): {args.json}")
@@ -118,7 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="which benchmark (default: all): " +
                        "; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
     bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
-    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 30)")
+    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 100)")
+    bench.add_argument("--no-torch-bridge", action="store_true",
+                       help="skip the rows that read torch tensors through nanocuda.torch_bridge "
+                            "(building it once takes ~20-60 s)")
     bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")
     bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
     bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")

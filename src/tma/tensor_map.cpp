@@ -12,6 +12,7 @@
 #include "nanocuda/detail/check.h"
 #include "nanocuda/error.h"
 #include "nanocuda/tensor_map.h"
+#include "nanocuda/detail/tiled_memo.h"
 
 namespace nanocuda {
 
@@ -63,49 +64,36 @@ std::string describe_driver(const TensorMapDriverArgs& a, bool tiled) {
 
 }  // namespace
 
-namespace {
-
-// Everything validation looks at except the address: hot loops re-encode the same geometry
-// for new memory, so the last geometry that passed is remembered (per thread) and only the
-// address rules are re-checked for it.
-bool same_geometry(const TiledParams& a, const TiledParams& b) noexcept {
-  if (a.rank != b.rank || a.dtype != b.dtype) return false;
-  for (std::uint32_t i = 0; i < a.rank; ++i)
-    if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i] || a.box[i] != b.box[i] ||
-        a.options.element_strides[i] != b.options.element_strides[i])
-      return false;
-  return a.options.interleave == b.options.interleave && a.options.swizzle == b.options.swizzle &&
-         a.options.l2_promotion == b.options.l2_promotion && a.options.oob_fill == b.options.oob_fill;
-}
-
-TensorMapDriverArgs validate_tiled(const TiledParams& p) {
-  thread_local bool valid = false;
-  thread_local TiledParams last{};
-  thread_local TensorMapDriverArgs last_args{};
-  // The address rule (16-byte alignment, 32 for interleave-32B and packed types) is the one
-  // thing that depends on the address; anything unusual takes the full validation.
-  if (valid && p.address % 32 == 0 && same_geometry(p, last)) [[likely]] {
-    TensorMapDriverArgs a = last_args;
-    a.address = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.address));
-    return a;
-  }
-  TensorMapDriverArgs a = TensorMap::validate(p);
-  last = p;
-  last_args = a;
-  valid = true;
-  return a;
-}
-
-}  // namespace
-
 TensorMap TensorMap::tiled(const TiledParams& p) {
-  const TensorMapDriverArgs a = validate_tiled(p);
+  detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
+  if (memo.same_geometry(p)) [[likely]] {
+    // Valid already (only the address differs, and it passes the geometry's rule).
+    detail::AnyContext context;
+    TensorMap m;
+    if (const CUtensorMap* hit = memo.find(p.address, context.get())) {
+      m.map_ = *hit;
+      ++memo.stats.reuses;
+      return m;
+    }
+    if (const CUtensorMap* known = memo.latest(context.get())) {
+      m.map_ = *known;
+      NANOCUDA_CALL(cuTensorMapReplaceAddress,
+                    [&] { return "TensorMap.tiled(" + describe(p) + ")"; }, &m.map_,
+                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.address)));
+      memo.add(p.address, m.map_);
+      ++memo.stats.address_swaps;
+      return m;
+    }
+  }
+  const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU
   detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeTiled,
                 [&] { return "TensorMap.tiled(" + describe(p) + ")" + describe_driver(a, true); },
                 &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides, a.box_dim,
                 a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
+  memo.start(p, a, context.get(), m.map_);
+  ++memo.stats.encodes;
   return m;
 }
 

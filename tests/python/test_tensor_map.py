@@ -190,3 +190,34 @@ def test_encode_reaches_driver_only_after_validation():
     except nanocuda.CudaError:
         return
     assert tm.kind == "tiled" and "swizzle=128B" in repr(tm) and tm.address == 0x10000
+
+
+def test_repeated_argument_objects_are_reread_when_they_can_change():
+    # tiled_from_pointer remembers the argument objects of its last call; only deeply
+    # immutable ones (tuples of ints, str, int, None) may skip parsing, so a list edited in
+    # place between calls must be read again.
+    shape = [512, 512]
+    g = TensorMap.tiled_from_pointer(0x10000, "float16", shape, box=(64, 64), validate_only=True)
+    assert g["shape"] == (512, 512)
+    shape[0] = 256
+    g = TensorMap.tiled_from_pointer(0x10000, "float16", shape, box=(64, 64), validate_only=True)
+    assert g["shape"] == (256, 512)
+    box = [64, 64]
+    x = CAI((128, 128), "<f2")
+    assert TensorMap.tiled(x, box, validate_only=True)["box"] == (64, 64)
+    box[1] = 32
+    assert TensorMap.tiled(x, box, validate_only=True)["box"] == (64, 32)
+
+
+def test_repeated_tuples_still_validate_every_call():
+    shape, box = (512, 512), (64, 64)
+    for ptr in (0x10000, 0x20000):
+        g = TensorMap.tiled_from_pointer(ptr, "float16", shape, box=box, validate_only=True)
+        assert g["address"] == ptr and g["shape"] == (512, 512)
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        TensorMap.tiled_from_pointer(0x10008, "float16", shape, box=box, validate_only=True)
+    # The same box object against a tensor of another rank is read again (and refused).
+    x3 = CAI((4, 128, 128), "<f2")
+    with pytest.raises(ValueError, match="box has 2 entries"):
+        TensorMap.tiled(x3, box, validate_only=True)
+    assert TensorMap.tiled(CAI((128, 128), "<f2"), box, validate_only=True)["box"] == (64, 64)

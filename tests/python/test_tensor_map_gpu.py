@@ -185,6 +185,38 @@ def test_byte_identical_to_raw_driver_call():
     assert bytes(tm) == ref_bytes
 
 
+def test_remembered_geometry_gives_the_raw_driver_bytes():
+    """TensorMap.tiled remembers the last geometry per thread: a known address reuses its
+    descriptor and a new one swaps the address into a copy. Each result must equal a fresh
+    raw encode of the same arguments, whichever path made it."""
+    import torch
+
+    core = nanocuda._nanocuda
+    base = torch.zeros(600 * 512, dtype=torch.float16, device="cuda")
+    p0 = base.data_ptr()
+
+    def raw(ptr, rows=512):
+        return core._encode_tiled_raw(6, 2, ptr, [512, rows], [1024], [64, 64], [1, 1], 0, 3, 2, 0)
+
+    core._tiled_memo_clear()
+    e0, s0, r0 = core._tiled_memo_stats()
+    # 0: encode; 1: swap; 0: reuse; 2..5: swaps (the ring of 4 overflows); 1, 0: swaps again.
+    for k in (0, 1, 0, 2, 3, 4, 5, 1, 0):
+        tm = TensorMap.tiled_from_pointer(p0 + 256 * k, "float16", (512, 512), box=(64, 64), swizzle=128)
+        assert bytes(tm) == raw(p0 + 256 * k), f"address +{256 * k}"
+        assert tm.address == p0 + 256 * k
+    assert core._tiled_memo_stats() == (e0 + 1, s0 + 7, r0 + 1)
+    tm = TensorMap.tiled_from_pointer(p0, "float16", (256, 512), box=(64, 64), swizzle=128)
+    assert bytes(tm) == raw(p0, rows=256)  # a new geometry: a full encode
+    assert core._tiled_memo_stats() == (e0 + 2, s0 + 7, r0 + 1)
+    # Through torch too, and a swapped descriptor moves the right data: _roundtrip encodes
+    # src, then dst of the same geometry (a swap), and the kernel stores through dst's map.
+    x, y = _random((128, 128), torch.float16), torch.zeros(128, 128, dtype=torch.float16, device="cuda")
+    _roundtrip(x, y, (64, 64), 128)
+    assert core._tiled_memo_stats() == (e0 + 3, s0 + 8, r0 + 1)
+    assert torch.equal(y, x)
+
+
 def test_bound_form_follows_new_tensors_and_new_geometry():
     """Kernel.bind(tensor_maps=...): tensors in, descriptors kept right as tensors change."""
     import torch

@@ -12,12 +12,19 @@ namespace nanocuda::detail {
 class [[nodiscard]] AnyContext {
  public:
   AnyContext() {
-    CUcontext current = nullptr;
-    driver().cuCtxGetCurrent(&current);
-    if (!current) [[unlikely]] guard_.emplace(*Context::primary(0));
+    driver().cuCtxGetCurrent(&context_);
+    if (!context_) [[unlikely]] {
+      std::shared_ptr<Context> primary = Context::primary(0);
+      guard_.emplace(*primary);
+      context_ = primary->handle();
+    }
   }
 
+  // The context current for this object's lifetime.
+  [[nodiscard]] CUcontext get() const noexcept { return context_; }
+
  private:
+  CUcontext context_ = nullptr;
   std::optional<CurrentContext> guard_;
 };
 

@@ -79,6 +79,8 @@ def summarize(variants: list[Variant]) -> list[dict]:
             # Per-round ratios (interleaved neighbours) show the spread honestly.
             per_round = sorted(a / b for a, b in zip(v.samples, base.samples))
             row["ratio_round_median"] = statistics.median(per_round)
+            row["ratio_round_p10"] = per_round[int(0.1 * (len(per_round) - 1))]
+            row["ratio_round_p90"] = per_round[int(0.9 * (len(per_round) - 1))]
             if v.target is not None:
                 row["meets_target"] = row["ratio_min"] <= v.target
         rows.append(row)
@@ -90,7 +92,9 @@ def print_table(title: str, rows: list[dict], baseline_label: str = "C++") -> No
     print(f"\n{title}")
     x_min, x_med = f"× {baseline_label} (min)", f"× {baseline_label} (med)"
     w = max([52, *(len(r["name"]) for r in rows)])
-    header = f"  {'path':<{w}} {'min µs':>8} {'median µs':>10} {x_min:>12} {x_med:>12} {'target':>8}"
+    spread = "per-round p10–p90"
+    header = (f"  {'path':<{w}} {'min µs':>8} {'median µs':>10} {x_min:>12} {x_med:>12} "
+              f"{spread:>17} {'target':>10}")
     print(header)
     print("  " + "-" * (len(header) - 2))
     for r in rows:
@@ -99,7 +103,9 @@ def print_table(title: str, rows: list[dict], baseline_label: str = "C++") -> No
         target = ""
         if r.get("target") is not None:
             target = f"≤{r['target']:.2f} " + ("ok" if r.get("meets_target") else "MISS")
-        print(f"  {r['name']:<{w}} {r['min_us']:>8.3f} {r['median_us']:>10.3f} {ratio:>12} {ratio_med:>12} {target:>8}")
+        rounds = f"{r['ratio_round_p10']:.3f}–{r['ratio_round_p90']:.3f}" if "ratio_round_p10" in r else ""
+        print(f"  {r['name']:<{w}} {r['min_us']:>8.3f} {r['median_us']:>10.3f} {ratio:>12} "
+              f"{ratio_med:>12} {rounds:>17} {target:>10}")
 
 
 def environment() -> dict:

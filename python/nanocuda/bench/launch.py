@@ -19,9 +19,12 @@ extern "C" __global__ void empty16(const void* p0, const void* p1, void* p2, voi
                                    long long l0, long long l1, double d0, double d1) {}
 """
 
+TORCH_EXCHANGE = "nanocuda Launcher: 3 torch tensors + int (DLPack exchange)"
+TORCH_BRIDGE = "nanocuda Launcher: 3 torch tensors + int (torch bridge)"
 TARGETS = {
     "nanocuda Launcher: 3 pointers (int) + int": 1.05,
-    "nanocuda Launcher: 3 torch tensors + int": 1.10,
+    TORCH_EXCHANGE: 1.10,
+    TORCH_BRIDGE: 1.10,
     "nanocuda Launcher: 16 mixed arguments": 1.10,
     "nanocuda launch(): 3 pointers (int) + int": 1.15,
     "nanocuda Graph.launch(), 1-kernel graph": 1.05,
@@ -49,7 +52,40 @@ def _loop(fn, args, count):
     return scope["run"]
 
 
-def build_variants(burst: int) -> tuple[list[Variant], object, list[str]]:
+def torch_variants(kernel, config, stream, burst: int, skipped: list[str],
+                   use_bridge: bool = True) -> list[Variant]:
+    """The torch rows: one Launcher reading tensors through torch's DLPack exchange API and,
+    when the bridge can be enabled, one reading them through it (each Launcher chooses its
+    reader on its first call and keeps it, so both run interleaved in the same rounds)."""
+    base = "C++ cuLaunchKernel loop (4 args)"
+    try:
+        import torch
+
+        from .. import torch_bridge
+    except Exception as e:  # noqa: BLE001
+        skipped.append(f"torch tensors ({type(e).__name__}: {e})")
+        return []
+    ta, tb, tc = (torch.zeros(1024, device="cuda") for _ in range(3))
+    torch.cuda.synchronize()
+    torch_bridge.disable()
+    by_exchange = kernel.bind(config, stream=stream)
+    by_exchange(ta, tb, tc, 1)
+    out = [Variant(TORCH_EXCHANGE, _loop(by_exchange, (ta, tb, tc, 1), burst), base)]
+    if not use_bridge:
+        return out
+    try:
+        seconds = torch_bridge.enable()
+        print(f"torch bridge: enabled ({seconds:.1f} s to build or load)")
+    except Exception as e:  # noqa: BLE001 - reported, the exchange row still runs
+        skipped.append(f"torch bridge ({type(e).__name__}: {str(e)[:300]})")
+        return out
+    by_bridge = kernel.bind(config, stream=stream)
+    by_bridge(ta, tb, tc, 1)
+    out.append(Variant(TORCH_BRIDGE, _loop(by_bridge, (ta, tb, tc, 1), burst), base))
+    return out
+
+
+def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], object, list[str]]:
     import nanocuda
     from nanocuda import _nanocuda as core
 
@@ -88,15 +124,7 @@ def build_variants(burst: int) -> tuple[list[Variant], object, list[str]]:
                 "C++ cuGraphLaunch loop, 1-kernel graph"),
     ]
 
-    try:
-        import torch
-
-        ta, tb, tc = (torch.zeros(1024, device="cuda") for _ in range(3))
-        torch.cuda.synchronize()
-        variants.append(Variant("nanocuda Launcher: 3 torch tensors + int", _loop(l4, (ta, tb, tc, 1), burst),
-                                "C++ cuLaunchKernel loop (4 args)"))
-    except Exception as e:  # noqa: BLE001
-        skipped.append(f"torch tensors ({type(e).__name__}: {e})")
+    variants += torch_variants(k4, config, stream, burst, skipped, use_bridge)
 
     cubin = code.code if hasattr(code, "code") else bytes(code)
     variants += _peers(cubin, stream, p, burst, skipped)
@@ -175,11 +203,11 @@ def _peers(cubin: bytes, stream, p: int, burst: int, skipped: list[str]) -> list
     return out
 
 
-def run(rounds: int, burst: int) -> dict:
+def run(rounds: int, burst: int, use_bridge: bool = True) -> dict:
     """Runs the comparison; returns {"rows": [...], "skipped": [...]} and prints the table."""
     import nanocuda
 
-    variants, stream, skipped = build_variants(burst)
+    variants, stream, skipped = build_variants(burst, use_bridge)
     device = nanocuda.Device(0)
     run_interleaved(variants, rounds, burst, device.sync, "bench launch")
     rows = summarize(variants)

@@ -1,0 +1,56 @@
+// TiledMemo: the per-thread geometry and recent-descriptor memory behind TensorMap::tiled.
+#include "nanocuda/detail/tiled_memo.h"
+
+#include <cstddef>
+
+namespace nanocuda::detail {
+
+TiledMemo& TiledMemo::for_this_thread() noexcept {
+  thread_local TiledMemo memo;
+  return memo;
+}
+
+bool TiledMemo::same_geometry(const TiledParams& p) const noexcept {
+  const TiledParams& g = geometry_;
+  if (!valid_ || p.rank != g.rank || p.dtype != g.dtype || p.address % address_align_ != 0)
+    return false;
+  std::uint64_t diff = 0;  // branch-free over the dims: typically 2 to 3 of them
+  for (std::uint32_t i = 0; i < p.rank && i < kTensorMapMaxRank; ++i)
+    diff |= (p.shape[i] ^ g.shape[i]) | (p.strides[i] ^ g.strides[i]) | (p.box[i] ^ g.box[i]) |
+            (p.options.element_strides[i] ^ g.options.element_strides[i]);
+  return diff == 0 && p.options.interleave == g.options.interleave &&
+         p.options.swizzle == g.options.swizzle &&
+         p.options.l2_promotion == g.options.l2_promotion &&
+         p.options.oob_fill == g.options.oob_fill;
+}
+
+const CUtensorMap* TiledMemo::find(std::uint64_t address, CUcontext context) const noexcept {
+  if (context != context_) return nullptr;
+  for (unsigned i = 0; i < count_; ++i)
+    if (recent_[i].address == address) return &recent_[i].map;
+  return nullptr;
+}
+
+const CUtensorMap* TiledMemo::latest(CUcontext context) const noexcept {
+  return context == context_ && count_ ? &recent_[newest_].map : nullptr;
+}
+
+void TiledMemo::start(const TiledParams& p, const TensorMapDriverArgs& args, CUcontext context,
+                      const CUtensorMap& map) noexcept {
+  valid_ = true;
+  // The address rule validation applied: 32 bytes for 32B interleave and the packed types.
+  const bool packed = args.dtype >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
+  address_align_ = (args.interleave == CU_TENSOR_MAP_INTERLEAVE_32B || packed) ? 32 : 16;
+  context_ = context;
+  geometry_ = p;
+  count_ = 0;
+  newest_ = 0;
+  add(p.address, map);
+}
+
+void TiledMemo::add(std::uint64_t address, const CUtensorMap& map) noexcept {
+  newest_ = count_ < recent_.size() ? count_++ : (newest_ + 1) % recent_.size();
+  recent_[newest_] = Recent{address, map};
+}
+
+}  // namespace nanocuda::detail

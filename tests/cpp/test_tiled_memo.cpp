@@ -1,0 +1,92 @@
+// TiledMemo without a driver: what counts as the same geometry, the address rule, the ring
+// of recent descriptors, and keying on the context.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "nanocuda/detail/tiled_memo.h"
+
+namespace nanocuda::detail {
+namespace {
+
+TiledParams seed001(std::uint64_t address) {
+  TiledParams p;
+  p.dtype = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  p.rank = 2;
+  p.address = address;
+  p.shape = {512, 512};
+  p.box = {64, 64};
+  p.options.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  return p;
+}
+
+CUtensorMap marked(unsigned char tag) {
+  CUtensorMap m;
+  std::memset(&m, tag, sizeof m);
+  return m;
+}
+
+const auto kCtx = reinterpret_cast<CUcontext>(0x1000);
+const auto kOtherCtx = reinterpret_cast<CUcontext>(0x2000);
+
+TEST(TiledMemo, SameGeometryIgnoresOnlyTheAddress) {
+  TiledMemo memo;
+  TiledParams p = seed001(0x10000);
+  EXPECT_FALSE(memo.same_geometry(p));  // nothing remembered yet
+  memo.start(p, TensorMap::validate(p), kCtx, marked(1));
+  EXPECT_TRUE(memo.same_geometry(seed001(0x20000)));
+  for (auto change : {+[](TiledParams& q) { q.shape[0] = 256; },
+                      +[](TiledParams& q) { q.box[1] = 32; },
+                      +[](TiledParams& q) { q.strides[0] = 2048; },
+                      +[](TiledParams& q) { q.dtype = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; },
+                      +[](TiledParams& q) { q.options.swizzle.reset(); },
+                      +[](TiledParams& q) { q.options.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA; },
+                      +[](TiledParams& q) { q.options.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE; },
+                      +[](TiledParams& q) { q.options.element_strides[0] = 2; }}) {
+    TiledParams q = seed001(0x20000);
+    change(q);
+    EXPECT_FALSE(memo.same_geometry(q));
+  }
+}
+
+TEST(TiledMemo, MisalignedAddressIsNotTheSameGeometry) {
+  // It must take the full validation, which names the alignment rule.
+  TiledMemo memo;
+  TiledParams p = seed001(0x10000);
+  memo.start(p, TensorMap::validate(p), kCtx, marked(1));
+  EXPECT_FALSE(memo.same_geometry(seed001(0x10008)));
+  EXPECT_TRUE(memo.same_geometry(seed001(0x10010)));
+}
+
+TEST(TiledMemo, RemembersTheLastFourAddressesPerContext) {
+  TiledMemo memo;
+  TiledParams p = seed001(0x10000);
+  memo.start(p, TensorMap::validate(p), kCtx, marked(1));
+  for (unsigned char k = 2; k <= 5; ++k) memo.add(0x10000 * k, marked(k));
+  EXPECT_EQ(memo.find(0x10000, kCtx), nullptr);  // the oldest went when the fifth came
+  for (unsigned char k = 2; k <= 5; ++k) {
+    const CUtensorMap* m = memo.find(0x10000 * k, kCtx);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(reinterpret_cast<const unsigned char*>(m)[0], k);
+  }
+  EXPECT_EQ(reinterpret_cast<const unsigned char*>(memo.latest(kCtx))[0], 5);
+  EXPECT_EQ(memo.find(0x20000, kOtherCtx), nullptr);
+  EXPECT_EQ(memo.latest(kOtherCtx), nullptr);
+  memo.clear();
+  EXPECT_FALSE(memo.same_geometry(p));
+}
+
+TEST(TiledMemo, NewGeometryForgetsTheOldDescriptors) {
+  TiledMemo memo;
+  TiledParams p = seed001(0x10000);
+  memo.start(p, TensorMap::validate(p), kCtx, marked(1));
+  TiledParams q = seed001(0x20000);
+  q.shape[0] = 256;
+  memo.start(q, TensorMap::validate(q), kCtx, marked(2));
+  EXPECT_EQ(memo.find(0x10000, kCtx), nullptr);
+  EXPECT_NE(memo.find(0x20000, kCtx), nullptr);
+  EXPECT_FALSE(memo.same_geometry(p));
+}
+
+}  // namespace
+}  // namespace nanocuda::detail
