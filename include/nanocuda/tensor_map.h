@@ -115,6 +115,10 @@ class TensorMap {
   friend bool operator==(const TensorMap& a, const TensorMap& b) noexcept;
 
  private:
+  // For TensorMap::tiled's memo paths, which overwrite all 128 bytes at once.
+  struct Uninitialized {};
+  explicit TensorMap(Uninitialized) noexcept {}
+
   CUtensorMap map_;
 };
 

@@ -84,11 +84,24 @@ nb::dict geometry(const TensorMapDriverArgs& a, bool tiled) {
 // replace_address); the other kind's members stay unset, since nothing reads them.
 nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind,
                           const TiledParams* tiled = nullptr, const Im2colParams* im2col = nullptr) {
-  PyTensorMap* o = new_py_tensor_map(map, kind);
+  PyTensorMap* o = new_py_tensor_map(kind);
   if (!o) throw nb::python_error();
+  o->set_map(map);
   if (tiled) new (&o->tiled) TiledParams(*tiled);
   if (im2col) new (&o->im2col) Im2colParams(*im2col);
   return nb::steal(reinterpret_cast<PyObject*>(o));
+}
+
+// The same for a tiled map encoded from `p` at `address`: the geometry is copied once,
+// straight into the object, and encoded from there (the per-launch path).
+nb::object new_tiled_map(const TiledParams& p, std::uint64_t address) {
+  PyTensorMap* o = new_py_tensor_map(PyTensorMap::Kind::Tiled);
+  if (!o) throw nb::python_error();
+  nb::object owner = nb::steal(reinterpret_cast<PyObject*>(o));  // freed if encoding throws
+  new (&o->tiled) TiledParams(p);
+  o->tiled.address = address;
+  o->set_map(TensorMap::tiled(o->tiled));
+  return owner;
 }
 
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
@@ -117,28 +130,20 @@ struct TiledExtras {
 // args: tensor, box, element_strides, interleave, swizzle, l2_promotion, oob_fill.
 nb::object tiled(PyObject* const* a, bool validate_only) {
   static ArgsMemo<6, TiledExtras> memo;
-  TensorGeometry g = tensor_geometry(a[0], kTiled);
-  TiledParams p;
-  p.dtype = g.dtype;
-  p.rank = g.rank;
-  p.address = g.ptr;
-  p.shape = g.shape;
-  p.strides = g.strides;
+  const TensorGeometry g = tensor_geometry(a[0], kTiled);
   const ArgsMemo<6, TiledExtras>::Key key{a[1], a[2], a[3], a[4], a[5], a[6]};
-  const TiledExtras* known = memo.find(key);
-  if (!known || known->rank != g.rank) {
-    TiledExtras e;
-    e.rank = g.rank;
-    read_box(a[1], e.box.data(), g.rank, "box", kTiled);
-    e.options = parse_options(opt(a[2]), opt(a[3]), opt(a[4]), opt(a[5]), opt(a[6]), g.rank, kTiled);
-    memo.store(key, e);
-    p.box = e.box;
-    p.options = e.options;
-  } else {
-    p.box = known->box;
-    p.options = known->options;
+  const TiledExtras* extras = memo.find(key);
+  TiledExtras parsed;
+  if (!extras || extras->rank != g.rank) {
+    parsed.rank = g.rank;
+    read_box(a[1], parsed.box.data(), g.rank, "box", kTiled);
+    parsed.options = parse_options(opt(a[2]), opt(a[3]), opt(a[4]), opt(a[5]), opt(a[6]), g.rank, kTiled);
+    memo.store(key, parsed);
+    extras = &parsed;
   }
-  return finish_tiled(p, validate_only);
+  const TiledParams p{g.dtype, g.rank, g.ptr, g.shape, g.strides, extras->box, extras->options};
+  if (validate_only) return finish_tiled(p, true);
+  return new_tiled_map(p, p.address);
 }
 
 // args: ptr (already read), dtype, shape, strides_bytes, box, element_strides, interleave,
@@ -147,9 +152,10 @@ nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool valida
   static ArgsMemo<9, TiledParams> memo;
   const ArgsMemo<9, TiledParams>::Key key{a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]};
   if (const TiledParams* known = memo.find(key)) {
+    if (!validate_only) [[likely]] return new_tiled_map(*known, ptr);
     TiledParams p = *known;
     p.address = ptr;
-    return finish_tiled(p, validate_only);
+    return finish_tiled(p, true);
   }
   TiledParams p;
   p.dtype = parse_tma_dtype(a[1], kTiled);

@@ -21,7 +21,7 @@ FreeList g_free;
 
 }  // namespace
 
-PyTensorMap* new_py_tensor_map(const TensorMap& map, PyTensorMap::Kind kind) noexcept {
+PyTensorMap* new_py_tensor_map(PyTensorMap::Kind kind) noexcept {
   PyTensorMap* o;
   if (g_free.count) [[likely]] {
     o = g_free.items[--g_free.count];
@@ -31,7 +31,6 @@ PyTensorMap* new_py_tensor_map(const TensorMap& map, PyTensorMap::Kind kind) noe
     if (!o) return nullptr;
   }
   o->kind = kind;
-  o->set_map(map);
   return o;
 }
 

@@ -30,10 +30,10 @@ struct PyTensorMap {
 // The Python type (set up by bind_tensor_map).
 extern PyTypeObject* g_tensor_map_type;
 
-// A new TensorMap object holding `map`, its geometry members left for the caller to set
-// (or not: they are trivially destructible and only read for the matching kind). nullptr
-// with a Python error set when out of memory.
-PyTensorMap* new_py_tensor_map(const TensorMap& map, PyTensorMap::Kind kind) noexcept;
+// A new TensorMap object of `kind`, its bytes and geometry left for the caller to set (or
+// not: all members are trivially destructible, and the geometry is only read for the
+// matching kind). nullptr with a Python error set when out of memory.
+PyTensorMap* new_py_tensor_map(PyTensorMap::Kind kind) noexcept;
 // The type's tp_dealloc and tp_richcompare.
 void py_tensor_map_dealloc(PyObject* self);
 PyObject* py_tensor_map_richcompare(PyObject* a, PyObject* b, int op);

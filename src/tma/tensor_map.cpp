@@ -69,7 +69,7 @@ TensorMap TensorMap::tiled(const TiledParams& p) {
   if (memo.same_geometry(p)) [[likely]] {
     // Valid already (only the address differs, and it passes the geometry's rule).
     detail::AnyContext context;
-    TensorMap m;
+    TensorMap m{Uninitialized{}};
     if (const CUtensorMap* hit = memo.find(p.address, context.get())) {
       m.map_ = *hit;
       ++memo.stats.reuses;

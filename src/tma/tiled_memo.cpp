@@ -12,7 +12,7 @@ TiledMemo& TiledMemo::for_this_thread() noexcept {
 
 bool TiledMemo::same_geometry(const TiledParams& p) const noexcept {
   const TiledParams& g = geometry_;
-  if (!valid_ || p.rank != g.rank || p.dtype != g.dtype || p.address % address_align_ != 0)
+  if (!valid_ || p.rank != g.rank || p.dtype != g.dtype || (p.address & (address_align_ - 1)) != 0)
     return false;
   std::uint64_t diff = 0;  // branch-free over the dims: typically 2 to 3 of them
   for (std::uint32_t i = 0; i < p.rank && i < kTensorMapMaxRank; ++i)
