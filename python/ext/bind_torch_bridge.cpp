@@ -46,6 +46,9 @@ void bind_torch_bridge(nb::module_& m) {
         },
         nb::arg("type"), nb::arg("reader").none(), nb::arg("fallback_slot").none() = nb::none(),
         "Replaces `type`'s tensor reader (torch bridge); reader=None restores the producer's.");
+  m.def("_set_first_sight_hook", [](nb::handle hook) { set_first_sight_hook(hook.ptr()); },
+        nb::arg("hook").none(),
+        "hook(type) runs the first time a tensor reader is looked up for a type (torch bridge).");
   m.def("_read_tensor", [](nb::handle obj) -> nb::object {
           // What the type's current reader reports, for tests comparing readers.
           TensorViewReader read = exchange_reader(Py_TYPE(obj.ptr()));

@@ -58,8 +58,21 @@ std::array<std::pair<PyTypeObject*, TensorViewReader>, 4> g_overrides{};
 
 }  // namespace
 
+static PyObject* g_first_sight_hook = nullptr;  // nanocuda.torch_bridge._autoload, or none
+
 TensorViewReader exchange_reader(PyTypeObject* type) {
   if (auto* e = g_readers.find(type)) return e->second;
+  if (g_first_sight_hook) {
+    // Once per type: lets an already-built torch bridge install itself before the first
+    // read. It must not break the read: a failure is reported as a warning and ignored.
+    PyObject* r = PyObject_CallOneArg(g_first_sight_hook, reinterpret_cast<PyObject*>(type));
+    if (r) {
+      Py_DECREF(r);
+    } else {
+      PyErr_WriteUnraisable(g_first_sight_hook);
+    }
+    if (auto* e = g_readers.find(type)) return e->second;
+  }
   TensorViewReader reader = nullptr;
   for (auto& [t, r] : g_overrides)
     if (t == type) reader = r;
@@ -69,6 +82,13 @@ TensorViewReader exchange_reader(PyTypeObject* type) {
 }
 
 TensorViewReader producer_reader(PyTypeObject* type) { return lookup(type); }
+
+void set_first_sight_hook(PyObject* hook) {
+  if (hook == Py_None) hook = nullptr;
+  Py_XINCREF(hook);
+  Py_XDECREF(g_first_sight_hook);
+  g_first_sight_hook = hook;
+}
 
 void override_reader(PyTypeObject* type, TensorViewReader reader) {
   auto* free_slot = static_cast<std::pair<PyTypeObject*, TensorViewReader>*>(nullptr);

@@ -16,6 +16,9 @@ TensorViewReader exchange_reader(PyTypeObject* type);
 // The type's own exchange function, ignoring any override (what a replacement falls back to).
 TensorViewReader producer_reader(PyTypeObject* type);
 
+// Called with each type the first time a reader is looked up for it (None: no hook).
+void set_first_sight_hook(PyObject* hook);
+
 // Makes `reader` the type's reader from now on (nullptr: back to the producer's own). Slots
 // that already chose a reader (a Launcher's, per argument) keep theirs.
 void override_reader(PyTypeObject* type, TensorViewReader reader);

@@ -65,6 +65,17 @@ from . import _nanocuda  # noqa: E402
 
 _register_device_headers()
 
+
+def _register_torch_bridge_autoload() -> None:
+    # Lets a torch bridge built earlier (nanocuda.torch_bridge.enable) install itself the
+    # first time a torch tensor is read; imports nothing now.
+    from . import torch_bridge
+
+    _nanocuda._set_first_sight_hook(torch_bridge._autoload)
+
+
+_register_torch_bridge_autoload()
+
 __all__ = [
     "BUILT_CUDA_VERSION",
     "DEVICE_ATTRIBUTES",

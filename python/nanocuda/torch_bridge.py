@@ -1,18 +1,24 @@
-"""The torch bridge: torch tensors read at C++ speed, opt-in.
+"""The torch bridge: torch tensors read at C++ speed.
 
 nanocuda reads a torch tensor's pointer, device and geometry through torch's DLPack C
 exchange API. That is correct for every tensor, but it costs 60-170 ns per tensor (measured
 on H100/H200 hosts), which is most of what separates a launch with 3 tensors from a C++
-launch. The bridge is a ~100-line C++ reader compiled once, on this machine, against the
-installed torch (``torch.utils.cpp_extension``), so it can read the ``at::Tensor`` directly;
-anything unusual (no storage, conj/neg views, other layouts or devices, other dtypes) still
-goes through torch's own function, so results and errors are unchanged.
+launch. The bridge is a ~100-line C++ reader compiled on this machine against the installed
+torch (``torch.utils.cpp_extension``), so it reads the ``at::Tensor`` directly; anything
+unusual (no storage, conj/neg views, other layouts or devices, other dtypes) still goes
+through torch's own function, so results and errors are unchanged.
 
     import nanocuda.torch_bridge
-    nanocuda.torch_bridge.enable()      # first time: builds (~20-60 s), then cached
+    nanocuda.torch_bridge.enable()      # first time: builds it (~15 s), then cached
 
-Enable it at startup: a Launcher decides how to read each argument on its first call and
-keeps that choice. ``disable()`` returns to the exchange API for new decisions.
+Once built (by ``enable()`` or ``nanocuda bench``), later processes load it by themselves the
+first time they see a torch tensor (milliseconds, no compiler involved); set
+``NANOCUDA_TORCH_BRIDGE=0`` to turn that off. It is never built implicitly: a compile inside
+a launch would be a surprise. The build lives in nanocuda's cache folder
+(``nanocuda.compile_cache_dir()``), one per torch version and bridge source.
+
+A Launcher decides how to read each argument on its first call and keeps that choice, so
+enable the bridge before binding. ``disable()`` returns to the exchange API.
 """
 
 from __future__ import annotations
@@ -21,10 +27,11 @@ import hashlib
 import os
 import time
 
-__all__ = ["enable", "disable", "is_enabled"]
+__all__ = ["enable", "disable", "is_enabled", "build_directory"]
 
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_bridge", "bridge.cpp")
 _module = None
+_disabled_by_user = False
 
 
 def _types():
@@ -42,35 +49,56 @@ def _module_name() -> str:
     return f"nanocuda_torch_bridge_{digest}"
 
 
+def build_directory() -> str:
+    """Where this torch version's bridge is (or would be) built."""
+    from . import _nanocuda
+
+    return os.path.join(_nanocuda.compile_cache_dir(), "torch_bridge", _module_name())
+
+
+def _install(module) -> None:
+    global _module
+    from . import _nanocuda
+
+    for t in _types():
+        _nanocuda._set_tensor_reader(t, module.reader, module.fallback_slot)
+    _module = module
+
+
 def enable(verbose: bool = False) -> float:
-    """Builds (once per torch version, cached by torch) and installs the bridge.
+    """Builds the bridge if this torch version has none yet, and installs it.
 
     Returns the seconds spent (building or loading). Raises ImportError without torch, and
     RuntimeError with the compiler's output when the build fails; nanocuda keeps working
     through the exchange API either way."""
-    global _module
-    from . import _nanocuda
-
+    global _disabled_by_user
     t0 = time.perf_counter()
-    if _module is None:
-        try:
-            from torch.utils import cpp_extension
-        except ImportError as e:
-            raise ImportError("nanocuda.torch_bridge.enable: needs PyTorch") from e
-        try:
-            _module = cpp_extension.load(name=_module_name(), sources=[_SOURCE],
-                                         extra_cflags=["-O2"], verbose=verbose)
-        except Exception as e:  # torch raises RuntimeError/CalledProcessError with the log
-            raise RuntimeError(f"nanocuda.torch_bridge.enable: building {_SOURCE} failed: {e}") from e
-    for t in _types():
-        _nanocuda._set_tensor_reader(t, _module.reader, _module.fallback_slot)
+    _disabled_by_user = False
+    if _module is not None:
+        _install(_module)
+        return time.perf_counter() - t0
+    try:
+        from torch.utils import cpp_extension
+    except ImportError as e:
+        raise ImportError("nanocuda.torch_bridge.enable: needs PyTorch") from e
+    directory = build_directory()
+    os.makedirs(directory, exist_ok=True)
+    try:
+        module = cpp_extension.load(name=_module_name(), sources=[_SOURCE], extra_cflags=["-O2"],
+                                    build_directory=directory, verbose=verbose)
+    except Exception as e:  # torch raises RuntimeError/CalledProcessError with the log
+        raise RuntimeError(f"nanocuda.torch_bridge.enable: building {_SOURCE} in {directory} "
+                           f"failed: {e}") from e
+    _install(module)
     return time.perf_counter() - t0
 
 
 def disable() -> None:
-    """Back to torch's DLPack exchange API for readers chosen from now on."""
+    """Back to torch's DLPack exchange API for readers chosen from now on (and no autoload)."""
+    global _disabled_by_user
     from . import _nanocuda
 
+    _disabled_by_user = True
     if _module is None:
         return
     for t in _types():
@@ -85,3 +113,30 @@ def is_enabled() -> bool:
     except ImportError:
         return False
     return bool(_nanocuda._tensor_reader_is_replaced(torch.Tensor))
+
+
+def _autoload(type_: type) -> None:
+    """First-sight hook (see _set_first_sight_hook): loads an already-built bridge when a
+    torch tensor type is first read. Never builds; silent when there is nothing to load."""
+    if _module is not None or _disabled_by_user or os.environ.get("NANOCUDA_TORCH_BRIDGE") == "0":
+        return
+    if not (type_.__module__ or "").startswith("torch"):
+        return
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    import torch  # noqa: F401 - the bridge links against the already-loaded libtorch
+
+    if type_ not in _types():
+        return
+    name = _module_name()
+    path = os.path.join(build_directory(), name + ".so")
+    if not os.path.isfile(path):
+        return
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    sys.modules[name] = module
+    _install(module)

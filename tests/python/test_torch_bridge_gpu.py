@@ -93,3 +93,25 @@ def test_tensor_maps_from_the_bridge_match(bridge):
         maps[on] = TensorMap.tiled(x, (64, 64), swizzle=128)
     assert bytes(maps[True]) == bytes(maps[False])
     assert maps[True].geometry == maps[False].geometry
+
+
+@pytest.mark.parametrize("env,expected", [(None, "True"), ("0", "False")])
+def test_a_built_bridge_loads_itself_in_new_processes(bridge, env, expected):
+    # The module fixture built it; a new process picks it up at its first torch tensor,
+    # unless NANOCUDA_TORCH_BRIDGE=0.
+    import os
+    import subprocess
+    import sys
+
+    code = ("import torch, nanocuda, nanocuda.torch_bridge as b\n"
+            "t = torch.zeros(4, device='cuda')\n"
+            "before = b.is_enabled()\n"
+            "nanocuda._nanocuda._read_tensor(t)\n"
+            "print(before, b.is_enabled())\n")
+    environ = dict(os.environ)
+    environ.pop("NANOCUDA_TORCH_BRIDGE", None)
+    if env is not None:
+        environ["NANOCUDA_TORCH_BRIDGE"] = env
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ,
+                         check=True).stdout.split()
+    assert out == ["False", expected]
