@@ -69,8 +69,8 @@ void bind_torch_bridge(nb::module_& m) {
           return d;
         }, nb::arg("obj"));
   m.def("_tensor_reader_is_replaced", [](nb::handle type) {
-          auto* t = reinterpret_cast<PyTypeObject*>(type.ptr());
-          return PyType_Check(type.ptr()) && exchange_reader(t) != producer_reader(t);
+          return PyType_Check(type.ptr()) &&
+                 reader_overridden(reinterpret_cast<PyTypeObject*>(type.ptr()));
         }, nb::arg("type"));
 }
 

@@ -83,6 +83,12 @@ TensorViewReader exchange_reader(PyTypeObject* type) {
 
 TensorViewReader producer_reader(PyTypeObject* type) { return lookup(type); }
 
+bool reader_overridden(PyTypeObject* type) {
+  for (auto& [t, r] : g_overrides)
+    if (t == type) return r != nullptr;
+  return false;
+}
+
 void set_first_sight_hook(PyObject* hook) {
   if (hook == Py_None) hook = nullptr;
   Py_XINCREF(hook);

@@ -16,6 +16,9 @@ TensorViewReader exchange_reader(PyTypeObject* type);
 // The type's own exchange function, ignoring any override (what a replacement falls back to).
 TensorViewReader producer_reader(PyTypeObject* type);
 
+// Whether `type` has a replacement reader installed (no lookup, no hook).
+bool reader_overridden(PyTypeObject* type);
+
 // Called with each type the first time a reader is looked up for it (None: no hook).
 void set_first_sight_hook(PyObject* hook);
 
