@@ -18,6 +18,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(f"NVRTC    {v // 1000}.{v % 1000 // 10} ({nanocuda.nvrtc_library()})")
     except nanocuda.NanocudaError as e:
         print(f"NVRTC    not available: {e}")
+    _print_torch_bridge()
     try:
         version = nanocuda.driver_version()
     except nanocuda.DriverNotFoundError as e:
@@ -34,6 +35,26 @@ def _cmd_info(args: argparse.Namespace) -> int:
             f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  {d.uuid}"
         )
     return 0
+
+
+def _print_torch_bridge() -> None:
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("torch") is None:
+        return
+    from . import torch_bridge
+
+    try:
+        directory = torch_bridge.build_directory()
+    except Exception as e:  # noqa: BLE001 - a broken torch install is reported, not fatal
+        print(f"torch    bridge unavailable: {type(e).__name__}: {e}")
+        return
+    if os.path.isfile(os.path.join(directory, os.path.basename(directory) + ".so")):
+        print(f"torch    bridge built, loaded at the first torch tensor ({directory})")
+    else:
+        print("torch    bridge not built: nanocuda.torch_bridge.enable() builds it once (~15 s), "
+              "for faster torch tensor arguments")
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
