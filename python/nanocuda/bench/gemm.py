@@ -233,7 +233,11 @@ def run(rounds: int, burst: int) -> dict:
                           if have_base and p.name != BASELINE else None)
     gpu_rows = summarize([p.gpu for p in paths])
     cpu_rows = summarize([p.cpu for p in paths])
-    title = f"fp16 GEMM {SIZE}x{SIZE}x{SIZE} (C = A·Bᵀ, 3 TMA maps), {CALLS} calls after {WARMUP} warm-up, {rounds} rounds"
+    from .. import torch_bridge
+
+    reader = "the torch bridge" if torch_bridge.is_enabled() else "torch's DLPack exchange API"
+    title = (f"fp16 GEMM {SIZE}x{SIZE}x{SIZE} (C = A·Bᵀ, 3 TMA maps; tensors read through {reader}), "
+             f"{CALLS} calls after {WARMUP} warm-up, {rounds} rounds")
     print_table(f"{title}: CUDA-event time per call (µs)", gpu_rows)
     print_table(f"{title}: CPU submit time per call (µs)", cpu_rows)
     for s in skipped:
