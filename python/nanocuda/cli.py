@@ -100,7 +100,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     env = harness.environment()
     harness.print_environment(env)
-    rounds = args.rounds or (5 if args.quick else 100)
+    rounds = args.rounds or (5 if args.quick else 300)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
     names = list(SUBCOMMANDS) if args.which == "all" else [args.which]
@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="which benchmark (default: all): " +
                        "; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
     bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
-    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 100)")
+    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 300)")
     bench.add_argument("--no-torch-bridge", action="store_true",
                        help="skip the rows that read torch tensors through nanocuda.torch_bridge "
                             "(building it once takes ~20-60 s)")
