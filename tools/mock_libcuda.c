@@ -3,6 +3,7 @@
  * double for correctness (nothing runs), only for `perf`/callgrind of the Python paths.
  *   cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
  *   NANOCUDA_LIBCUDA=/tmp/libcuda_mock.so python3 ...                                   */
+#include <stdlib.h>
 #include <string.h>
 
 typedef int CUresult;
@@ -13,12 +14,25 @@ static CUresult version(int* v) { *v = 13000; return 0; }
 static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
 static CUresult handle(void** out) { *out = (void*)0x1000; return 0; }
 static CUresult handle2(void** out) { *out = (void*)0x2000; return 0; }
-/* Every kernel looks like (const void*, const void*, void*, int). */
+/* Every kernel looks like (const void*, const void*, void*, int), or has the parameter sizes
+ * listed in NANOCUDA_MOCK_PARAMS ("8,8,4,4,8"), each at its natural alignment. */
 static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) {
+  const char* spec = getenv("NANOCUDA_MOCK_PARAMS");
+  size_t sizes[64], n = 0, at = 0;
   (void)k;
-  if (i >= 4) return 1; /* CUDA_ERROR_INVALID_VALUE: past the last parameter */
-  *offset = i * 8;
-  *size = i == 3 ? 4 : 8;
+  if (!spec) spec = "8,8,8,4";
+  while (*spec && n < 64) {
+    sizes[n++] = strtoul(spec, (char**)&spec, 10);
+    if (*spec == ',') ++spec;
+  }
+  if (i >= n) return 1; /* CUDA_ERROR_INVALID_VALUE: past the last parameter */
+  for (size_t j = 0;; ++j) {
+    at = (at + sizes[j] - 1) / sizes[j] * sizes[j];
+    if (j == i) break;
+    at += sizes[j];
+  }
+  *offset = at;
+  *size = sizes[i];
   return 0;
 }
 

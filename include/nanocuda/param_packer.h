@@ -44,16 +44,29 @@ class ParamPacker {
   }
   void write_uint(std::size_t index, std::uint64_t value);
   // A float: float32 into a 4-byte parameter, float64 into an 8-byte one.
-  void write_float(std::size_t index, double value);
+  void write_float(std::size_t index, double value) {
+    const std::uint32_t size = size_of(index);
+    if (size == 4) {
+      const auto f = static_cast<float>(value);
+      std::memcpy(slot(index), &f, 4);
+    } else if (size == 8) {
+      std::memcpy(slot(index), &value, 8);
+    } else {
+      size_mismatch(index, 8, "float");
+    }
+  }
   // A bool: one byte.
   void write_bool(std::size_t index, bool value);
   // A device address: the parameter must be 8 bytes.
-  void write_pointer(std::size_t index, std::uint64_t address);
+  void write_pointer(std::size_t index, std::uint64_t address) {
+    if (size_of(index) != 8) size_mismatch(index, 8, "device pointer");
+    std::memcpy(slot(index), &address, 8);
+  }
   // Exact bytes (numpy/ctypes scalars, structs, TensorMaps): the size must match exactly.
   void write_bytes(std::size_t index, const void* data, std::size_t size, const char* what);
 
   [[nodiscard]] std::uint32_t size_of(std::size_t index) const noexcept {
-    return layout_.params[index].size;
+    return params_[index].size;
   }
   [[nodiscard]] void** params() const noexcept { return pointers_; }
   [[nodiscard]] const ParamLayout& layout() const noexcept { return layout_; }
@@ -67,9 +80,10 @@ class ParamPacker {
 
  private:
   [[nodiscard]] unsigned char* slot(std::size_t index) const noexcept {
-    return storage_ + layout_.params[index].offset;
+    return storage_ + params_[index].offset;
   }
   const ParamLayout& layout_;
+  const ParamInfo* params_;  // layout_.params.data(): one load less per argument
   std::string_view kernel_name_;
   unsigned char* storage_;
   void** pointers_;

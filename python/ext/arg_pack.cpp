@@ -19,7 +19,8 @@ TensorMapBytes g_tensor_map_bytes = nullptr;
 
 std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
-void classify(ArgSlot& slot, PyObject* arg) {
+// Out of line and cold: it runs when a slot sees a new type, and inlined it crowded the hot loop.
+[[gnu::noinline, gnu::cold]] void classify(ArgSlot& slot, PyObject* arg) {
   PyTypeObject* t = Py_TYPE(arg);
   BoundTensorMap* bound = slot.bound;
   slot = ArgSlot{};

@@ -10,7 +10,11 @@ namespace nanocuda {
 
 ParamPacker::ParamPacker(const ParamLayout& layout, std::string_view kernel_name,
                          unsigned char* storage, void** pointers) noexcept
-    : layout_(layout), kernel_name_(kernel_name), storage_(storage), pointers_(pointers) {
+    : layout_(layout),
+      params_(layout.params.data()),
+      kernel_name_(kernel_name),
+      storage_(storage),
+      pointers_(pointers) {
   for (std::size_t i = 0; i < layout.count(); ++i) pointers_[i] = slot(i);
 }
 
@@ -69,25 +73,9 @@ void ParamPacker::write_uint(std::size_t index, std::uint64_t value) {
   std::memcpy(slot(index), &value, 8);
 }
 
-void ParamPacker::write_float(std::size_t index, double value) {
-  if (size_of(index) == 4) {
-    auto f = static_cast<float>(value);
-    std::memcpy(slot(index), &f, 4);
-  } else if (size_of(index) == 8) {
-    std::memcpy(slot(index), &value, 8);
-  } else {
-    size_mismatch(index, 8, "float");
-  }
-}
-
 void ParamPacker::write_bool(std::size_t index, bool value) {
   if (size_of(index) != 1) size_mismatch(index, 1, "bool");
   *slot(index) = value ? 1 : 0;
-}
-
-void ParamPacker::write_pointer(std::size_t index, std::uint64_t address) {
-  if (size_of(index) != 8) size_mismatch(index, 8, "device pointer");
-  std::memcpy(slot(index), &address, 8);
 }
 
 void ParamPacker::write_bytes(std::size_t index, const void* data, std::size_t size,
