@@ -17,6 +17,10 @@
 
 namespace nanocuda {
 
+namespace detail {
+class TiledMemo;
+}
+
 inline constexpr int kTensorMapMaxRank = 5;
 
 // Row-major (outermost first) arrays; only the first `rank` entries are read.
@@ -115,6 +119,9 @@ class TensorMap {
   friend bool operator==(const TensorMap& a, const TensorMap& b) noexcept;
 
  private:
+  // The full path: validate, encode, and remember in `memo`.
+  static TensorMap encode_tiled(const TiledParams& params, detail::TiledMemo& memo);
+
   // For TensorMap::tiled's memo paths, which overwrite all 128 bytes at once.
   struct Uninitialized {};
   explicit TensorMap(Uninitialized) noexcept {}

@@ -104,6 +104,30 @@ nb::object new_tiled_map(const TiledParams& p, std::uint64_t address) {
   return owner;
 }
 
+// Parsed tiled_from_pointer arguments, and the thread memo generation that last held their
+// geometry: while it still does, the geometry comparison is skipped.
+struct KnownTiled {
+  TiledParams params;
+  std::uint64_t generation = 0;
+};
+
+nb::object new_tiled_map(KnownTiled& k, std::uint64_t address) {
+  PyTensorMap* o = new_py_tensor_map(PyTensorMap::Kind::Tiled);
+  if (!o) throw nb::python_error();
+  nb::object owner = nb::steal(reinterpret_cast<PyObject*>(o));
+  new (&o->tiled) TiledParams(k.params);
+  o->tiled.address = address;
+  detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
+  alignas(64) CUtensorMap map;
+  if (k.generation != 0 && memo.generation() == k.generation && memo.at(address, map)) [[likely]] {
+    std::memcpy(o->bytes, &map, 128);
+    return owner;
+  }
+  o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the memo
+  k.generation = memo.generation();
+  return owner;
+}
+
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return geometry(TensorMap::validate(p), true);
   return new_tensor_map(TensorMap::tiled(p), PyTensorMap::Kind::Tiled, &p);
@@ -149,11 +173,11 @@ nb::object tiled(PyObject* const* a, bool validate_only) {
 // args: ptr (already read), dtype, shape, strides_bytes, box, element_strides, interleave,
 // swizzle, l2_promotion, oob_fill.
 nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool validate_only) {
-  static ArgsMemo<9, TiledParams> memo;
-  const ArgsMemo<9, TiledParams>::Key key{a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]};
-  if (const TiledParams* known = memo.find(key)) {
+  static ArgsMemo<9, KnownTiled> memo;
+  const ArgsMemo<9, KnownTiled>::Key key{a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]};
+  if (KnownTiled* known = memo.find(key)) {
     if (!validate_only) [[likely]] return new_tiled_map(*known, ptr);
-    TiledParams p = *known;
+    TiledParams p = known->params;
     p.address = ptr;
     return finish_tiled(p, true);
   }
@@ -164,7 +188,7 @@ nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool valida
   if (a[3] && a[3] != Py_None) read_dims(a[3], p.strides.data(), p.rank, "strides_bytes", kTiled);
   read_box(a[4], p.box.data(), p.rank, "box", kTiled);
   p.options = parse_options(opt(a[5]), opt(a[6]), opt(a[7]), opt(a[8]), opt(a[9]), p.rank, kTiled);
-  memo.store(key, p, 0);
+  memo.store(key, KnownTiled{p}, 0);
   p.address = ptr;
   return finish_tiled(p, validate_only);
 }

@@ -20,8 +20,9 @@ class ArgsMemo {
  public:
   using Key = std::array<PyObject*, N>;
 
-  // The parsed value for `key` (nullptr entries: arguments not given), or nullptr.
-  [[nodiscard]] const Parsed* find(const Key& key) const noexcept {
+  // The parsed value for `key` (nullptr entries: arguments not given), or nullptr. Callers
+  // may keep notes of their own in it (it stays until another key is stored).
+  [[nodiscard]] Parsed* find(const Key& key) noexcept {
     return valid_ && key == key_ ? &parsed_ : nullptr;
   }
 

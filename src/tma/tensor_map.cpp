@@ -66,25 +66,13 @@ std::string describe_driver(const TensorMapDriverArgs& a, bool tiled) {
 
 TensorMap TensorMap::tiled(const TiledParams& p) {
   detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
-  if (memo.same_geometry(p)) [[likely]] {
-    // Valid already (only the address differs, and it passes the geometry's rule).
-    detail::AnyContext context;
-    TensorMap m{Uninitialized{}};
-    if (const CUtensorMap* hit = memo.find(p.address, context.get())) {
-      m.map_ = *hit;
-      ++memo.stats.reuses;
-      return m;
-    }
-    if (const CUtensorMap* known = memo.latest(context.get())) {
-      m.map_ = *known;
-      NANOCUDA_CALL(cuTensorMapReplaceAddress,
-                    [&] { return "TensorMap.tiled(" + describe(p) + ")"; }, &m.map_,
-                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.address)));
-      memo.add(p.address, m.map_);
-      ++memo.stats.address_swaps;
-      return m;
-    }
-  }
+  TensorMap m{Uninitialized{}};
+  // A remembered geometry is valid already: only its address rule is re-checked (in at()).
+  if (memo.same_geometry(p) && memo.at(p.address, m.map_)) [[likely]] return m;
+  return encode_tiled(p, memo);
+}
+
+TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::TiledMemo& memo) {
   const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU
   detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;

@@ -1,7 +1,11 @@
 // TiledMemo: the per-thread geometry and recent-descriptor memory behind TensorMap::tiled.
 #include "nanocuda/detail/tiled_memo.h"
 
-#include <cstddef>
+#include <atomic>
+
+#include "nanocuda/detail/any_context.h"
+#include "nanocuda/detail/check.h"
+
 
 namespace nanocuda::detail {
 
@@ -35,8 +39,32 @@ const CUtensorMap* TiledMemo::latest(CUcontext context) const noexcept {
   return context == context_ && count_ ? &recent_[newest_].map : nullptr;
 }
 
+bool TiledMemo::at(std::uint64_t address, CUtensorMap& out) {
+  if (!valid_ || (address & (address_align_ - 1)) != 0) return false;
+  AnyContext context;
+  if (const CUtensorMap* hit = find(address, context.get())) {
+    out = *hit;
+    ++stats.reuses;
+    return true;
+  }
+  const CUtensorMap* newest = latest(context.get());
+  if (!newest) return false;
+  CUtensorMap map = *newest;
+  NANOCUDA_CALL(cuTensorMapReplaceAddress, [&] {
+    TiledParams p = geometry_;
+    p.address = address;
+    return "TensorMap.tiled(" + describe(p) + ")";
+  }, &map, reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
+  add(address, map);
+  ++stats.address_swaps;
+  out = map;
+  return true;
+}
+
 void TiledMemo::start(const TiledParams& p, const TensorMapDriverArgs& args, CUcontext context,
                       const CUtensorMap& map) noexcept {
+  static std::atomic<std::uint64_t> generations{0};
+  generation_ = generations.fetch_add(1, std::memory_order_relaxed) + 1;
   valid_ = true;
   // The address rule validation applied: 32 bytes for 32B interleave and the packed types.
   const bool packed = args.dtype >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;

@@ -88,5 +88,26 @@ TEST(TiledMemo, NewGeometryForgetsTheOldDescriptors) {
   EXPECT_FALSE(memo.same_geometry(p));
 }
 
+TEST(TiledMemo, GenerationsAreUniqueAndAtRefusesWithoutTheDriver) {
+  TiledMemo a, b;
+  EXPECT_EQ(a.generation(), 0u);
+  TiledParams p = seed001(0x10000);
+  a.start(p, TensorMap::validate(p), kCtx, marked(1));
+  b.start(p, TensorMap::validate(p), kCtx, marked(1));
+  EXPECT_NE(a.generation(), 0u);
+  EXPECT_NE(a.generation(), b.generation());  // another memo, same geometry: still distinct
+  const auto before = a.generation();
+  a.add(0x20000, marked(2));
+  EXPECT_EQ(a.generation(), before);  // a new address is not a new geometry
+  CUtensorMap out = marked(9);
+  EXPECT_FALSE(a.at(0x10008, out));  // breaks the 16-byte rule: the caller validates in full
+  TiledMemo empty;
+  EXPECT_FALSE(empty.at(0x10000, out));
+  EXPECT_EQ(reinterpret_cast<const unsigned char*>(&out)[0], 9);  // untouched
+  a.clear();
+  EXPECT_EQ(a.generation(), 0u);
+  EXPECT_FALSE(a.at(0x10000, out));
+}
+
 }  // namespace
 }  // namespace nanocuda::detail

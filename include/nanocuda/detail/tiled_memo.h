@@ -28,14 +28,28 @@ class TiledMemo {
   // The newest descriptor of the geometry (any address), or nullptr if made in another context.
   [[nodiscard]] const CUtensorMap* latest(CUcontext context) const noexcept;
 
+  // The remembered geometry's descriptor at `address`, into `out`: a remembered one, or an
+  // address swap on a copy of the newest (cuTensorMapReplaceAddress), in the current
+  // context. False, with `out` untouched, when nothing is remembered, the address breaks
+  // the geometry's alignment rule, or the descriptors were made in another context: the
+  // caller then takes the full path (validate, encode, start).
+  bool at(std::uint64_t address, CUtensorMap& out);
+
   // A new geometry (forgets the old one's descriptors), or a new address of the same one.
   void start(const TiledParams& p, const TensorMapDriverArgs& args, CUcontext context,
              const CUtensorMap& map) noexcept;
   void add(std::uint64_t address, const CUtensorMap& map) noexcept;
 
+  // Changes whenever the remembered geometry does; unique in the process, so a caller that
+  // saw this memo hold a geometry can later skip same_geometry() while it is unchanged.
+  [[nodiscard]] std::uint64_t generation() const noexcept { return generation_; }
+
   // Forgets everything (tests; a context being destroyed does not need it: the memo keys on
   // the context handle and a descriptor does not reference the context).
-  void clear() noexcept { valid_ = false; }
+  void clear() noexcept {
+    valid_ = false;
+    generation_ = 0;
+  }
 
   // What TensorMap::tiled did on this thread: full encodes, address swaps, reuses (tests).
   struct Stats {
@@ -49,6 +63,7 @@ class TiledMemo {
     CUtensorMap map{};
   };
   bool valid_ = false;
+  std::uint64_t generation_ = 0;  // 0: nothing remembered
   std::uint64_t address_align_ = 16;
   CUcontext context_ = nullptr;
   TiledParams geometry_{};
