@@ -284,9 +284,32 @@ LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s
 }
 
 void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
+  if (busy_) [[unlikely]] return call_unshared(args, n, on);
+  busy_ = true;
+  struct Done {
+    bool& busy;
+    ~Done() { busy = false; }
+  } done{busy_};
   pack_args(packer, args, n, on.device().ordinal(), slots.data());
   ensure_current(context);
   launch_packed(on, config, target, pointers.data());
+}
+
+void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stream& on) {
+  const ParamLayout& layout = kernel.param_layout();
+  std::vector<unsigned char> buffer(layout.total_size() + 16);
+  auto* aligned = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) & ~std::uintptr_t{15});
+  std::vector<void*> params(layout.count() + 1);
+  std::vector<ArgSlot> local(slots.size());
+  std::vector<BoundTensorMap> copies;  // the shared ones may be mid-update
+  copies.reserve(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].bound) local[i].bound = &copies.emplace_back(*slots[i].bound);
+  ParamPacker p(layout, kernel.name(), aligned, params.data());
+  pack_args(p, args, n, on.device().ordinal(), local.data());
+  ensure_current(context);
+  launch_packed(on, config, target, params.data());
 }
 
 void bind_launch(nb::module_& m) {

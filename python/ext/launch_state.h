@@ -36,6 +36,14 @@ struct LaunchState {
 
   // Packs `args` and launches on `on` (the bound stream unless overridden).
   void call(PyObject* const* args, std::size_t n, const Stream& on);
+
+ private:
+  // The same with a buffer, slots and bound-map copies of its own: for a call that arrives
+  // while another is still packing into the shared buffer. Packing can run Python code (a
+  // __cuda_array_interface__ property, the first-sight hook), and with it another thread,
+  // or a nested call of this Launcher, may run before the first call has launched.
+  void call_unshared(PyObject* const* args, std::size_t n, const Stream& on);
+  bool busy_ = false;  // read and set under the GIL
 };
 
 // Makes `ctx` current if it is not (one cuCtxGetCurrent when it is). Launches leave it

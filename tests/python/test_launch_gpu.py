@@ -216,6 +216,34 @@ def test_graph_capture_replay_and_update(code, stream):
         graph.update(2, x, n)
 
 
+def test_launcher_reentered_while_packing_keeps_both_launches_right(code, stream):
+    """Packing may run Python code (here a __cuda_array_interface__ property) that calls the
+    same Launcher again, as another thread could after a GIL switch: each launch must get its
+    own arguments, not a mix written into one shared buffer."""
+    n = 1000
+    add = code.get_kernel("add").bind(nanocuda.LaunchConfig(grid=4, block=256), stream=stream)
+    rng = np.random.default_rng()
+    host = {k: rng.random(n, dtype=np.float32) for k in "abxy"}
+    dev = {k: nanocuda.Buffer(4 * n, stream=stream, dtype="float32") for k in "abcxyz"}
+    for k, v in host.items():
+        nanocuda.copy(dev[k], v, stream=stream)
+
+    class Sneaky:
+        calls = 0
+
+        @property
+        def __cuda_array_interface__(self):
+            Sneaky.calls += 1
+            add(dev["x"], dev["y"], dev["z"], n)  # nested launch, mid-pack of the outer one
+            return dev["b"].__cuda_array_interface__
+
+    add(dev["a"], Sneaky(), dev["c"], n)
+    assert Sneaky.calls >= 1
+    c, z = to_host(dev["c"], np.float32, stream), to_host(dev["z"], np.float32, stream)
+    np.testing.assert_array_equal(c, host["a"] + host["b"])
+    np.testing.assert_array_equal(z, host["x"] + host["y"])
+
+
 def test_eight_threads_launch_concurrently(code, device):
     k = code.get_kernel("increment")
     n, rounds, errors = 4096, 200, []
