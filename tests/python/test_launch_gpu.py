@@ -229,16 +229,20 @@ def test_launcher_reentered_while_packing_keeps_both_launches_right(code, stream
         nanocuda.copy(dev[k], v, stream=stream)
 
     class Sneaky:
-        calls = 0
+        # State on the instance, not in a closure: the class is a reference cycle that only
+        # the garbage collector frees, and it must not keep the buffers alive.
+        def __init__(self, launch, nested_args, target):
+            self.launch, self.nested_args, self.target, self.calls = launch, nested_args, target, 0
 
         @property
         def __cuda_array_interface__(self):
-            Sneaky.calls += 1
-            add(dev["x"], dev["y"], dev["z"], n)  # nested launch, mid-pack of the outer one
-            return dev["b"].__cuda_array_interface__
+            self.calls += 1
+            self.launch(*self.nested_args)  # nested launch, mid-pack of the outer one
+            return self.target.__cuda_array_interface__
 
-    add(dev["a"], Sneaky(), dev["c"], n)
-    assert Sneaky.calls >= 1
+    sneaky = Sneaky(add, (dev["x"], dev["y"], dev["z"], n), dev["b"])
+    add(dev["a"], sneaky, dev["c"], n)
+    assert sneaky.calls >= 1
     c, z = to_host(dev["c"], np.float32, stream), to_host(dev["z"], np.float32, stream)
     np.testing.assert_array_equal(c, host["a"] + host["b"])
     np.testing.assert_array_equal(z, host["x"] + host["y"])
