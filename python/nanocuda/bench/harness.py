@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import sys
 import time
@@ -47,12 +48,19 @@ def progress(done: int, total: int, label: str) -> None:
 
 def run_interleaved(variants: list[Variant], rounds: int, burst_size: int, sync: Callable[[], None],
                     label: str = "") -> None:
-    """Runs every variant's burst once per round, in turn, syncing (untimed) after each."""
+    """Runs every variant's burst once per round, in a shuffled order, syncing (untimed) after
+    each; per-round ratios pair each variant with its baseline from the same round."""
     for v in variants:  # warm-up: first-call costs (type caches, lazy loading) stay out
         v.burst()
         sync()
+    # A fresh order every round (seeded, so runs repeat): a variant's cost depends on what ran
+    # just before it (caches, the GPU's idle state), and a fixed order made the first variant
+    # of each round — the 4-argument C++ loop — read 5-10% slower than its 16-argument twin.
+    order = list(variants)
+    shuffle = random.Random(1).shuffle
     for r in range(rounds):
-        for v in variants:
+        shuffle(order)
+        for v in order:
             ns = v.burst()
             sync()
             v.samples.append(ns / burst_size / 1000.0)
