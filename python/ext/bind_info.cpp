@@ -63,23 +63,6 @@ void bind_info(nb::module_& m) {
     auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::nano>(t1 - t0).count() / count;
   }, nb::arg("obj"), nb::arg("count"));
-  m.def("_method_read_ns", [](nb::handle obj, int count) {
-    // The same for torch's C methods get_device() + data_ptr(), called as the launch path's
-    // fallback would (vectorcall of the method descriptors).
-    nb::object type = nb::borrow(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
-    nb::object gd = type.attr("get_device"), dp = type.attr("data_ptr");
-    PyObject* arg = obj.ptr();
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) {
-      PyObject* d = PyObject_Vectorcall(gd.ptr(), &arg, 1, nullptr);
-      PyObject* p = d ? PyObject_Vectorcall(dp.ptr(), &arg, 1, nullptr) : nullptr;
-      Py_XDECREF(d);
-      if (!p) throw nb::python_error();
-      Py_DECREF(p);
-    }
-    auto t1 = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::nano>(t1 - t0).count() / count;
-  }, nb::arg("obj"), nb::arg("count"));
   m.def("_parse_dtype", [](nb::handle obj) { return parse_dtype(obj).name; }, nb::arg("dtype"));
 }
 

@@ -168,7 +168,6 @@ void bind_tensor_map(nb::module_& m) {
           }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
   add_static(type, &g_tiled_def);
   add_static(type, &g_tiled_from_pointer_def);
-  m.attr("_noop_fastcall") = nb::steal(PyCFunction_NewEx(&g_noop_def, nullptr, nullptr));
   m.def("_tiled_memo_stats", [] {
           const auto& st = detail::TiledMemo::for_this_thread().stats;
           return nb::make_tuple(st.encodes, st.address_swaps, st.reuses);

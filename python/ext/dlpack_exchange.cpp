@@ -27,10 +27,6 @@ TensorViewReader lookup(PyTypeObject* type) {
   return reinterpret_cast<dlpack::ExchangeApi*>(header)->dltensor_from_py_object_no_sync;
 }
 
-}  // namespace
-
-namespace {
-
 // A handful of tensor types per process; the GIL serializes access.
 struct ReaderCache {
   std::array<std::pair<PyTypeObject*, TensorViewReader>, 8> entries{};
@@ -55,10 +51,9 @@ struct ReaderCache {
 ReaderCache g_readers;
 // Overrides live apart from the cache, which may evict them.
 std::array<std::pair<PyTypeObject*, TensorViewReader>, 4> g_overrides{};
+PyObject* g_first_sight_hook = nullptr;  // nanocuda.torch_bridge._autoload, or none
 
 }  // namespace
-
-static PyObject* g_first_sight_hook = nullptr;  // nanocuda.torch_bridge._autoload, or none
 
 TensorViewReader exchange_reader(PyTypeObject* type) {
   if (auto* e = g_readers.find(type)) return e->second;

@@ -81,48 +81,43 @@ nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind, const Ti
   PyTensorMap* o = new_py_tensor_map(kind);
   if (!o) throw nb::python_error();
   o->set_map(map);
-  if (tiled) new (&o->tiled) TiledParams(*tiled);
+  // A raw map (from_bytes) reports address 0: its `tiled` is read by .address.
+  new (&o->tiled) TiledParams(tiled ? *tiled : TiledParams());
   if (im2col) new (&o->im2col) Im2colParams(*im2col);
   return nb::steal(reinterpret_cast<PyObject*>(o));
 }
 
 namespace {
 
-// A tiled map encoded from `p` at `address`: the geometry is copied once,
-// straight into the object, and encoded from there (the per-launch path).
-nb::object new_tiled_map(const TiledParams& p, std::uint64_t address) {
+// A tiled map encoded from `p` at `address`: the geometry is copied once, straight into the
+// object, and encoded from there (the per-launch path). With `generation` (the thread memo
+// generation that last held `p`'s geometry, kept by the caller), the geometry comparison is
+// skipped while the memo still holds it.
+nb::object new_tiled_map(const TiledParams& p, std::uint64_t address,
+                         std::uint64_t* generation = nullptr) {
   PyTensorMap* o = new_py_tensor_map(PyTensorMap::Kind::Tiled);
   if (!o) throw nb::python_error();
   nb::object owner = nb::steal(reinterpret_cast<PyObject*>(o));  // freed if encoding throws
   new (&o->tiled) TiledParams(p);
   o->tiled.address = address;
-  o->set_map(TensorMap::tiled(o->tiled));
+  if (generation && *generation != 0) [[likely]] {
+    detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
+    alignas(64) CUtensorMap map;
+    if (memo.generation() == *generation && memo.at(address, map)) [[likely]] {
+      std::memcpy(o->bytes, &map, 128);
+      return owner;
+    }
+  }
+  o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the memo
+  if (generation) *generation = detail::TiledMemo::for_this_thread().generation();
   return owner;
 }
 
-// Parsed tiled_from_pointer arguments, and the thread memo generation that last held their
-// geometry: while it still does, the geometry comparison is skipped.
+// Parsed tiled_from_pointer arguments, and the memo generation for new_tiled_map.
 struct KnownTiled {
   TiledParams params;
   std::uint64_t generation = 0;
 };
-
-nb::object new_tiled_map(KnownTiled& k, std::uint64_t address) {
-  PyTensorMap* o = new_py_tensor_map(PyTensorMap::Kind::Tiled);
-  if (!o) throw nb::python_error();
-  nb::object owner = nb::steal(reinterpret_cast<PyObject*>(o));
-  new (&o->tiled) TiledParams(k.params);
-  o->tiled.address = address;
-  detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
-  alignas(64) CUtensorMap map;
-  if (k.generation != 0 && memo.generation() == k.generation && memo.at(address, map)) [[likely]] {
-    std::memcpy(o->bytes, &map, 128);
-    return owner;
-  }
-  o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the memo
-  k.generation = memo.generation();
-  return owner;
-}
 
 nb::object finish_tiled(const TiledParams& p, bool validate_only) {
   if (validate_only) return tensor_map_geometry(TensorMap::validate(p), true);
@@ -167,7 +162,7 @@ nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool valida
   static ArgsMemo<9, KnownTiled> memo;
   const ArgsMemo<9, KnownTiled>::Key key{a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]};
   if (KnownTiled* known = memo.find(key)) {
-    if (!validate_only) [[likely]] return new_tiled_map(*known, ptr);
+    if (!validate_only) [[likely]] return new_tiled_map(known->params, ptr, &known->generation);
     TiledParams p = known->params;
     p.address = ptr;
     return finish_tiled(p, true);
@@ -310,13 +305,5 @@ PyMethodDef g_tiled_from_pointer_def = {
     "interleave=None, swizzle=None, l2_promotion=None, oob_fill=None, validate_only=False)"
     "\n--\n\nA tiled map over raw device memory with explicit row-major geometry."};
 
-namespace {
-// The floor under tiled_from_pointer: a METH_FASTCALL|METH_KEYWORDS function doing nothing.
-PyObject* noop_fast(PyObject*, PyObject* const*, Py_ssize_t, PyObject*) { Py_RETURN_NONE; }
-}  // namespace
-
-PyMethodDef g_noop_def = {
-    "_noop_fastcall", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(noop_fast)),
-    METH_FASTCALL | METH_KEYWORDS, "Does nothing; the Python call floor (profiling)."};
 
 }  // namespace nanocuda::py

@@ -11,11 +11,9 @@
 
 namespace nanocuda::py {
 
-// TensorMap.tiled / TensorMap.tiled_from_pointer (METH_FASTCALL | METH_KEYWORDS), and a
-// do-nothing function with the same calling convention (the Python call floor, profiling).
+// TensorMap.tiled / TensorMap.tiled_from_pointer (METH_FASTCALL | METH_KEYWORDS).
 extern PyMethodDef g_tiled_def;
 extern PyMethodDef g_tiled_from_pointer_def;
-extern PyMethodDef g_noop_def;
 
 // TensorMap.im2col and im2col_from_pointer (bound with nanobind: not per-launch paths).
 nanobind::object im2col(nanobind::handle tensor, std::uint32_t pixels_per_column,

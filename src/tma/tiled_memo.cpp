@@ -6,7 +6,6 @@
 #include "nanocuda/detail/any_context.h"
 #include "nanocuda/detail/check.h"
 
-
 namespace nanocuda::detail {
 
 TiledMemo& TiledMemo::for_this_thread() noexcept {
