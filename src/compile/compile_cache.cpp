@@ -1,5 +1,5 @@
 // The compiled-code cache: in-memory map, then checked files written atomically.
-#include "nanocuda/compile_cache.h"
+#include "nanocuda/compile/compile_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // CompileError: keeps the whole log and options, and picks out the first error line.
-#include "nanocuda/compile_error.h"
+#include "nanocuda/compile/compile_error.h"
 
 #include <sstream>
 

@@ -1,12 +1,12 @@
 // Kernel: cached parameter layout and per-context functions, attributes and occupancy.
-#include "nanocuda/kernel.h"
+#include "nanocuda/compile/kernel.h"
 
 #include <mutex>
 #include <vector>
 
-#include "nanocuda/detail/any_context.h"
-#include "nanocuda/detail/check.h"
-#include "nanocuda/library.h"
+#include "nanocuda/core/any_context.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/compile/library.h"
 
 namespace nanocuda {
 

@@ -1,8 +1,8 @@
 // Library: cuLibraryLoadData/Unload, kernel enumeration and lookup by name.
-#include "nanocuda/library.h"
+#include "nanocuda/compile/library.h"
 
-#include "nanocuda/detail/check.h"
-#include "nanocuda/error.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -1,5 +1,5 @@
 // Finds NVRTC and nvJitLink: explicit path, toolkit, pip wheels, build toolkit, then the loader.
-#include "nanocuda/detail/library_search.h"
+#include "nanocuda/compile/library_search.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "nanocuda/compile_error.h"
+#include "nanocuda/compile/compile_error.h"
 
 namespace nanocuda::detail {
 

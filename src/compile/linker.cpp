@@ -1,9 +1,9 @@
 // Linker: one nvJitLink session per link(), its handle owned for the session's scope.
-#include "nanocuda/linker.h"
+#include "nanocuda/compile/linker.h"
 
-#include "nanocuda/compile_error.h"
-#include "nanocuda/detail/nvrtc_api.h"
-#include "nanocuda/error.h"
+#include "nanocuda/compile/compile_error.h"
+#include "nanocuda/compile/nvrtc_api.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -1,13 +1,13 @@
 // Loads NVRTC and nvJitLink on first use and fills their entry-point tables with dlsym.
-#include "nanocuda/detail/nvrtc_api.h"
+#include "nanocuda/compile/nvrtc_api.h"
 
 #include <dlfcn.h>
 
 #include <mutex>
 #include <optional>
 
-#include "nanocuda/compile_error.h"
-#include "nanocuda/detail/library_search.h"
+#include "nanocuda/compile/compile_error.h"
+#include "nanocuda/compile/library_search.h"
 
 namespace nanocuda::detail {
 

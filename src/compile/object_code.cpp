@@ -1,13 +1,13 @@
 // ObjectCode: shared immutable bytes, lazily loaded into a Library once.
-#include "nanocuda/object_code.h"
+#include "nanocuda/compile/object_code.h"
 
 #include <fstream>
 #include <mutex>
 #include <sstream>
 
-#include "nanocuda/error.h"
-#include "nanocuda/library.h"
-#include "nanocuda/linker.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/linker.h"
 
 namespace nanocuda {
 

@@ -1,5 +1,5 @@
 // Program: NVRTC flags, the cache key (with local #include contents), compile and log.
-#include "nanocuda/program.h"
+#include "nanocuda/compile/program.h"
 
 #include <sys/stat.h>
 
@@ -8,11 +8,11 @@
 #include <set>
 #include <sstream>
 
-#include "nanocuda/compile_cache.h"
-#include "nanocuda/compile_error.h"
-#include "nanocuda/detail/library_search.h"
-#include "nanocuda/detail/nvrtc_api.h"
-#include "nanocuda/error.h"
+#include "nanocuda/compile/compile_cache.h"
+#include "nanocuda/compile/compile_error.h"
+#include "nanocuda/compile/library_search.h"
+#include "nanocuda/compile/nvrtc_api.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -1,10 +1,10 @@
 // ProgramOptions helpers: code-type names and architecture spelling.
-#include "nanocuda/program_options.h"
+#include "nanocuda/compile/program_options.h"
 
 #include <cctype>
 
-#include "nanocuda/device.h"
-#include "nanocuda/error.h"
+#include "nanocuda/core/device.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -1,10 +1,10 @@
 // Stream-ordered device memory.
-#include "nanocuda/buffer.h"
+#include "nanocuda/core/buffer.h"
 
 #include <cstdio>
 #include <utility>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

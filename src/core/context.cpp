@@ -1,11 +1,11 @@
 // Primary contexts: retained once per device per process, made current per scope.
-#include "nanocuda/context.h"
+#include "nanocuda/core/context.h"
 
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

@@ -1,9 +1,9 @@
 // Stream-ordered copies and fills.
-#include "nanocuda/copy.h"
+#include "nanocuda/core/copy.h"
 
 #include <string>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

@@ -1,10 +1,10 @@
 // Device identity and attributes, read through the driver table.
-#include "nanocuda/device.h"
+#include "nanocuda/core/device.h"
 
 #include <cstdio>
 #include <string>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 
@@ -12,7 +12,7 @@ namespace {
 
 constexpr DeviceAttributeInfo kAttributes[] = {
 #define X(enum_name, value, snake_name, doc) {enum_name, #snake_name, doc},
-#include "nanocuda/detail/device_attributes.inc"
+#include "nanocuda/core/device_attributes.inc"
 #undef X
 };
 

@@ -1,10 +1,10 @@
 // Events: recording, waiting and timing.
-#include "nanocuda/event.h"
+#include "nanocuda/core/event.h"
 
 #include <cstdio>
 
-#include "nanocuda/detail/check.h"
-#include "nanocuda/stream.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/core/stream.h"
 
 namespace nanocuda {
 

@@ -1,10 +1,10 @@
 // Page-locked host memory.
-#include "nanocuda/pinned_buffer.h"
+#include "nanocuda/core/pinned_buffer.h"
 
 #include <string>
 #include <utility>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

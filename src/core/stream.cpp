@@ -1,12 +1,12 @@
 // Streams: creation, adoption of foreign handles, ordering and closing.
-#include "nanocuda/stream.h"
+#include "nanocuda/core/stream.h"
 
 #include <atomic>
 #include <cstdio>
 #include <string>
 
-#include "nanocuda/detail/check.h"
-#include "nanocuda/event.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/core/event.h"
 
 namespace nanocuda {
 

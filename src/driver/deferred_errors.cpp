@@ -1,10 +1,10 @@
 // The record of errors seen in destructors, reported by the next checked call.
-#include "nanocuda/detail/deferred_errors.h"
+#include "nanocuda/driver/deferred_errors.h"
 
 #include <deque>
 #include <mutex>
 
-#include "nanocuda/error.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda::detail {
 

@@ -1,5 +1,5 @@
 // Loads the CUDA driver on first use and fills the entry-point table through cuGetProcAddress.
-#include "nanocuda/detail/driver_api.h"
+#include "nanocuda/driver/driver_api.h"
 
 #include <dlfcn.h>
 
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "nanocuda/error.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda::detail {
 

@@ -1,9 +1,9 @@
 // Error text: names and descriptions of CUresult codes, known without a driver.
-#include "nanocuda/error.h"
+#include "nanocuda/driver/error.h"
 
 #include <string>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

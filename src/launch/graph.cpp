@@ -1,9 +1,9 @@
 // Graph capture, instantiation, replay and kernel-argument update.
-#include "nanocuda/graph.h"
+#include "nanocuda/launch/graph.h"
 
 #include <cstdio>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

@@ -1,9 +1,9 @@
 // The checked raw launch: cuLaunchKernel for plain configs, cuLaunchKernelEx otherwise.
-#include "nanocuda/launch.h"
+#include "nanocuda/launch/launch.h"
 
 #include <string>
 
-#include "nanocuda/detail/check.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 

@@ -1,7 +1,7 @@
 // Device-independent validation of launch configurations.
-#include "nanocuda/launch_config.h"
+#include "nanocuda/launch/launch_config.h"
 
-#include "nanocuda/error.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -1,10 +1,10 @@
 // Checked writes of launch arguments at the offsets the driver reported.
-#include "nanocuda/param_packer.h"
+#include "nanocuda/launch/param_packer.h"
 
 #include <limits>
 #include <string>
 
-#include "nanocuda/error.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 

@@ -8,11 +8,11 @@
 #include <cstring>
 #include <string>
 
-#include "nanocuda/detail/any_context.h"
-#include "nanocuda/detail/check.h"
-#include "nanocuda/error.h"
-#include "nanocuda/tensor_map.h"
-#include "nanocuda/detail/tiled_memo.h"
+#include "nanocuda/core/any_context.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tensor_map.h"
+#include "nanocuda/tma/tiled_memo.h"
 
 namespace nanocuda {
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "nanocuda/error.h"
-#include "nanocuda/tensor_map.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tensor_map.h"
 
 namespace nanocuda {
 

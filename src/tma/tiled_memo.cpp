@@ -1,10 +1,10 @@
 // TiledMemo: the per-thread geometry and recent-descriptor memory behind TensorMap::tiled.
-#include "nanocuda/detail/tiled_memo.h"
+#include "nanocuda/tma/tiled_memo.h"
 
 #include <atomic>
 
-#include "nanocuda/detail/any_context.h"
-#include "nanocuda/detail/check.h"
+#include "nanocuda/core/any_context.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda::detail {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "nanocuda/device.h"
-#include "nanocuda/error.h"
+#include "nanocuda/core/device.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda::testing {
 

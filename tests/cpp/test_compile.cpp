@@ -7,10 +7,10 @@
 #include <fstream>
 #include <string>
 
-#include "nanocuda/compile_cache.h"
-#include "nanocuda/compile_error.h"
-#include "nanocuda/error.h"
-#include "nanocuda/program.h"
+#include "nanocuda/compile/compile_cache.h"
+#include "nanocuda/compile/compile_error.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/compile/program.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.h"
-#include "nanocuda/library.h"
-#include "nanocuda/program.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/program.h"
 
 namespace {
 

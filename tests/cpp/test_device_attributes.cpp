@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "nanocuda/device.h"
+#include "nanocuda/core/device.h"
 
 TEST(DeviceAttributes, TableIsCompleteAndUnique) {
   std::size_t n = 0;

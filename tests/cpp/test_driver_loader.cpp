@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "nanocuda/detail/driver_api.h"
-#include "nanocuda/device.h"
-#include "nanocuda/error.h"
+#include "nanocuda/driver/driver_api.h"
+#include "nanocuda/core/device.h"
+#include "nanocuda/driver/error.h"
 
 namespace {
 

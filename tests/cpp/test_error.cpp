@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "nanocuda/detail/check.h"
-#include "nanocuda/error.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/driver/error.h"
 
 using nanocuda::Error;
 

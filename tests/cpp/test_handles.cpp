@@ -4,8 +4,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "nanocuda/detail/unique_handle.h"
-#include "nanocuda/stream.h"
+#include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/core/stream.h"
 
 namespace {
 

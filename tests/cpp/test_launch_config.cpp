@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "nanocuda/error.h"
-#include "nanocuda/launch_config.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/launch/launch_config.h"
 
 using nanocuda::LaunchConfig;
 

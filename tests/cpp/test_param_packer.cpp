@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
-#include "nanocuda/error.h"
-#include "nanocuda/launch.h"
-#include "nanocuda/param_packer.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/launch/launch.h"
+#include "nanocuda/launch/param_packer.h"
 
 using namespace nanocuda;
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "nanocuda/error.h"
-#include "nanocuda/tensor_map.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tensor_map.h"
 
 using namespace nanocuda;
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "nanocuda/detail/tiled_memo.h"
+#include "nanocuda/tma/tiled_memo.h"
 
 namespace nanocuda::detail {
 namespace {

@@ -1,0 +1,81 @@
+// A kernel in a loaded Library: attributes, occupancy, parameter layout, per-context handles.
+#pragma once
+
+#include <cuda.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "nanocuda/core/device.h"
+#include "nanocuda/launch/param_layout.h"
+
+namespace nanocuda {
+
+class Library;
+
+// A snapshot of the attributes launches and tuning care about, for one device.
+struct KernelAttributes {
+  int num_registers = 0;
+  int shared_size_bytes = 0;          // static shared memory
+  int max_dynamic_shared_size_bytes = 0;
+  int max_threads_per_block = 0;
+  int local_size_bytes = 0;
+  int const_size_bytes = 0;
+  int ptx_version = 0;                // e.g. 90 for PTX ISA targeting sm_90
+  int binary_version = 0;             // e.g. 90
+  int preferred_shared_memory_carveout = 0;
+  int max_shared_memory_per_block_optin = 0;  // device limit for dynamic + static
+};
+
+// Cheap to copy: copies share the handle, the cached parameter layout and the cached
+// per-context CUfunctions, and keep the Library loaded.
+class Kernel {
+ public:
+  // Made by Library::get_kernel; computes the parameter layout once, here.
+  Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name);
+
+  [[nodiscard]] CUkernel handle() const noexcept;
+  // The name it was looked up by (extern "C" or mangled).
+  [[nodiscard]] const std::string& name() const noexcept;
+  [[nodiscard]] const std::shared_ptr<const Library>& library() const noexcept;
+  // Offset and size of each parameter (cuKernelGetParamInfo), computed once.
+  [[nodiscard]] const ParamLayout& param_layout() const noexcept;
+  // The CUfunction of this kernel in `ctx` (cuKernelGetFunction with ctx current),
+  // cached per context.
+  [[nodiscard]] CUfunction function(const Context& ctx) const;
+
+  // One attribute on `device` (cuKernelGetAttribute).
+  [[nodiscard]] int attribute(CUfunction_attribute attr, const Device& device = Device(0)) const;
+  [[nodiscard]] KernelAttributes attributes(const Device& device = Device(0)) const;
+  // Allows up to `bytes` of dynamic shared memory per block (needed above 48 KiB).
+  void set_max_dynamic_shared_memory(int bytes, const Device& device = Device(0)) const;
+  // Preferred L1/shared split, in percent of the maximum shared memory (-1 = no preference).
+  void set_preferred_shared_memory_carveout(int percent, const Device& device = Device(0)) const;
+
+  // Occupancy (computed in the device's primary context).
+  [[nodiscard]] int max_active_blocks_per_multiprocessor(int block_size,
+                                                         std::size_t dynamic_shared_memory = 0,
+                                                         const Device& device = Device(0)) const;
+  // (min_grid_size, block_size) maximising occupancy (cuOccupancyMaxPotentialBlockSize).
+  [[nodiscard]] std::pair<int, int> max_potential_block_size(
+      std::size_t dynamic_shared_memory = 0, int block_size_limit = 0,
+      const Device& device = Device(0)) const;
+  // Clusters of `cluster` blocks of `block` threads that can be co-resident
+  // (cuOccupancyMaxActiveClusters); grid must be a multiple of cluster.
+  [[nodiscard]] int max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                                        std::array<unsigned, 3> cluster,
+                                        std::size_t dynamic_shared_memory = 0,
+                                        const Device& device = Device(0)) const;
+
+  // "Kernel saxpy in <library description>".
+  [[nodiscard]] std::string describe() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace nanocuda

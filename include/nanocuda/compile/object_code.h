@@ -1,0 +1,54 @@
+// Compiled device code (cubin, fatbin, PTX or LTO-IR) and the kernels in it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "nanocuda/compile/kernel.h"
+#include "nanocuda/compile/program_options.h"
+
+namespace nanocuda {
+
+class Library;
+
+// Immutable bytes plus their type; cheap to copy (copies share the bytes and the loaded
+// Library). Loading happens on the first get_kernel()/library() and needs a driver.
+class ObjectCode {
+ public:
+  // `bytes` is the image as produced by nvcc/NVRTC; PTX may or may not end in NUL.
+  static ObjectCode from_bytes(CodeType type, std::string bytes, std::string name = {});
+  static ObjectCode from_file(CodeType type, const std::string& path);
+  static ObjectCode from_cubin(std::string bytes) { return from_bytes(CodeType::cubin, std::move(bytes)); }
+  static ObjectCode from_fatbin(std::string bytes) { return from_bytes(CodeType::fatbin, std::move(bytes)); }
+  static ObjectCode from_ptx(std::string text) { return from_bytes(CodeType::ptx, std::move(text)); }
+  static ObjectCode from_ltoir(std::string bytes) { return from_bytes(CodeType::ltoir, std::move(bytes)); }
+
+  [[nodiscard]] CodeType type() const noexcept;
+  [[nodiscard]] const std::string& bytes() const noexcept;
+  // Where it came from (the program name or file path); for messages.
+  [[nodiscard]] const std::string& name() const noexcept;
+  // Name expression -> lowered (mangled) name, for templates compiled with name
+  // expressions: get_kernel("gemm<128, 64>") looks the expression up here first.
+  [[nodiscard]] const std::map<std::string, std::string>& lowered_names() const noexcept;
+  // The arch an LTO-IR image is linked for on load ("90a"); empty = Device(0)'s.
+  [[nodiscard]] const std::string& arch() const noexcept;
+
+  // A copy with these lowered names / this arch attached.
+  [[nodiscard]] ObjectCode with_lowered_names(std::map<std::string, std::string> names) const;
+  [[nodiscard]] ObjectCode with_arch(std::string arch) const;
+
+  // The loaded library (cuLibraryLoadData; LTO-IR is first linked to cubin with
+  // nvJitLink), loaded once and shared by every copy of this ObjectCode.
+  [[nodiscard]] std::shared_ptr<Library> library() const;
+  // The kernel `name`: a name expression given at compile time, an extern "C" name or a
+  // mangled name. A missing name raises ValueError listing the kernels present.
+  [[nodiscard]] Kernel get_kernel(const std::string& name) const;
+
+ private:
+  struct State;
+  explicit ObjectCode(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace nanocuda

@@ -1,0 +1,18 @@
+// Stream-ordered copies and fills between device and host memory.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+
+#include "nanocuda/core/stream.h"
+
+namespace nanocuda {
+
+// Async copy of `size` bytes between any two addresses the driver knows (device, pinned or
+// pageable host; unified addressing picks the direction), in the order of `stream`.
+void copy_async(CUdeviceptr dst, CUdeviceptr src, std::size_t size, const Stream& stream);
+// Sets `size` bytes at `dst` to `value`, in the order of `stream`.
+void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, const Stream& stream);
+
+}  // namespace nanocuda

@@ -1,0 +1,70 @@
+// A CUDA device: identity, compute capability, and every CUdevice_attribute as a method.
+#pragma once
+
+#include <cuda.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "nanocuda/core/context.h"
+
+namespace nanocuda {
+
+class Device {
+ public:
+  // Device `ordinal`; loads the driver and checks the ordinal against count().
+  explicit Device(int ordinal = 0);
+
+  // Number of CUDA devices; throws DriverNotFoundError when there is no driver.
+  [[nodiscard]] static int count();
+  // The driver's CUDA version as major*1000 + minor*10 (e.g. 13000).
+  [[nodiscard]] static int driver_version();
+
+  [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
+  [[nodiscard]] CUdevice handle() const noexcept { return handle_; }
+  [[nodiscard]] std::string name() const;
+  [[nodiscard]] std::array<unsigned char, 16> uuid() const;
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it.
+  [[nodiscard]] std::string uuid_string() const;
+  [[nodiscard]] std::pair<int, int> compute_capability() const;
+  // The NVRTC/nvcc target suffix: "90a" for 9.0 (arch-specific features on sm_90 and
+  // later), "86" for 8.6.
+  [[nodiscard]] std::string arch() const;
+  [[nodiscard]] std::size_t total_memory() const;
+  // (free, total) bytes, from cuMemGetInfo in this device's context.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> memory_info() const;
+
+  [[nodiscard]] int attribute(CUdevice_attribute attr) const;
+  // One accessor per attribute, generated from the table: max_threads_per_block(), ...
+#define X(enum_name, value, snake_name, doc) \
+  [[nodiscard]] int snake_name() const { return attribute(enum_name); }
+#include "nanocuda/core/device_attributes.inc"
+#undef X
+
+  // The device's primary context, retained on first use.
+  [[nodiscard]] const std::shared_ptr<Context>& context() const;
+  // Makes the primary context current on this thread (and leaves it current).
+  void set_current() const;
+  // Waits for all work on the device (cuCtxSynchronize in its primary context).
+  void sync() const;
+
+  bool operator==(const Device& other) const noexcept { return ordinal_ == other.ordinal_; }
+
+ private:
+  int ordinal_ = 0;
+  CUdevice handle_ = 0;
+  mutable std::shared_ptr<Context> context_;
+};
+
+// The name, value and doc of every device attribute, for tables and bindings.
+struct DeviceAttributeInfo {
+  CUdevice_attribute attribute;
+  const char* name;  // snake_case, as the accessor is named
+  const char* doc;
+};
+[[nodiscard]] const DeviceAttributeInfo* device_attributes(std::size_t* count) noexcept;
+
+}  // namespace nanocuda

@@ -1,0 +1,46 @@
+// A CUDA event: a marker in a stream, for ordering between streams and for timing.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+
+#include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/core/device.h"
+
+namespace nanocuda {
+
+class Stream;
+
+namespace detail {
+void destroy_event(CUevent event) noexcept;
+}
+
+class Event {
+ public:
+  // A new event on `device`; timing events cost a little more to record.
+  explicit Event(const Device& device, bool timing = true, bool blocking_sync = false);
+
+  [[nodiscard]] CUevent handle() const noexcept { return handle_.get(); }
+  [[nodiscard]] const Device& device() const noexcept { return device_; }
+  [[nodiscard]] bool is_timing() const noexcept { return timing_; }
+
+  void record(const Stream& stream);
+  // Blocks until the work before the record is done.
+  void sync() const;
+  // True once the recorded work has completed.
+  [[nodiscard]] bool query() const;
+  // Milliseconds from `start` to this event; both must be timing events that completed.
+  [[nodiscard]] float elapsed_time_since(const Event& start) const;
+
+  [[nodiscard]] std::string describe() const;
+
+ private:
+  Device device_;
+  std::shared_ptr<Context> context_;  // the event lives in this context
+  detail::UniqueHandle<CUevent, detail::destroy_event> handle_;
+  bool timing_;
+};
+
+}  // namespace nanocuda

@@ -1,0 +1,70 @@
+// A CUDA stream: owned (created by nanocuda) or borrowed (adopted from PyTorch, CuPy, a handle).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nanocuda/core/device.h"
+
+namespace nanocuda {
+
+class Event;
+
+// A cheap, copyable reference to a stream's shared state; the CUstream is destroyed (if
+// nanocuda created it) when the last Stream and the last Buffer allocated on it are gone,
+// or at close().
+class Stream {
+ public:
+  // A new stream on `device`. Non-blocking (no implicit sync with the legacy stream) by
+  // default; lower `priority` numbers run first (see Device::stream_priority_range()).
+  static Stream create(const Device& device, bool non_blocking = true, int priority = 0);
+  // Adopts a stream created elsewhere without taking ownership; the device is read from
+  // the stream's context unless given. 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the
+  // implicit streams of `device_ordinal` (default: device 0).
+  static Stream borrow(CUstream handle, int device_ordinal = -1);
+  // The legacy default stream of `device`.
+  static Stream legacy(const Device& device);
+
+  Stream(std::nullptr_t) = delete;  // a stream is never made from 0 by accident
+
+  [[nodiscard]] CUstream handle() const;  // throws if closed
+  [[nodiscard]] CUstream raw_handle() const noexcept;
+  [[nodiscard]] const Device& device() const noexcept;
+  [[nodiscard]] const Context& context() const noexcept;
+  [[nodiscard]] bool is_owned() const noexcept;
+  [[nodiscard]] bool is_closed() const noexcept;
+  [[nodiscard]] int priority() const;
+  [[nodiscard]] bool is_non_blocking() const;
+
+  // Blocks until all work queued on the stream is done.
+  void sync() const;
+  // True when all queued work has completed (cuStreamQuery), without blocking.
+  [[nodiscard]] bool query() const;
+  // Makes future work on this stream wait for `event`.
+  void wait(const Event& event) const;
+  // Makes future work on this stream wait for all work queued so far on `other`.
+  void wait(const Stream& other) const;
+  // Records a new event (timing disabled unless asked) on the stream and returns it.
+  [[nodiscard]] Event record(bool timing = false) const;
+  // Records `event` on the stream.
+  void record(const Event& event) const;
+  // Waits for the stream's work, then destroys it (if owned). Further use raises an error.
+  void close();
+
+  // "Stream 0x55d0c0 (owned, non-blocking) on device 0", for error messages.
+  [[nodiscard]] std::string describe() const;
+
+  bool operator==(const Stream& other) const noexcept { return state_ == other.state_; }
+
+  struct State;
+  explicit Stream(std::shared_ptr<State> state) noexcept : state_(std::move(state)) {}
+  [[nodiscard]] const std::shared_ptr<State>& state() const noexcept { return state_; }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace nanocuda

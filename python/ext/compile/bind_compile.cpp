@@ -1,0 +1,234 @@
+// Python bindings for runtime compilation: ProgramOptions, Program, ObjectCode, Kernel, link.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "nanocuda/compile/compile_cache.h"
+#include "nanocuda/compile/library_search.h"
+#include "nanocuda/driver/error.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/linker.h"
+#include "nanocuda/compile/program.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+Device to_device(const nb::object& device) {
+  return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+}
+
+std::string fspath(const nb::object& path) {
+  nb::str text = nb::str(nb::module_::import_("os").attr("fspath")(path));
+  return std::string(text.c_str());
+}
+
+// bytes-like -> the image; str / os.PathLike -> read that file.
+ObjectCode to_object_code(CodeType type, const nb::object& data) {
+  if (nb::isinstance<nb::bytes>(data)) {
+    nb::bytes b = nb::borrow<nb::bytes>(data);
+    return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()));
+  }
+  if (nb::isinstance<nb::str>(data) || nb::hasattr(data, "__fspath__")) {
+    return ObjectCode::from_file(type, fspath(data));
+  }
+  nb::object as_bytes = nb::module_::import_("builtins").attr("bytes")(data);  // bytearray, memoryview
+  return to_object_code(type, as_bytes);
+}
+
+std::array<unsigned, 3> to_dim3(const nb::object& v) {
+  if (nb::isinstance<nb::int_>(v)) return {nb::cast<unsigned>(v), 1, 1};
+  auto seq = nb::cast<std::vector<unsigned>>(v);
+  if (seq.empty() || seq.size() > 3) throw ValueError("expected an int or 1 to 3 ints");
+  std::array<unsigned, 3> out{1, 1, 1};
+  for (size_t i = 0; i < seq.size(); ++i) out[i] = seq[i];
+  return out;
+}
+
+// Kernel.occupancy: the occupancy calculator for one kernel.
+struct Occupancy {
+  Kernel kernel;
+};
+
+}  // namespace
+
+void bind_compile(nb::module_& m) {
+  nb::class_<ProgramOptions>(m, "ProgramOptions", "NVRTC options; every field is keyword-only.")
+      .def("__init__",
+           [](ProgramOptions* self, std::string arch, std::string std_,
+              std::vector<std::string> defines, std::vector<std::string> include_dirs,
+              bool fast_math, bool lineinfo, bool debug, int max_registers,
+              bool relocatable_device_code, bool default_device,
+              std::vector<std::string> extra_flags) {
+             new (self) ProgramOptions{std::move(arch), std::move(std_), std::move(defines),
+                                       std::move(include_dirs), fast_math, lineinfo, debug,
+                                       max_registers, relocatable_device_code, default_device,
+                                       std::move(extra_flags)};
+           },
+           nb::kw_only(), nb::arg("arch") = "", nb::arg("std") = "c++17",
+           nb::arg("defines") = std::vector<std::string>{},
+           nb::arg("include_dirs") = std::vector<std::string>{}, nb::arg("fast_math") = false,
+           nb::arg("lineinfo") = false, nb::arg("debug") = false, nb::arg("max_registers") = 0,
+           nb::arg("relocatable_device_code") = false, nb::arg("default_device") = true,
+           nb::arg("extra_flags") = std::vector<std::string>{},
+           "arch: 'sm_90a', '90a', 'compute_90a' (default: device 0's). defines: 'NAME' or "
+           "'NAME=VALUE' strings.")
+      .def_rw("arch", &ProgramOptions::arch)
+      .def_rw("std", &ProgramOptions::std)
+      .def_rw("defines", &ProgramOptions::defines)
+      .def_rw("include_dirs", &ProgramOptions::include_dirs)
+      .def_rw("fast_math", &ProgramOptions::fast_math)
+      .def_rw("lineinfo", &ProgramOptions::lineinfo)
+      .def_rw("debug", &ProgramOptions::debug)
+      .def_rw("max_registers", &ProgramOptions::max_registers)
+      .def_rw("relocatable_device_code", &ProgramOptions::relocatable_device_code)
+      .def_rw("default_device", &ProgramOptions::default_device)
+      .def_rw("extra_flags", &ProgramOptions::extra_flags)
+      .def("__repr__", [](const ProgramOptions& o) {
+        return "<nanocuda.ProgramOptions arch='" + o.arch + "' std='" + o.std + "'>";
+      });
+
+  nb::class_<KernelAttributes>(m, "KernelAttributes", "A kernel's attributes on one device.")
+      .def_ro("num_registers", &KernelAttributes::num_registers)
+      .def_ro("shared_size_bytes", &KernelAttributes::shared_size_bytes)
+      .def_ro("max_dynamic_shared_size_bytes", &KernelAttributes::max_dynamic_shared_size_bytes)
+      .def_ro("max_threads_per_block", &KernelAttributes::max_threads_per_block)
+      .def_ro("local_size_bytes", &KernelAttributes::local_size_bytes)
+      .def_ro("const_size_bytes", &KernelAttributes::const_size_bytes)
+      .def_ro("ptx_version", &KernelAttributes::ptx_version)
+      .def_ro("binary_version", &KernelAttributes::binary_version)
+      .def_ro("preferred_shared_memory_carveout", &KernelAttributes::preferred_shared_memory_carveout)
+      .def_ro("max_shared_memory_per_block_optin",
+              &KernelAttributes::max_shared_memory_per_block_optin);
+
+  nb::class_<Occupancy>(m, "KernelOccupancy", "Occupancy calculator for one kernel.")
+      .def("max_active_blocks_per_multiprocessor",
+           [](const Occupancy& o, int block_size, size_t smem, nb::object device) {
+             return o.kernel.max_active_blocks_per_multiprocessor(block_size, smem, to_device(device));
+           },
+           nb::arg("block_size"), nb::kw_only(), nb::arg("dynamic_shared_memory") = 0,
+           nb::arg("device") = nb::none())
+      .def("max_potential_block_size",
+           [](const Occupancy& o, size_t smem, int limit, nb::object device) {
+             return o.kernel.max_potential_block_size(smem, limit, to_device(device));
+           },
+           nb::kw_only(), nb::arg("dynamic_shared_memory") = 0, nb::arg("block_size_limit") = 0,
+           nb::arg("device") = nb::none(), "(min_grid_size, block_size) for full occupancy.")
+      .def("max_active_clusters",
+           [](const Occupancy& o, nb::object grid, nb::object block, nb::object cluster,
+              size_t smem, nb::object device) {
+             return o.kernel.max_active_clusters(to_dim3(grid), to_dim3(block), to_dim3(cluster),
+                                                 smem, to_device(device));
+           },
+           nb::arg("grid"), nb::arg("block"), nb::arg("cluster"), nb::kw_only(),
+           nb::arg("dynamic_shared_memory") = 0, nb::arg("device") = nb::none());
+
+  nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.")
+      .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uint64_t>(k.handle()); },
+                   "The CUkernel handle as an int.")
+      .def_prop_ro("param_layout",
+                   [](const Kernel& k) {
+                     std::vector<std::pair<uint32_t, uint32_t>> out;
+                     for (const auto& p : k.param_layout().params) out.emplace_back(p.offset, p.size);
+                     return out;
+                   },
+                   "[(offset, size), ...] of each parameter, in bytes.")
+      .def_prop_ro("attributes", [](const Kernel& k) { return k.attributes(Device(0)); },
+                   "KernelAttributes on device 0 (get_attributes(device) for others).")
+      .def("get_attributes", [](const Kernel& k, nb::object d) { return k.attributes(to_device(d)); },
+           nb::arg("device") = nb::none())
+      .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; })
+      .def("set_max_dynamic_shared_memory",
+           [](const Kernel& k, int bytes, nb::object d) { k.set_max_dynamic_shared_memory(bytes, to_device(d)); },
+           nb::arg("bytes"), nb::kw_only(), nb::arg("device") = nb::none())
+      .def("set_preferred_shared_memory_carveout",
+           [](const Kernel& k, int percent, nb::object d) {
+             k.set_preferred_shared_memory_carveout(percent, to_device(d));
+           },
+           nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none())
+      .def("__repr__", [](const Kernel& k) { return "<nanocuda." + k.describe() + ">"; });
+
+  nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX or LTO-IR.")
+      .def_static("from_cubin", [](nb::object d) { return to_object_code(CodeType::cubin, d); }, nb::arg("data"),
+                  "From bytes, or a path to read.")
+      .def_static("from_fatbin", [](nb::object d) { return to_object_code(CodeType::fatbin, d); }, nb::arg("data"))
+      .def_static("from_ptx", [](nb::object d) {
+                    if (nb::isinstance<nb::str>(d)) {
+                      std::string text = nb::borrow<nb::str>(d).c_str();
+                      if (text.find(".version") != std::string::npos)
+                        return ObjectCode::from_ptx(std::move(text));  // PTX text, not a path
+                    }
+                    return to_object_code(CodeType::ptx, d);
+                  }, nb::arg("data"))
+      .def_static("from_ltoir", [](nb::object d) { return to_object_code(CodeType::ltoir, d); }, nb::arg("data"))
+      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); })
+      .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); })
+      .def_prop_ro("name", &ObjectCode::name)
+      .def_prop_ro("lowered_names", &ObjectCode::lowered_names, "{name expression: lowered name}.")
+      .def_prop_ro("kernel_names", [](const ObjectCode& o) { return o.library()->kernel_names(); },
+                   "Every kernel in the loaded code (loads it).")
+      .def("get_kernel", &ObjectCode::get_kernel, nb::arg("name"),
+           "By name expression, extern \"C\" name or mangled name.")
+      .def("__len__", [](const ObjectCode& o) { return o.bytes().size(); })
+      .def("__repr__", [](const ObjectCode& o) {
+        return "<nanocuda.ObjectCode " + std::string(code_type_name(o.type())) + " " +
+               std::to_string(o.bytes().size()) + " bytes" + (o.name().empty() ? "" : " from " + o.name()) + ">";
+      });
+
+  nb::class_<Program>(m, "Program", "CUDA C++ source compiled with NVRTC (cached).")
+      .def("__init__",
+           [](Program* self, std::string source, nb::object options, std::string name) {
+             ProgramOptions opts = options.is_none() ? ProgramOptions{} : nb::cast<ProgramOptions>(options);
+             new (self) Program(std::move(source), std::move(opts), std::move(name));
+           },
+           nb::arg("source"), nb::arg("options") = nb::none(), nb::kw_only(),
+           nb::arg("name") = "kernel.cu")
+      .def_static("from_file",
+                  [](nb::object path, nb::object options) {
+                    ProgramOptions opts = options.is_none() ? ProgramOptions{} : nb::cast<ProgramOptions>(options);
+                    return Program::from_file(fspath(path), std::move(opts));
+                  },
+                  nb::arg("path"), nb::arg("options") = nb::none())
+      .def_prop_ro("source", &Program::source)
+      .def_prop_ro("name", &Program::name)
+      .def_prop_ro("options", &Program::options)
+      .def("compile",
+           [](const Program& p, const std::string& target, std::vector<std::string> exprs) {
+             return p.compile(parse_code_type(target), exprs);
+           },
+           nb::arg("target") = "cubin", nb::kw_only(),
+           nb::arg("name_expressions") = std::vector<std::string>{},
+           nb::call_guard<nb::gil_scoped_release>(),
+           "Compile to 'cubin', 'ptx' or 'ltoir'; raises CompileError with the log on failure.")
+      .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
+           nb::arg("target") = "cubin", "The NVRTC flags compile(target) uses.");
+
+  m.def("link",
+        [](std::vector<ObjectCode> objects, std::string arch, bool lto, bool debug, bool lineinfo,
+           std::vector<std::string> extra) {
+          return link(objects, LinkerOptions{std::move(arch), debug, lineinfo, lto, std::move(extra)});
+        },
+        nb::arg("objects"), nb::kw_only(), nb::arg("arch") = "", nb::arg("lto") = false,
+        nb::arg("debug") = false, nb::arg("lineinfo") = false,
+        nb::arg("extra_flags") = std::vector<std::string>{}, nb::call_guard<nb::gil_scoped_release>(),
+        "Link objects (PTX, LTO-IR, cubin, fatbin) into one cubin ObjectCode with nvJitLink.");
+  m.def("nvrtc_version", &Program::nvrtc_version, "NVRTC's version as major*1000 + minor*10 (loads NVRTC).");
+  m.def("nvrtc_library", &Program::nvrtc_path, "The NVRTC library file in use (loads NVRTC).");
+  m.def("compile_cache_dir", &CompileCache::directory, "Where compiled code is cached on disk.");
+  m.def("compile_cache_enabled", &CompileCache::enabled);
+  m.def("clear_memory_cache", &CompileCache::clear_memory,
+        "Forget in-process compile results (the disk cache stays).");
+  m.def("_set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
+        "Where nanocuda's kernel-side headers are (set by the package at import).");
+  m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
+        "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,281 @@
+// Python bindings for Buffer and PinnedBuffer, with DLPack and CUDA-array-interface export,
+// and stream-ordered copy/fill between any two array-likes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <string>
+
+#include "bindings.h"
+#include "interop/interop.h"
+#include "nanocuda/core/copy.h"
+#include "nanocuda/core/event.h"
+#include "nanocuda/core/pinned_buffer.h"
+#include "core/py_buffer.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+// Keeps the exporting Python object alive for as long as a consumer holds the tensor.
+struct ExportContext {
+  PyObject* owner;
+  std::vector<int64_t> shape;
+};
+
+template <class Managed>
+void release_export(Managed* m) {
+  auto* ctx = static_cast<ExportContext*>(m->manager_ctx);
+  PyGILState_STATE gil = PyGILState_Ensure();  // consumers may call this without the GIL
+  Py_DECREF(ctx->owner);
+  PyGILState_Release(gil);
+  delete ctx;
+  delete m;
+}
+
+template <class Managed>
+void capsule_destructor(PyObject* capsule) {
+  // Only an unconsumed capsule still owns its tensor (consumers rename it "used_...").
+  const char* name = std::is_same_v<Managed, dlpack::ManagedTensor> ? "dltensor" : "dltensor_versioned";
+  if (PyCapsule_IsValid(capsule, name))
+    if (auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name))) m->deleter(m);
+}
+
+void fill(dlpack::Tensor& t, void* data, dlpack::Device dev, const DType& dtype, ExportContext* ctx) {
+  t.data = data;
+  t.device = dev;
+  t.ndim = static_cast<int32_t>(ctx->shape.size());
+  t.dtype = dtype.dl;
+  t.shape = ctx->shape.data();
+  t.strides = nullptr;  // compact row-major
+  t.byte_offset = 0;
+}
+
+nb::object export_dlpack(nb::handle owner, void* data, dlpack::Device dev, const DType& dtype,
+                         const std::vector<int64_t>& shape, nb::handle max_version) {
+  auto* ctx = new ExportContext{owner.ptr(), shape};
+  Py_INCREF(owner.ptr());
+  bool versioned = !max_version.is_none() && nb::cast<int>(max_version[0]) >= 1;
+  if (versioned) {
+    auto* m = new dlpack::ManagedTensorVersioned{};
+    m->version = {1, 0};
+    m->manager_ctx = ctx;
+    m->deleter = release_export<dlpack::ManagedTensorVersioned>;
+    fill(m->dl_tensor, data, dev, dtype, ctx);
+    return nb::steal(PyCapsule_New(m, "dltensor_versioned",
+                                   capsule_destructor<dlpack::ManagedTensorVersioned>));
+  }
+  auto* m = new dlpack::ManagedTensor{};
+  m->manager_ctx = ctx;
+  m->deleter = release_export<dlpack::ManagedTensor>;
+  fill(m->dl_tensor, data, dev, dtype, ctx);
+  return nb::steal(PyCapsule_New(m, "dltensor", capsule_destructor<dlpack::ManagedTensor>));
+}
+
+std::vector<int64_t> shape_of(nb::handle shape, std::size_t nbytes, const DType& dtype) {
+  std::vector<int64_t> out;
+  if (shape.is_none()) {
+    out.push_back(static_cast<int64_t>(nbytes / dtype.itemsize()));
+  } else if (PyLong_Check(shape.ptr())) {
+    out.push_back(nb::cast<int64_t>(shape));
+  } else {
+    for (auto s : shape) out.push_back(nb::cast<int64_t>(s));
+  }
+  return out;
+}
+
+std::size_t product(const std::vector<int64_t>& shape) {
+  std::size_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0) throw nb::value_error("Buffer: negative dimension in shape");
+    n *= static_cast<std::size_t>(s);
+  }
+  return n;
+}
+
+// The address and size of anything copy() accepts: device arrays, host arrays (numpy,
+// anything with the buffer protocol), PinnedBuffers, ints (then `size` is required).
+struct Span {
+  CUdeviceptr ptr;
+  std::size_t size;  // 0 when unknown (raw int)
+};
+
+Span span_of(nb::handle obj, const char* where) {
+  if (nb::isinstance<PinnedBuffer>(obj)) {
+    auto& p = nb::cast<PinnedBuffer&>(obj);
+    return {reinterpret_cast<CUdeviceptr>(p.ptr()), p.size()};
+  }
+  if (PyLong_Check(obj.ptr())) return {nb::cast<uint64_t>(obj), 0};
+  if (PyObject_CheckBuffer(obj.ptr()) && !has_device_pointer(obj)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    Span s{reinterpret_cast<CUdeviceptr>(view.buf), static_cast<std::size_t>(view.len)};
+    PyBuffer_Release(&view);  // `obj` keeps the memory alive for the call
+    return s;
+  }
+  ArrayView v = describe_array(obj, where);
+  if (!v.is_contiguous())
+    throw nb::value_error((std::string(where) + ": the array is not contiguous").c_str());
+  return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
+}
+
+Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
+  if (!stream.is_none()) return to_stream(stream, where);
+  if (hint) return hint->buffer.stream();
+  return Stream::legacy(Device(0));
+}
+
+}  // namespace
+
+void bind_buffer(nb::module_& m) {
+  nb::class_<PyBuffer>(m, "Buffer",
+                       "Device memory from the device's stream-ordered pool. Exports __dlpack__ "
+                       "and __cuda_array_interface__, so torch.from_dlpack(buf) and "
+                       "cupy.asarray(buf) see the same memory.")
+      .def("__init__",
+           [](PyBuffer* self, std::size_t size, nb::handle stream, nb::handle device,
+              nb::handle dtype, nb::handle shape) {
+             DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
+             Stream s = !stream.is_none()
+                            ? to_stream(stream, "Buffer")
+                            : Stream::legacy(Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
+             std::vector<int64_t> sh = shape_of(shape, size, dt);
+             if (!shape.is_none() && product(sh) * dt.itemsize() > size)
+               throw nb::value_error(("Buffer: shape needs " + std::to_string(product(sh) * dt.itemsize()) +
+                                      " bytes but size is " + std::to_string(size)).c_str());
+             new (self) PyBuffer(Buffer(size, s), dt, std::move(sh));
+           },
+           nb::arg("size"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("device") = nb::none(), nb::arg("dtype") = nb::none(),
+           nb::arg("shape") = nb::none(),
+           "`size` bytes of device memory, allocated in the order of `stream` (default: the "
+           "legacy stream of `device`). `dtype` and `shape` say how it is exported.")
+      .def_prop_ro("ptr", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+                   "The device address as an int.")
+      .def_prop_ro("size", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
+      .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); })
+      .def_prop_ro("device", [](const PyBuffer& b) { return b.buffer.device(); })
+      .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); })
+      .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; })
+      .def_prop_ro("shape", [](const PyBuffer& b) {
+        nb::list l;
+        for (int64_t s : b.shape) l.append(s);
+        return nb::tuple(l);
+      })
+      .def_prop_ro("is_closed", [](const PyBuffer& b) { return b.buffer.is_closed(); })
+      .def("close", [](PyBuffer& b, nb::handle stream) {
+             if (stream.is_none()) b.buffer.close();
+             else b.buffer.close(to_stream(stream, "Buffer.close"));
+           }, nb::arg("stream") = nb::none(),
+           "Free the memory in the order of `stream` (default: the allocating stream).")
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](PyBuffer& b, nb::args) { b.buffer.close(); })
+      .def("__len__", [](const PyBuffer& b) { return b.buffer.size(); })
+      .def("__dlpack_device__", [](const PyBuffer& b) {
+        return nb::make_tuple(static_cast<int>(dlpack::kCUDA), b.buffer.device().ordinal());
+      })
+      .def("__dlpack__",
+           [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+              nb::handle copy) {
+             auto& b = nb::cast<PyBuffer&>(self);
+             if (!copy.is_none() && nb::cast<bool>(copy))
+               throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
+             (void)dl_device;
+             // Order the consumer's stream after our allocating stream, as the protocol asks.
+             if (!stream.is_none() && nb::cast<int64_t>(stream) != -1) {
+               Stream consumer = Stream::borrow(reinterpret_cast<CUstream>(nb::cast<uint64_t>(stream)),
+                                                b.buffer.device().ordinal());
+               if (consumer.raw_handle() != b.buffer.stream().raw_handle())
+                 consumer.wait(b.buffer.stream());
+             }
+             return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()),
+                                  {dlpack::kCUDA, b.buffer.device().ordinal()}, b.dtype, b.shape,
+                                  max_version);
+           },
+           nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
+           nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+      .def_prop_ro("__cuda_array_interface__", [](const PyBuffer& b) {
+        nb::dict d;
+        nb::list shape;
+        for (int64_t s : b.shape) shape.append(s);
+        d["shape"] = nb::tuple(shape);
+        d["typestr"] = b.dtype.typestr;
+        d["data"] = nb::make_tuple(static_cast<uint64_t>(b.buffer.ptr()), false);
+        d["strides"] = nb::none();
+        d["version"] = 3;
+        // Consumers sync on this stream before reading (protocol v3).
+        CUstream s = b.buffer.stream().raw_handle();
+        d["stream"] = s == nullptr ? nb::object(nb::none()) : nb::object(nb::int_(reinterpret_cast<uint64_t>(s)));
+        return d;
+      })
+      .def("__repr__", [](const PyBuffer& b) {
+        return "<nanocuda." + b.buffer.describe() + ", dtype=" + b.dtype.name + ">";
+      });
+
+  nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) "
+                                              "views it.")
+      .def("__init__", [](PinnedBuffer* self, std::size_t size, nb::handle device) {
+             new (self) PinnedBuffer(size, Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
+           }, nb::arg("size"), nb::kw_only(), nb::arg("device") = nb::none())
+      .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); })
+      .def_prop_ro("size", &PinnedBuffer::size)
+      .def_prop_ro("is_closed", &PinnedBuffer::is_closed)
+      .def("close", &PinnedBuffer::close)
+      .def("__len__", &PinnedBuffer::size)
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](PinnedBuffer& p, nb::args) { p.close(); })
+      .def("memoryview", [](nb::handle self) {
+             auto& p = nb::cast<PinnedBuffer&>(self);
+             PyObject* mv = PyMemoryView_FromMemory(static_cast<char*>(p.ptr()),
+                                                    static_cast<Py_ssize_t>(p.size()), PyBUF_WRITE);
+             return nb::steal(mv);
+           }, "A writable memoryview of the bytes (valid until close()).");
+
+  m.def("copy",
+        [](nb::handle dst, nb::handle src, nb::handle size, nb::handle stream) {
+          const PyBuffer* hint = nb::isinstance<PyBuffer>(dst)   ? &nb::cast<PyBuffer&>(dst)
+                                 : nb::isinstance<PyBuffer>(src) ? &nb::cast<PyBuffer&>(src)
+                                                                 : nullptr;
+          Stream s = stream_or(stream, hint, "copy");
+          Span d = span_of(dst, "copy (dst)"), sr = span_of(src, "copy (src)");
+          std::size_t n = size.is_none() ? std::min(d.size ? d.size : sr.size, sr.size ? sr.size : d.size)
+                                         : nb::cast<std::size_t>(size);
+          if (size.is_none() && d.size && sr.size && d.size != sr.size)
+            throw nb::value_error(("copy: dst has " + std::to_string(d.size) + " bytes but src has " +
+                                   std::to_string(sr.size) + "; pass size= to copy a prefix").c_str());
+          if (n == 0 && size.is_none())
+            throw nb::value_error("copy: size is unknown for raw int addresses; pass size=");
+          if ((d.size && n > d.size) || (sr.size && n > sr.size))
+            throw nb::value_error(("copy: size " + std::to_string(n) + " exceeds dst (" +
+                                   std::to_string(d.size) + " bytes) or src (" +
+                                   std::to_string(sr.size) + " bytes)").c_str());
+          copy_async(d.ptr, sr.ptr, n, s);
+        },
+        nb::arg("dst"), nb::arg("src"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("stream") = nb::none(),
+        "Copy bytes from `src` to `dst` in the order of `stream`. Either side may be device "
+        "memory (Buffer, torch/CuPy tensor, DLPack object), host memory (numpy array, "
+        "bytearray, PinnedBuffer) or an int address. Copies from pageable host memory return "
+        "only once the data has been read.");
+
+  m.def("memset",
+        [](nb::handle dst, int value, nb::handle size, nb::handle stream) {
+          const PyBuffer* hint = nb::isinstance<PyBuffer>(dst) ? &nb::cast<PyBuffer&>(dst) : nullptr;
+          if (value < 0 || value > 255) throw nb::value_error("memset: value must be a byte (0-255)");
+          Stream s = stream_or(stream, hint, "memset");
+          uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");
+          std::size_t n;
+          if (!size.is_none()) n = nb::cast<std::size_t>(size);
+          else if (hint) n = hint->buffer.size();
+          else if (PyLong_Check(dst.ptr())) throw nb::value_error("memset: pass size= for a raw address");
+          else n = describe_array(dst, "memset").nbytes();
+          memset_async(ptr, static_cast<unsigned char>(value), n, s);
+        },
+        nb::arg("dst"), nb::arg("value"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("stream") = nb::none(), "Fill device memory with a byte value, in stream order.");
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,92 @@
+// Python bindings for Stream: creation, adoption of foreign streams, __cuda_stream__ export.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.h"
+#include "interop/interop.h"
+#include "nanocuda/core/event.h"
+#include "nanocuda/core/stream.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+void bind_stream(nb::module_& m) {
+  nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).")
+      .def("__init__",
+           [](Stream* self, nb::object device, bool non_blocking, int priority) {
+             Device dev(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+             new (self) Stream(Stream::create(dev, non_blocking, priority));
+           },
+           nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("non_blocking") = true,
+           nb::arg("priority") = 0,
+           "A new stream on `device` (a Device or ordinal; default 0). Lower priority numbers "
+           "run first.")
+      .def_static("from_handle",
+                  [](uint64_t handle, nb::object device) {
+                    int ordinal = device.is_none() ? -1 : nb::cast<int>(device.attr("__index__")());
+                    return Stream::borrow(reinterpret_cast<CUstream>(handle), ordinal);
+                  },
+                  nb::arg("handle"), nb::arg("device") = nb::none(),
+                  "Adopt a raw CUstream handle without owning it.")
+      .def_static("adopt", [](nb::handle obj) { return to_stream(obj, "Stream.adopt"); },
+                  nb::arg("obj"),
+                  "Adopt a foreign stream: torch.cuda.Stream, any __cuda_stream__ object, or a "
+                  "handle int.")
+      .def_static("legacy", [](const Device& d) { return Stream::legacy(d); },
+                  nb::arg("device"), "The legacy default stream of `device`.")
+      .def_prop_ro("handle", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.handle()); },
+                   "The CUstream handle as an int.")
+      .def_prop_ro("device", &Stream::device)
+      .def_prop_ro("is_owned", &Stream::is_owned)
+      .def_prop_ro("is_closed", &Stream::is_closed)
+      .def_prop_ro("priority", &Stream::priority)
+      .def_prop_ro("is_non_blocking", &Stream::is_non_blocking)
+      .def("sync", &Stream::sync, nb::call_guard<nb::gil_scoped_release>(),
+           "Block until all queued work is done.")
+      .def("query", &Stream::query, "True when all queued work has completed.")
+      .def("wait", [](const Stream& s, const Event& e) { s.wait(e); }, nb::arg("event"),
+           "Make future work wait for `event`.")
+      .def("wait", [](const Stream& s, nb::handle other) { s.wait(to_stream(other, "Stream.wait")); },
+           nb::arg("stream"), "Make future work wait for all work queued so far on `stream`.")
+      .def("record", [](const Stream& s, bool timing) { return s.record(timing); },
+           nb::kw_only(), nb::arg("timing") = false, "Record a new Event here and return it.")
+      .def("record", [](const Stream& s, Event& e) -> Event& { e.record(s); return e; }, nb::arg("event"),
+           nb::rv_policy::reference, "Record `event` here and return it.")
+      .def("close", &Stream::close, "Wait for the stream's work, then destroy it (if owned).")
+      .def("__enter__", [](Stream& s) -> Stream& { return s; }, nb::rv_policy::reference)
+      .def("__exit__", [](Stream& s, nb::args) { s.close(); })
+      .def("__cuda_stream__", [](const Stream& s) {
+             return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.handle()));
+           }, "The CUDA stream protocol: (version, handle).")
+      .def("__eq__", [](const Stream& a, nb::handle b) {
+        return nb::isinstance<Stream>(b) && a.raw_handle() == nb::cast<const Stream&>(b).raw_handle();
+      })
+      .def("__hash__", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.raw_handle()); })
+      .def("__repr__", [](const Stream& s) { return "<nanocuda." + s.describe() + ">"; });
+}
+
+void bind_event(nb::module_& m) {
+  nb::class_<Event>(m, "Event", "A CUDA event: a marker in a stream, for ordering and timing.")
+      .def("__init__",
+           [](Event* self, nb::object device, bool timing, bool blocking_sync) {
+             Device dev(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+             new (self) Event(dev, timing, blocking_sync);
+           },
+           nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("timing") = true,
+           nb::arg("blocking_sync") = false)
+      .def("record", [](Event& e, nb::handle stream) { e.record(to_stream(stream, "Event.record")); },
+           nb::arg("stream"), "Record on `stream`.")
+      .def("sync", &Event::sync, nb::call_guard<nb::gil_scoped_release>(),
+           "Block until the recorded work is done.")
+      .def("query", &Event::query, "True once the recorded work has completed.")
+      .def("elapsed_time", [](const Event& start, const Event& end) {
+             return end.elapsed_time_since(start);
+           }, nb::arg("end"), "Milliseconds from this event to `end` (torch's convention).")
+      .def_prop_ro("is_timing", &Event::is_timing)
+      .def_prop_ro("handle", [](const Event& e) { return reinterpret_cast<uint64_t>(e.handle()); })
+      .def_prop_ro("device", &Event::device)
+      .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
+}
+
+}  // namespace nanocuda::py

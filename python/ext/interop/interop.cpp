@@ -1,0 +1,312 @@
+// Reading foreign arrays and streams; per-type decisions cached for the launch hot path.
+#include "interop/interop.h"
+
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <string>
+
+#include "nanocuda/driver/check.h"
+#include "core/py_buffer.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+[[noreturn]] void raise_value(const std::string& text) { throw nb::value_error(text.c_str()); }
+[[noreturn]] void raise_type(const std::string& text) { throw nb::type_error(text.c_str()); }
+
+std::string py_type_name(nb::handle obj) {
+  return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())))
+                                           .attr("__qualname__")));
+}
+
+const char* device_type_name(int32_t type) {
+  switch (type) {
+    case dlpack::kCPU: return "the CPU";
+    case dlpack::kCUDAHost: return "pinned host memory";
+    case dlpack::kCUDA: return "CUDA";
+    case dlpack::kCUDAManaged: return "CUDA managed memory";
+    default: return "a non-CUDA device";
+  }
+}
+
+std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+// The device of a raw CUDA address, for protocols that do not carry it.
+int32_t device_of_pointer(uint64_t ptr, const char* where) {
+  int ordinal = -1;
+  CUresult rc = detail::driver().cuPointerGetAttribute(
+      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(ptr));
+  if (rc == CUDA_ERROR_INVALID_VALUE)
+    raise_value(std::string(where) + ": address 0x" + std::to_string(ptr) +
+                " is not memory the CUDA driver knows (a host pointer?)");
+  detail::check(rc, "cuPointerGetAttribute", where);
+  return ordinal;
+}
+
+// Kinds of objects; decided once per Python type.
+enum class Kind { Unknown, Buffer, Int, Torch, Cai, Dlpack, DataPtr, Host };
+
+struct TypeCache {
+  std::array<PyTypeObject*, 16> types{};
+  std::array<Kind, 16> kinds{};
+  size_t next = 0;
+};
+TypeCache g_cache;
+
+Kind classify(nb::handle obj) {
+  PyTypeObject* t = Py_TYPE(obj.ptr());
+  for (size_t i = 0; i < g_cache.types.size(); ++i)
+    if (g_cache.types[i] == t) return g_cache.kinds[i];
+  Kind k = Kind::Unknown;
+  if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
+  else if (PyLong_Check(obj.ptr())) k = Kind::Int;
+  else if (std::string(t->tp_name).find("Tensor") != std::string::npos &&
+           nb::hasattr(obj, "data_ptr") && nb::hasattr(obj, "get_device"))
+    k = Kind::Torch;
+  else if (nb::hasattr(obj, "__cuda_array_interface__")) k = Kind::Cai;
+  else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
+  else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;
+  else if (nb::hasattr(obj, "__array_interface__")) k = Kind::Host;
+  if (k != Kind::Unknown) {
+    size_t slot = g_cache.next++ % g_cache.types.size();
+    Py_INCREF(t);  // keep the cached type alive, so its address stays unique
+    if (g_cache.types[slot]) Py_DECREF(g_cache.types[slot]);
+    g_cache.types[slot] = t;
+    g_cache.kinds[slot] = k;
+  }
+  return k;
+}
+
+void parse_interface(nb::handle obj, const char* attr, ArrayView& v) {
+  nb::dict d = nb::cast<nb::dict>(obj.attr(attr));
+  nb::tuple data = nb::cast<nb::tuple>(d["data"]);
+  v.ptr = nb::cast<uint64_t>(data[0]);
+  v.dtype = dtype_from_typestr(nb::cast<std::string>(d["typestr"]));
+  for (auto s : nb::cast<nb::tuple>(d["shape"])) v.shape.push_back(nb::cast<int64_t>(s));
+  nb::object strides = d.contains("strides") ? nb::object(d["strides"]) : nb::none();
+  if (strides.is_none()) {
+    v.strides = compact_strides(v.shape);
+  } else {
+    for (auto s : nb::cast<nb::tuple>(strides)) {
+      int64_t bytes = nb::cast<int64_t>(s);
+      if (bytes % v.dtype.itemsize() != 0)
+        raise_value(std::string("stride of ") + std::to_string(bytes) +
+                    " bytes is not a multiple of the element size");
+      v.strides.push_back(bytes / v.dtype.itemsize());
+    }
+  }
+}
+
+// Copies a capsule's tensor description into `v`, then hands the tensor back: we only
+// borrowed a view, and the producing object keeps the memory alive.
+template <class Managed>
+void read_capsule(nb::handle capsule, const char* name, const char* used_name, ArrayView& v) {
+  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  const dlpack::Tensor& t = m->dl_tensor;
+  v.ptr = reinterpret_cast<uint64_t>(t.data) + t.byte_offset;
+  v.device_type = t.device.device_type;
+  v.device_id = t.device.device_id;
+  v.dtype = dtype_from_dlpack(t.dtype);
+  v.shape.assign(t.shape, t.shape + t.ndim);
+  v.strides = t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
+                        : compact_strides(v.shape);
+  if (m->deleter) m->deleter(m);
+  PyCapsule_SetName(capsule.ptr(), used_name);
+}
+
+// Reads a DLPack capsule (either version) into `v` and releases the producer's tensor.
+void parse_dlpack(nb::handle obj, ArrayView& v, const char* where) {
+  nb::object capsule;
+  try {
+    capsule = obj.attr("__dlpack__")(nb::arg("max_version") = nb::make_tuple(1, 0));
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    capsule = obj.attr("__dlpack__")();  // a pre-1.0 producer
+  }
+  if (PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned")) {
+    read_capsule<dlpack::ManagedTensorVersioned>(capsule, "dltensor_versioned",
+                                                 "used_dltensor_versioned", v);
+  } else if (PyCapsule_IsValid(capsule.ptr(), "dltensor")) {
+    read_capsule<dlpack::ManagedTensor>(capsule, "dltensor", "used_dltensor", v);
+  } else {
+    raise_type(std::string(where) + ": __dlpack__ of " + py_type_name(obj) +
+               " returned something that is not a DLPack capsule");
+  }
+}
+
+void parse_torch(nb::handle obj, ArrayView& v) {
+  v.ptr = nb::cast<uint64_t>(obj.attr("data_ptr")());
+  int dev = nb::cast<int>(obj.attr("get_device")());
+  v.device_type = dev < 0 ? dlpack::kCPU : dlpack::kCUDA;
+  v.device_id = dev < 0 ? 0 : dev;
+  v.dtype = parse_dtype(obj.attr("dtype"));
+  for (auto s : nb::cast<nb::tuple>(obj.attr("shape"))) v.shape.push_back(nb::cast<int64_t>(s));
+  for (auto s : nb::cast<nb::tuple>(obj.attr("stride")())) v.strides.push_back(nb::cast<int64_t>(s));
+}
+
+ArrayView describe(nb::handle obj, const char* where, bool locate_device);
+
+void check_device(int32_t type, int32_t id, int device, const char* where, nb::handle obj) {
+  if (type != dlpack::kCUDA && type != dlpack::kCUDAManaged) [[unlikely]]
+    raise_value(std::string(where) + ": expected device memory, but the " + py_type_name(obj) +
+                " lives in " + device_type_name(type) + " (move it to the GPU first)");
+  if (device >= 0 && id != device) [[unlikely]]
+    raise_value(std::string(where) + ": the " + py_type_name(obj) + " is on device " +
+                std::to_string(id) + ", but this call runs on device " + std::to_string(device));
+}
+
+}  // namespace
+
+int64_t ArrayView::numel() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+bool ArrayView::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+ArrayView describe_array(nb::handle obj, const char* where) {
+  return describe(obj, where, true);
+}
+
+ArrayView describe_array_geometry(nb::handle obj, const char* where) {
+  return describe(obj, where, false);
+}
+
+bool is_torch_tensor(nb::handle obj) { return classify(obj) == Kind::Torch; }
+
+namespace {
+
+ArrayView describe(nb::handle obj, const char* where, bool locate_device) {
+  ArrayView v;
+  switch (classify(obj)) {
+    case Kind::Buffer: {
+      auto& b = nb::cast<PyBuffer&>(obj);
+      v.ptr = b.buffer.ptr();
+      v.device_id = b.buffer.device().ordinal();
+      v.dtype = b.dtype;
+      v.shape = b.shape;
+      v.strides = compact_strides(v.shape);
+      return v;
+    }
+    case Kind::Torch: parse_torch(obj, v); return v;
+    case Kind::Cai:
+      parse_interface(obj, "__cuda_array_interface__", v);
+      v.device_id = !locate_device ? -1 : v.ptr ? device_of_pointer(v.ptr, where) : 0;
+      return v;
+    case Kind::Dlpack: parse_dlpack(obj, v, where); return v;
+    case Kind::Host:
+      parse_interface(obj, "__array_interface__", v);
+      v.device_type = dlpack::kCPU;
+      return v;
+    default:
+      raise_type(std::string(where) + ": expected an array (a nanocuda Buffer, a torch or CuPy "
+                 "tensor, or an object with __dlpack__ or __cuda_array_interface__), got " +
+                 py_type_name(obj));
+  }
+}
+
+}  // namespace
+
+uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allow_int) {
+  switch (classify(obj)) {
+    case Kind::Buffer: {
+      auto& b = nb::cast<PyBuffer&>(obj);
+      check_device(dlpack::kCUDA, b.buffer.device().ordinal(), device, where, obj);
+      return b.buffer.ptr();
+    }
+    case Kind::Int: {
+      if (!allow_int) break;
+      uint64_t p = PyLong_AsUnsignedLongLong(obj.ptr());
+      if (p == static_cast<uint64_t>(-1) && PyErr_Occurred()) throw nb::python_error();
+      return p;
+    }
+    case Kind::Torch: {
+      // Two C-level method calls; no dicts or capsules on this path.
+      // Interned once and deliberately leaked: a static nb::object would be released after
+      // the interpreter has shut down.
+      static PyObject* get_device_name = PyUnicode_InternFromString("get_device");
+      static PyObject* data_ptr_name = PyUnicode_InternFromString("data_ptr");
+      nb::handle get_device(get_device_name), data_ptr(data_ptr_name);
+      PyObject* args[] = {obj.ptr()};
+      nb::object dev = nb::steal(PyObject_VectorcallMethod(
+          get_device.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+      if (!dev.is_valid()) throw nb::python_error();
+      long d = PyLong_AsLong(dev.ptr());
+      check_device(d < 0 ? dlpack::kCPU : dlpack::kCUDA, static_cast<int32_t>(d), device, where,
+                   obj);
+      nb::object p = nb::steal(PyObject_VectorcallMethod(
+          data_ptr.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+      if (!p.is_valid()) throw nb::python_error();
+      return PyLong_AsUnsignedLongLong(p.ptr());
+    }
+    case Kind::Cai: {
+      ArrayView v;
+      parse_interface(obj, "__cuda_array_interface__", v);
+      if (v.ptr) check_device(dlpack::kCUDA, device_of_pointer(v.ptr, where), device, where, obj);
+      return v.ptr;
+    }
+    case Kind::Dlpack: {
+      ArrayView v;
+      parse_dlpack(obj, v, where);
+      check_device(v.device_type, v.device_id, device, where, obj);
+      return v.ptr;
+    }
+    case Kind::DataPtr: {
+      uint64_t p = nb::cast<uint64_t>(obj.attr("data_ptr")());
+      if (p) check_device(dlpack::kCUDA, device_of_pointer(p, where), device, where, obj);
+      return p;
+    }
+    case Kind::Host:
+      raise_value(std::string(where) + ": expected device memory, but the " + py_type_name(obj) +
+                  " lives in host memory (move it to the GPU first)");
+    default: break;
+  }
+  raise_type(std::string(where) + ": expected a device pointer (a nanocuda Buffer, a torch or "
+             "CuPy tensor, a __dlpack__ or __cuda_array_interface__ object" +
+             (allow_int ? ", or an int address" : "") + "), got " + py_type_name(obj));
+}
+
+bool has_device_pointer(nb::handle obj) {
+  Kind k = classify(obj);
+  return k == Kind::Buffer || k == Kind::Torch || k == Kind::Cai || k == Kind::Dlpack ||
+         k == Kind::DataPtr;
+}
+
+Stream to_stream(nb::handle obj, const char* where) {
+  if (nb::isinstance<Stream>(obj)) return nb::cast<Stream>(obj);
+  uint64_t handle = 0;
+  if (PyLong_Check(obj.ptr())) {
+    handle = nb::cast<uint64_t>(obj);
+  } else if (nb::hasattr(obj, "__cuda_stream__")) {
+    nb::tuple t = nb::cast<nb::tuple>(obj.attr("__cuda_stream__")());
+    handle = nb::cast<uint64_t>(t[1]);
+  } else if (nb::hasattr(obj, "cuda_stream")) {  // torch.cuda.Stream
+    handle = nb::cast<uint64_t>(obj.attr("cuda_stream"));
+  } else {
+    raise_type(std::string(where) + ": expected a stream (nanocuda.Stream, torch.cuda.Stream, "
+               "an object with __cuda_stream__, or a handle int), got " + py_type_name(obj));
+  }
+  return Stream::borrow(reinterpret_cast<CUstream>(handle));
+}
+
+}  // namespace nanocuda::py

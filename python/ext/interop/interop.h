@@ -1,0 +1,60 @@
+// Reading foreign arrays and streams: nanocuda Buffers, torch tensors, DLPack,
+// __cuda_array_interface__, __array_interface__ and __cuda_stream__ objects.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "interop/dlpack.h"
+#include "interop/dtype.h"
+#include "nanocuda/core/stream.h"
+
+namespace nanocuda::py {
+
+// What an array-like object says about its memory.
+struct ArrayView {
+  uint64_t ptr = 0;
+  int32_t device_type = dlpack::kCUDA;
+  int32_t device_id = 0;
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // in elements, always filled (compact when the producer said none)
+  [[nodiscard]] int64_t numel() const;
+  [[nodiscard]] uint64_t nbytes() const { return static_cast<uint64_t>(numel()) * dtype.itemsize(); }
+  [[nodiscard]] bool is_contiguous() const;
+  [[nodiscard]] bool on_cuda() const {
+    return device_type == dlpack::kCUDA || device_type == dlpack::kCUDAManaged;
+  }
+};
+
+// The full description of an array (device or host). `where` names the calling API in
+// errors, e.g. "TensorMap.tiled". Raises TypeError for objects that are not arrays.
+ArrayView describe_array(nanobind::handle obj, const char* where);
+
+// describe_array without asking the driver which device a __cuda_array_interface__ pointer
+// is on (device_id is -1 for those): for callers that need only the geometry, and so that
+// geometry inference works, and is testable, with no driver.
+ArrayView describe_array_geometry(nanobind::handle obj, const char* where);
+
+// Whether `obj` is a torch tensor (decided once per Python type), for callers with a
+// faster torch-specific path.
+bool is_torch_tensor(nanobind::handle obj);
+
+// The device address behind `obj` (a Buffer, a torch tensor, a DLPack or CUDA-array-interface
+// object, or an int when `allow_int`), checked to live on device `device` (-1: any CUDA
+// device). A CPU tensor or one on another device raises ValueError naming `where`.
+// Decisions per Python type are cached, so repeated calls on one type are cheap.
+uint64_t device_pointer(nanobind::handle obj, int device, const char* where, bool allow_int = true);
+
+// Whether `obj` exposes a device pointer by any protocol nanocuda reads (without reading it).
+bool has_device_pointer(nanobind::handle obj);
+
+// Adopts a stream: a nanocuda Stream, an object with __cuda_stream__ (CuPy, cuda.core), a
+// torch.cuda.Stream (its .cuda_stream), or a raw handle int.
+Stream to_stream(nanobind::handle obj, const char* where);
+
+}  // namespace nanocuda::py

@@ -1,0 +1,50 @@
+// Python arguments -> kernel parameter bytes, checked against the kernel's real layout.
+// The decision for each argument's Python type is cached per parameter slot, so a hot loop
+// that passes the same types pays for one pointer compare per argument.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+
+#include "interop/dlpack_exchange.h"
+#include "nanocuda/launch/param_packer.h"
+
+namespace nanocuda::py {
+
+enum class ArgKind : std::uint8_t {
+  Unknown,
+  Int,
+  Float,
+  Bool,
+  Exchange,    // a type with the DLPack C exchange API: one C call, no Python
+  Torch,       // torch.Tensor without it: data_ptr() and get_device() through descriptors
+  Pointer,     // any other device-pointer object (Buffer, DLPack, CAI, data_ptr())
+  RawBytes,    // bytes / bytearray: a struct by value
+  Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
+  TensorMap,   // nanocuda.TensorMap: 128 bytes by value
+  BoundMap,    // a tensor for a parameter bound to a TensorMap template (Kernel.bind)
+};
+
+class BoundTensorMap;
+
+struct ArgSlot {
+  PyTypeObject* type = nullptr;
+  ArgKind kind = ArgKind::Unknown;
+  PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
+  PyObject* get_device = nullptr;  // torch: the unbound get_device method
+  TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader
+  BoundTensorMap* bound = nullptr;    // set at bind time; survives re-classification
+};
+
+// Packs `args[0..n)` into `packer`; `device` is the launch's device (pointers must live
+// there); `slots` holds at least n cached decisions. Raises TypeError/ValueError naming the
+// kernel and parameter on any mismatch; nothing is launched then.
+void pack_args(ParamPacker& packer, PyObject* const* args, std::size_t n, int device,
+               ArgSlot* slots);
+
+// Registers how to read a TensorMap's 128 bytes (set by the TensorMap bindings).
+using TensorMapBytes = const void* (*)(PyObject* obj);
+void register_tensor_map_type(PyTypeObject* type, TensorMapBytes bytes);
+
+}  // namespace nanocuda::py

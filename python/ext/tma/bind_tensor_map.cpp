@@ -1,0 +1,214 @@
+// Python bindings for TensorMap: the type, its methods and properties (address replacement,
+// the 128-byte round trip, geometry), and test hooks. Creation is in tensor_map_create.cpp.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "bindings.h"
+#include "interop/interop.h"
+#include "nanocuda/core/any_context.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/tma/tensor_map.h"
+#include "tma/py_tensor_map.h"
+#include "tma/tensor_map_args.h"
+#include "tma/tensor_map_create.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace nanocuda::py {
+
+namespace {
+
+PyTensorMap& self_of(nb::handle h) {
+  PyTensorMap* m = as_tensor_map(h.ptr());
+  if (!m) throw nb::type_error("expected a nanocuda.TensorMap");
+  return *m;
+}
+
+std::string describe_map(nb::handle self) {
+  const PyTensorMap& m = self_of(self);
+  switch (m.kind) {
+    case PyTensorMap::Kind::Tiled: {
+      TiledParams p = m.tiled;
+      p.options.swizzle = TensorMap::validate(p).swizzle;  // show the resolved "auto"
+      return "TensorMap.tiled(" + describe(p) + ")";
+    }
+    case PyTensorMap::Kind::Im2col: {
+      Im2colParams p = m.im2col;
+      p.options.swizzle = TensorMap::validate(p).swizzle;
+      return "TensorMap.im2col(" + describe(p) + ")";
+    }
+    default: return "TensorMap(<from bytes>)";
+  }
+}
+
+nb::bytes to_bytes(nb::handle self) {
+  return nb::bytes(reinterpret_cast<const char*>(self_of(self).bytes), 128);
+}
+
+// Test hook: the raw driver call, arguments innermost first exactly as cuda.h takes them,
+// so tests can check nanocuda's descriptor is byte-identical.
+nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb::handle dims,
+                           nb::handle strides, nb::handle box, nb::handle estr, int interleave,
+                           int swizzle, int l2, int oob) {
+  cuuint64_t d[5]{}, s[5]{};
+  cuuint32_t b[5]{}, e[5]{};
+  read_dims(dims, d, rank, "global_dim", "_encode_tiled_raw");
+  if (rank > 1) read_dims(strides, s, rank - 1, "global_strides", "_encode_tiled_raw");
+  read_box(box, b, rank, "box_dim", "_encode_tiled_raw");
+  read_box(estr, e, rank, "element_strides", "_encode_tiled_raw");
+  TensorMap m;
+  NANOCUDA_CALL(cuTensorMapEncodeTiled, "_encode_tiled_raw", &m.native(),
+                static_cast<CUtensorMapDataType>(dtype), rank,
+                reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)), d, s, b, e,
+                static_cast<CUtensorMapInterleave>(interleave),
+                static_cast<CUtensorMapSwizzle>(swizzle), static_cast<CUtensorMapL2promotion>(l2),
+                static_cast<CUtensorMapFloatOOBfill>(oob));
+  return nb::bytes(static_cast<const char*>(m.data()), 128);
+}
+
+void add_static(nb::handle type, PyMethodDef* def) {
+  nb::object fn = nb::steal(PyCFunction_NewEx(def, nullptr, nullptr));
+  nb::object sm = nb::steal(PyStaticMethod_New(fn.ptr()));
+  if (!fn.is_valid() || !sm.is_valid() || PyObject_SetAttrString(type.ptr(), def->ml_name, sm.ptr()))
+    throw nb::python_error();
+}
+
+PyObject* tensor_map_repr(PyObject* self) {
+  try {
+    return PyUnicode_FromString(describe_map(nb::handle(self)).c_str());
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyType_Slot g_tensor_map_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(py_tensor_map_dealloc)},
+    {Py_tp_repr, reinterpret_cast<void*>(tensor_map_repr)},
+    {Py_tp_richcompare, reinterpret_cast<void*>(py_tensor_map_richcompare)},
+    {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
+                                  "by value as `const __grid_constant__ CUtensorMap`.")},
+    {0, nullptr}};
+
+PyType_Spec g_tensor_map_spec = {"nanocuda.TensorMap", sizeof(PyTensorMap), 0,
+                                 Py_TPFLAGS_DEFAULT, g_tensor_map_slots};
+
+}  // namespace
+
+void bind_tensor_map(nb::module_& m) {
+  auto opts = [] {
+    return std::tuple{"element_strides"_a = nb::none(), "interleave"_a = nb::none(),
+                      "swizzle"_a = nb::none(), "l2_promotion"_a = nb::none(),
+                      "oob_fill"_a = nb::none(), "validate_only"_a = false};
+  };
+  auto [es, il, sw, l2, oob, vo] = opts();
+  g_tensor_map_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&g_tensor_map_spec));
+  if (!g_tensor_map_type) throw nb::python_error();
+  nb::handle type(reinterpret_cast<PyObject*>(g_tensor_map_type));
+  m.attr("TensorMap") = type;
+  auto method = [&](const char* name, nb::object fn) { type.attr(name) = fn; };
+  auto static_method = [&](const char* name, nb::object fn) {
+    type.attr(name) = nb::steal(PyStaticMethod_New(fn.ptr()));
+  };
+  auto property = [&](const char* name, nb::object getter, const char* doc) {
+    type.attr(name) = nb::module_::import_("builtins").attr("property")(getter, nb::none(),
+                                                                        nb::none(), doc);
+  };
+  static_method("im2col", nb::cpp_function(&im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
+                  "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo, nb::name("im2col")));
+  static_method("im2col_from_pointer",
+                nb::cpp_function(&im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
+                  "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a,
+                  "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo,
+                  nb::name("im2col_from_pointer")));
+  static_method("from_bytes", nb::cpp_function([](nb::bytes b) {
+            if (b.size() != 128)
+              throw ValueError("TensorMap.from_bytes: a tensor map is 128 bytes, got " +
+                               std::to_string(b.size()));
+            return new_tensor_map(TensorMap::from_bytes(std::span<const std::byte, 128>(
+                                      static_cast<const std::byte*>(b.data()), 128)),
+                                  PyTensorMap::Kind::Raw);
+          }, "data"_a, nb::name("from_bytes")));
+  method("replace_address", nb::cpp_function([](nb::handle self, nb::handle ptr_or_tensor) {
+            PyTensorMap& tm = self_of(self);
+            std::uint64_t p = device_pointer(ptr_or_tensor, -1, "TensorMap.replace_address");
+            TensorMap map = tm.map();
+            map.replace_address(p);
+            tm.set_map(map);
+            tm.tiled.address = p;
+            tm.im2col.address = p;
+          }, nb::is_method(), "ptr_or_tensor"_a, nb::name("replace_address"),
+          "Point the map at new memory of the same geometry (no re-encode)."));
+  method("to_bytes", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("to_bytes")));
+  method("__bytes__", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("__bytes__")));
+  property("address", nb::cpp_function([](nb::handle self) {
+            const PyTensorMap& s = self_of(self);
+            return s.kind == PyTensorMap::Kind::Im2col ? s.im2col.address : s.tiled.address;
+          }), "The global address the map points at.");
+  property("kind", nb::cpp_function([](nb::handle self) {
+            const PyTensorMap& s = self_of(self);
+            return s.kind == PyTensorMap::Kind::Tiled ? "tiled"
+                   : s.kind == PyTensorMap::Kind::Im2col ? "im2col" : "raw";
+          }), "'tiled', 'im2col', or 'raw' (made by from_bytes).");
+  property("geometry", nb::cpp_function([](nb::handle self) -> nb::object {
+            const PyTensorMap& s = self_of(self);
+            if (s.kind == PyTensorMap::Kind::Tiled) return tensor_map_geometry(TensorMap::validate(s.tiled), true);
+            if (s.kind == PyTensorMap::Kind::Im2col) return tensor_map_geometry(TensorMap::validate(s.im2col), false);
+            return nb::none();
+          }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
+  add_static(type, &g_tiled_def);
+  add_static(type, &g_tiled_from_pointer_def);
+  m.def("_tiled_memo_stats", [] {
+          const auto& st = detail::TiledMemo::for_this_thread().stats;
+          return nb::make_tuple(st.encodes, st.address_swaps, st.reuses);
+        }, "(full encodes, address swaps, reuses) of TensorMap tiled maps on this thread (tests).");
+  m.def("_tiled_memo_clear", [] { detail::TiledMemo::for_this_thread().clear(); },
+        "Forgets this thread's remembered tiled geometry (tests, benchmarks of the miss path).");
+  m.def("_tma_driver_ns", [](std::uint64_t ptr, int count) {
+          // The driver's own cost, in a C++ loop: a full encode of the seed-001 map, and an
+          // address swap on it (what a remembered geometry at a new address costs).
+          const auto& api = detail::driver();
+          detail::AnyContext context;
+          const cuuint64_t dims[2] = {512, 512};
+          const cuuint64_t strides[1] = {1024};
+          const cuuint32_t box[2] = {64, 64}, elem[2] = {1, 1};
+          alignas(128) CUtensorMap map;
+          auto encode = [&](std::uint64_t p) {
+            return api.cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                              reinterpret_cast<void*>(p), dims, strides, box, elem,
+                                              CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                              CU_TENSOR_MAP_SWIZZLE_128B,
+                                              CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+          };
+          detail::check(encode(ptr), "cuTensorMapEncodeTiled", "_tma_driver_ns");
+          auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < count; ++i) encode(ptr + 256 * (i & 15));
+          auto t1 = std::chrono::steady_clock::now();
+          for (int i = 0; i < count; ++i)
+            api.cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(ptr + 256 * (i & 15)));
+          auto t2 = std::chrono::steady_clock::now();
+          auto ns = [&](auto a, auto b) {
+            return std::chrono::duration<double, std::nano>(b - a).count() / count;
+          };
+          nb::dict d;
+          d["encode"] = ns(t0, t1);
+          d["replace_address"] = ns(t1, t2);
+          return d;
+        }, "ptr"_a, "count"_a, "Driver cost of encode vs address swap in a C++ loop (ns; bench).");
+  m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
+        "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
+        "l2_promotion"_a, "oob_fill"_a);
+}
+
+}  // namespace nanocuda::py

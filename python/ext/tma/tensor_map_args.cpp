@@ -1,0 +1,355 @@
+// Python arguments to TensorMap parameters; the torch path costs a handful of C-level calls.
+#include "tma/tensor_map_args.h"
+
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "interop/dlpack_exchange.h"
+#include "interop/dtype.h"
+#include "interop/interop.h"
+#include "nanocuda/driver/error.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+[[noreturn]] void value_error(const std::string& text) { throw ValueError(text); }
+
+std::string py_type_name(nb::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
+
+CUtensorMapDataType tma_dtype(const DType& d, const char* where) {
+  const int bits = d.dl.bits;
+  switch (d.dl.code) {
+    case dlpack::kBool:
+    case dlpack::kFloat8_e4m3fn:
+    case dlpack::kFloat8_e5m2: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // copied as bytes
+    case dlpack::kInt:
+    case dlpack::kUInt:
+      // TMA copies bits; signedness only matters to the kernel (int8 travels as uint8).
+      if (bits == 8) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+      if (bits == 32)
+        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT32 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
+      if (bits == 64)
+        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT64 : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+      break;
+    case dlpack::kFloat:
+      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      if (bits == 32) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+      if (bits == 64) return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+      break;
+    case dlpack::kBfloat: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    default: break;
+  }
+  throw TypeError(std::string(where) + ": unsupported dtype " + d.name +
+                  " for TMA (supported: (u)int8-64, bool, float8, float16, bfloat16, float32, "
+                  "float64)");
+}
+
+// torch dtype objects are process-lifetime singletons: remember their TMA type by address.
+struct DtypeCache {
+  std::array<PyObject*, 16> keys{};
+  std::array<CUtensorMapDataType, 16> values{};
+  std::size_t next = 0;
+};
+DtypeCache g_dtypes;
+
+CUtensorMapDataType torch_dtype(PyObject* dt, const char* where) {
+  for (std::size_t i = 0; i < g_dtypes.keys.size(); ++i)
+    if (g_dtypes.keys[i] == dt) return g_dtypes.values[i];
+  CUtensorMapDataType t = tma_dtype(parse_dtype(nb::handle(dt)), where);
+  std::size_t slot = g_dtypes.next++ % g_dtypes.keys.size();
+  Py_INCREF(dt);
+  Py_XDECREF(g_dtypes.keys[slot]);
+  g_dtypes.keys[slot] = dt;
+  g_dtypes.values[slot] = t;
+  return t;
+}
+
+nb::object call_method(nb::handle obj, PyObject* name) {
+  PyObject* args[] = {obj.ptr()};
+  PyObject* r = PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
+void check_rank(std::size_t rank, const char* where) {
+  if (rank < 1 || rank > kTensorMapMaxRank)
+    value_error(std::string(where) + ": rank must be 1..5, got " + std::to_string(rank) +
+                " (the tensor's number of dimensions)");
+}
+
+// Row-major element strides to bytes, checking the innermost dimension is contiguous. A
+// size-1 dimension's stride never affects addressing, so it gets a 16-byte-multiple value
+// that passes the driver's stride rules whatever the producer reported.
+void finish(TensorGeometry& g, const std::int64_t* strides, int itemsize, const char* where) {
+  const std::uint32_t r = g.rank;
+  if (g.shape[r - 1] != 1 && strides[r - 1] != 1)
+    value_error(std::string(where) + ": the innermost dimension must be contiguous (stride 1), "
+                "but the tensor's innermost stride is " + std::to_string(strides[r - 1]) +
+                " elements; make it contiguous first");
+  g.strides[r - 1] = static_cast<std::uint64_t>(itemsize);
+  for (std::uint32_t i = r - 1; i-- > 0;) {
+    if (g.shape[i] == 1) {
+      g.strides[i] = (g.strides[i + 1] * g.shape[i + 1] + 15) / 16 * 16;
+      continue;
+    }
+    if (strides[i] < 0)
+      value_error(std::string(where) + ": negative strides are not supported by TMA (stride " +
+                  std::to_string(strides[i]) + " in dimension " + std::to_string(i) + ")");
+    g.strides[i] = static_cast<std::uint64_t>(strides[i]) * static_cast<std::uint64_t>(itemsize);
+  }
+}
+
+void torch_geometry(nb::handle t, TensorGeometry& g, const char* where) {
+  static PyObject* s_data_ptr = PyUnicode_InternFromString("data_ptr");
+  static PyObject* s_get_device = PyUnicode_InternFromString("get_device");
+  static PyObject* s_stride = PyUnicode_InternFromString("stride");
+  static PyObject* s_dtype = PyUnicode_InternFromString("dtype");
+  static PyObject* s_shape = PyUnicode_InternFromString("shape");
+  long dev = PyLong_AsLong(call_method(t, s_get_device).ptr());
+  if (dev < 0)
+    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the torch "
+                "tensor lives on the CPU (move it to the GPU first)");
+  g.ptr = PyLong_AsUnsignedLongLong(call_method(t, s_data_ptr).ptr());
+  nb::object dt = nb::steal(PyObject_GetAttr(t.ptr(), s_dtype));
+  if (!dt.is_valid()) throw nb::python_error();
+  g.dtype = torch_dtype(dt.ptr(), where);
+  nb::object shape = nb::steal(PyObject_GetAttr(t.ptr(), s_shape));  // torch.Size: a tuple
+  nb::object stride = call_method(t, s_stride);
+  if (!shape.is_valid() || !PyTuple_Check(shape.ptr()) || !PyTuple_Check(stride.ptr()))
+    throw nb::python_error();
+  const Py_ssize_t r = PyTuple_GET_SIZE(shape.ptr());
+  check_rank(static_cast<std::size_t>(r), where);
+  g.rank = static_cast<std::uint32_t>(r);
+  std::int64_t strides[kTensorMapMaxRank];
+  for (Py_ssize_t i = 0; i < r; ++i) {
+    g.shape[i] = static_cast<std::uint64_t>(PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), i)));
+    strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(stride.ptr(), i));
+  }
+  finish(g, strides, tensor_map_element_bits(g.dtype) / 8, where);
+}
+
+const char* where_it_lives(int32_t device_type) {
+  switch (device_type) {
+    case dlpack::kCPU: return "on the CPU";
+    case dlpack::kCUDAHost: return "in pinned host memory";
+    default: return "on a non-CUDA device";
+  }
+}
+
+struct Choice {
+  const char* name;
+  long bytes;  // the int spelling, -1 if none
+  int value;
+};
+
+template <std::size_t N>
+int parse_choice(nb::handle h, const Choice (&table)[N], const char* what, const char* where) {
+  if (PyLong_Check(h.ptr())) {
+    long v = PyLong_AsLong(h.ptr());
+    for (const Choice& c : table)
+      if (c.bytes == v) return c.value;
+  } else if (PyUnicode_Check(h.ptr())) {
+    std::string s = nb::cast<std::string>(h);
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const Choice& c : table) {
+      std::string name = c.name;
+      for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (s == name || (c.bytes >= 0 && s == std::to_string(c.bytes))) return c.value;
+    }
+  } else {
+    throw TypeError(std::string(where) + ": " + what + " must be an int or a str, got " +
+                    py_type_name(h));
+  }
+  std::string options;
+  for (const Choice& c : table) {
+    if (!options.empty()) options += ", ";
+    options += c.bytes >= 0 ? std::to_string(c.bytes) + "/'" + c.name + "'" : std::string("'") + c.name + "'";
+  }
+  value_error(std::string(where) + ": " + what + " must be one of " + options + ", got " +
+              nb::cast<std::string>(nb::repr(h)));
+}
+
+constexpr int kAuto = -1;
+constexpr Choice kSwizzles[] = {
+    {"auto", -1, kAuto},
+    {"none", 0, CU_TENSOR_MAP_SWIZZLE_NONE},
+    {"32B", 32, CU_TENSOR_MAP_SWIZZLE_32B},
+    {"64B", 64, CU_TENSOR_MAP_SWIZZLE_64B},
+    {"128B", 128, CU_TENSOR_MAP_SWIZZLE_128B},
+    {"128B_atom_32B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B},
+    {"128B_atom_32B_flip_8B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B},
+    {"128B_atom_64B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B},
+};
+constexpr Choice kInterleaves[] = {
+    {"none", 0, CU_TENSOR_MAP_INTERLEAVE_NONE},
+    {"16B", 16, CU_TENSOR_MAP_INTERLEAVE_16B},
+    {"32B", 32, CU_TENSOR_MAP_INTERLEAVE_32B},
+};
+constexpr Choice kPromotions[] = {
+    {"none", 0, CU_TENSOR_MAP_L2_PROMOTION_NONE},
+    {"64B", 64, CU_TENSOR_MAP_L2_PROMOTION_L2_64B},
+    {"128B", 128, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
+    {"256B", 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},
+};
+constexpr Choice kFills[] = {
+    {"zero", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
+    {"none", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
+    {"nan", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA},
+};
+
+}  // namespace
+
+std::uint32_t sequence_rank(nb::handle seq, const char* what, const char* where) {
+  Py_ssize_t n = PySequence_Size(seq.ptr());
+  if (n < 0) {
+    PyErr_Clear();
+    throw TypeError(std::string(where) + ": " + what + " must be a sequence of ints, got " +
+                    py_type_name(seq));
+  }
+  check_rank(static_cast<std::size_t>(n), where);
+  return static_cast<std::uint32_t>(n);
+}
+
+template <class T>
+static void read_ints(nb::handle seq, T* out, std::uint32_t rank, const char* what,
+                      const char* where) {
+  // Tuples (the usual spelling) are read in place; other sequences are converted once.
+  nb::object fast = PyTuple_CheckExact(seq.ptr())
+                        ? nb::borrow(seq)
+                        : nb::steal(PySequence_Fast(seq.ptr(), "expected a sequence"));
+  if (!fast.is_valid()) {
+    PyErr_Clear();
+    throw TypeError(std::string(where) + ": " + what + " must be a sequence of ints, got " +
+                    py_type_name(seq));
+  }
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  if (n != static_cast<Py_ssize_t>(rank))
+    value_error(std::string(where) + ": " + what + " has " + std::to_string(n) +
+                " entries, but the tensor has rank " + std::to_string(rank));
+  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long long v = PyLong_AsLongLong(items[i]);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw TypeError(std::string(where) + ": " + what + "[" + std::to_string(i) +
+                      "] must be an int, got " + py_type_name(items[i]));
+    }
+    if (v < 0)
+      value_error(std::string(where) + ": " + what + "[" + std::to_string(i) + "] = " +
+                  std::to_string(v) + " must not be negative");
+    // Saturate: out-of-range values must still fail validation, not wrap into range.
+    const auto u = static_cast<unsigned long long>(v);
+    out[i] = u > static_cast<unsigned long long>(static_cast<T>(-1)) ? static_cast<T>(-1)
+                                                                     : static_cast<T>(u);
+  }
+}
+
+void read_dims(nb::handle seq, std::uint64_t* out, std::uint32_t rank, const char* what,
+               const char* where) {
+  read_ints(seq, out, rank, what, where);
+}
+void read_box(nb::handle seq, std::uint32_t* out, std::uint32_t rank, const char* what,
+              const char* where) {
+  read_ints(seq, out, rank, what, where);
+}
+
+// Producers with the DLPack C exchange API (recent torch): one C call gives everything.
+bool exchange_geometry(nb::handle t, TensorGeometry& g, const char* where) {
+  TensorViewReader read = exchange_reader(Py_TYPE(t.ptr()));
+  if (!read) return false;
+  dlpack::Tensor v;
+  if (read(t.ptr(), &v) != 0) throw nb::python_error();
+  if (v.device.device_type != dlpack::kCUDA && v.device.device_type != dlpack::kCUDAManaged)
+    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the " +
+                py_type_name(t) + " lives " + where_it_lives(v.device.device_type) +
+                " (move it to the GPU first)");
+  g.ptr = reinterpret_cast<std::uint64_t>(v.data) + v.byte_offset;
+  g.dtype = tma_dtype(dtype_from_dlpack(v.dtype), where);
+  check_rank(static_cast<std::size_t>(v.ndim), where);
+  g.rank = static_cast<std::uint32_t>(v.ndim);
+  std::int64_t compact[kTensorMapMaxRank];
+  std::int64_t step = 1;
+  for (std::uint32_t i = g.rank; i-- > 0;) {
+    g.shape[i] = static_cast<std::uint64_t>(v.shape[i]);
+    compact[i] = step;
+    step *= v.shape[i];
+  }
+  finish(g, v.strides ? v.strides : compact, v.dtype.bits / 8, where);
+  return true;
+}
+
+CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where);
+
+TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
+  TensorGeometry g;
+  if (exchange_geometry(tensor, g, where)) return g;
+  if (is_torch_tensor(tensor)) {
+    torch_geometry(tensor, g, where);
+    return g;
+  }
+  ArrayView v = describe_array_geometry(tensor, where);
+  if (!v.on_cuda())
+    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the " +
+                py_type_name(tensor) + " lives " + where_it_lives(v.device_type) +
+                " (move it to the GPU first)");
+  g.ptr = v.ptr;
+  g.dtype = tma_dtype(v.dtype, where);
+  check_rank(v.shape.size(), where);
+  g.rank = static_cast<std::uint32_t>(v.shape.size());
+  for (std::uint32_t i = 0; i < g.rank; ++i) g.shape[i] = static_cast<std::uint64_t>(v.shape[i]);
+  finish(g, v.strides.data(), v.dtype.itemsize(), where);
+  return g;
+}
+
+CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
+  if (PyLong_Check(dtype.ptr())) return static_cast<CUtensorMapDataType>(PyLong_AsLong(dtype.ptr()));
+  // Names in user code are interned constants and dtypes are singletons: by address first.
+  for (std::size_t i = 0; i < g_dtypes.keys.size(); ++i)
+    if (g_dtypes.keys[i] == dtype.ptr()) return g_dtypes.values[i];
+  CUtensorMapDataType t = parse_tma_dtype_slow(dtype, where);
+  std::size_t slot = g_dtypes.next++ % g_dtypes.keys.size();
+  Py_INCREF(dtype.ptr());
+  Py_XDECREF(g_dtypes.keys[slot]);
+  g_dtypes.keys[slot] = dtype.ptr();
+  g_dtypes.values[slot] = t;
+  return t;
+}
+
+CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where) {
+  if (PyUnicode_Check(dtype.ptr())) {
+    // TMA-only types that have no numpy/torch name.
+    std::string s = nb::cast<std::string>(dtype);
+    for (int t = CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ; t <= CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B; ++t)
+      if (s == tensor_map_dtype_name(static_cast<CUtensorMapDataType>(t)))
+        return static_cast<CUtensorMapDataType>(t);
+  }
+  return tma_dtype(parse_dtype(dtype), where);
+}
+
+TensorMapOptions parse_options(nb::handle element_strides, nb::handle interleave,
+                               nb::handle swizzle, nb::handle l2_promotion, nb::handle oob_fill,
+                               std::uint32_t rank, const char* where) {
+  TensorMapOptions o;
+  if (!element_strides.is_none())
+    read_box(element_strides, o.element_strides.data(), rank, "element_strides", where);
+  if (!interleave.is_none())
+    o.interleave = static_cast<CUtensorMapInterleave>(parse_choice(interleave, kInterleaves, "interleave", where));
+  if (!swizzle.is_none()) {
+    int s = parse_choice(swizzle, kSwizzles, "swizzle", where);
+    if (s != kAuto) o.swizzle = static_cast<CUtensorMapSwizzle>(s);
+  }
+  if (!l2_promotion.is_none())
+    o.l2_promotion = static_cast<CUtensorMapL2promotion>(parse_choice(l2_promotion, kPromotions, "l2_promotion", where));
+  if (!oob_fill.is_none())
+    o.oob_fill = static_cast<CUtensorMapFloatOOBfill>(parse_choice(oob_fill, kFills, "oob_fill", where));
+  return o;
+}
+
+}  // namespace nanocuda::py

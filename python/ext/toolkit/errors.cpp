@@ -1,0 +1,96 @@
+// The one place C++ exceptions become Python ones (classes defined in nanocuda/_errors.py).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.h"
+#include "nanocuda/compile/compile_error.h"
+#include "nanocuda/driver/error.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+// Borrowed for the life of the process from nanocuda._errors.
+PyObject* g_cuda_error = nullptr;
+PyObject* g_driver_not_found = nullptr;
+PyObject* g_compile_error = nullptr;
+PyObject* g_toolkit_not_found = nullptr;
+
+void raise_cuda_error(PyObject* cls, const Error& e) {
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
+  if (!exc.is_valid()) return;  // the call's own exception is set
+  exc.attr("code") = static_cast<int>(e.code());
+  exc.attr("name") = e.name();
+  exc.attr("description") = e.description();
+  exc.attr("call") = e.call();
+  exc.attr("object") = e.object();
+  PyErr_SetObject(cls, exc.ptr());
+}
+
+void raise_compile_error(PyObject* cls, const CompileError& e) {
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
+  if (!exc.is_valid()) return;
+  exc.attr("log") = e.log();
+  nb::list options;
+  for (const auto& o : e.options()) options.append(nb::str(o.c_str()));
+  exc.attr("options") = options;
+  exc.attr("first_error") = e.first_error();
+  PyErr_SetObject(cls, exc.ptr());
+}
+
+}  // namespace
+
+void set_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
+                     : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                                                                   : PyExc_RuntimeError;
+    PyErr_SetString(type, e.what());
+  } catch (const DriverNotFoundError& e) {
+    raise_cuda_error(g_driver_not_found, e);
+  } catch (const Error& e) {
+    raise_cuda_error(g_cuda_error, e);
+  } catch (const nanocuda::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const nanocuda::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
+void register_errors(nb::module_& m) {
+  nb::module_ errors = nb::module_::import_("nanocuda._errors");
+  g_cuda_error = errors.attr("CudaError").inc_ref().ptr();
+  g_driver_not_found = errors.attr("DriverNotFoundError").inc_ref().ptr();
+  g_compile_error = errors.attr("CompileError").inc_ref().ptr();
+  g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const DriverNotFoundError& e) {
+      raise_cuda_error(g_driver_not_found, e);
+    } catch (const Error& e) {
+      raise_cuda_error(g_cuda_error, e);
+    } catch (const CompileError& e) {
+      raise_compile_error(g_compile_error, e);
+    } catch (const ToolkitNotFoundError& e) {
+      PyErr_SetString(g_toolkit_not_found, e.what());
+    } catch (const nanocuda::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const nanocuda::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
+  (void)m;
+}
+
+}  // namespace nanocuda::py
