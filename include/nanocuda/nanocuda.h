@@ -10,6 +10,8 @@
 #include "nanocuda/driver/error.h"
 #include "nanocuda/core/event.h"
 #include "nanocuda/launch/graph.h"
+#include "nanocuda/launch/graph_builder.h"
+#include "nanocuda/launch/graph_topology.h"
 #include "nanocuda/launch/launch.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/launch/param_layout.h"

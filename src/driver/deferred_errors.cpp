@@ -33,6 +33,15 @@ void record_deferred_error(CUresult code, const char* call, const char* object) 
   g_has_deferred_errors.store(true, std::memory_order_relaxed);
 }
 
+void record_deferred_failure(CUresult code, const char* call, std::string description) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_errors.push_back({code, call, std::move(description)});
+  } catch (...) {
+  }
+  g_has_deferred_errors.store(true, std::memory_order_relaxed);
+}
+
 void rethrow_deferred_error() {
   Deferred first{CUDA_ERROR_UNKNOWN, "destructor", "(details lost: out of memory)"};
   {

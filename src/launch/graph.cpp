@@ -1,9 +1,10 @@
-// Graph capture, instantiation, replay and kernel-argument update.
+// Graph capture, instantiation, replay, upload, whole-graph and kernel-argument update.
 #include "nanocuda/launch/graph.h"
 
 #include <cstdio>
 
 #include "nanocuda/driver/check.h"
+#include "nanocuda/launch/graph_topology.h"
 
 namespace nanocuda {
 
@@ -20,6 +21,17 @@ void destroy_graph_exec(CUgraphExec g) noexcept {
 }
 }  // namespace detail
 
+unsigned long long GraphCompleteOptions::flags() const {
+  if (auto_free_on_launch && device_launch)
+    throw ValueError("GraphCompleteOptions: auto_free_on_launch and device_launch cannot be "
+                     "combined (the driver forbids it)");
+  unsigned long long f = 0;
+  if (auto_free_on_launch) f |= CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+  if (device_launch) f |= CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
+  if (use_node_priority) f |= CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+  return f;
+}
+
 void Graph::begin_capture(const Stream& stream) {
   CurrentContext guard(stream.context());
   if (!stream.is_owned() && stream.raw_handle() == CU_STREAM_LEGACY)
@@ -33,21 +45,40 @@ Graph Graph::end_capture(const Stream& stream) {
   CurrentContext guard(stream.context());
   CUgraph graph = nullptr;
   NANOCUDA_CALL(cuStreamEndCapture, [&] { return stream.describe(); }, stream.handle(), &graph);
-  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned(graph);
-  CUgraphExec exec = nullptr;
-  NANOCUDA_CALL(cuGraphInstantiateWithFlags, [&] { return "graph captured on " + stream.describe(); },
-                &exec, graph, 0);
-  return Graph(owned.release(), exec, stream.device());
+  std::shared_ptr<void> owner(graph, [](void* g) { detail::destroy_graph(static_cast<CUgraph>(g)); });
+  return instantiate(graph, std::move(owner), stream.device());
 }
 
-Graph::Graph(CUgraph graph, CUgraphExec exec, Device device)
+Graph Graph::instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
+                         const GraphCompleteOptions& options) {
+  unsigned long long flags = options.flags();
+  CurrentContext guard(*device.context());
+  CUgraphExec exec = nullptr;
+  NANOCUDA_CALL(cuGraphInstantiateWithFlags,
+                [&] { return "graph " + GraphTopology::read(graph).to_string(); }, &exec, graph,
+                flags);
+  Graph g(graph, std::move(owner), exec, device);
+  if (options.upload_stream) g.upload(*options.upload_stream);
+  return g;
+}
+
+Graph::Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device)
     : graph_(graph), exec_(exec), device_(device), context_(device.context()) {
+  owners_.push_back(std::move(owner));
+  read_kernel_nodes(graph, false);
+}
+
+// Reads the kernel nodes of `graph` with their parameter layouts. With keep_handles (after
+// an update from another definition) the node handles stay those of the original graph,
+// which is what the executable graph's per-node calls are keyed by.
+void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) {
   const auto& api = detail::driver();
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph, nullptr, &n);
   std::vector<CUgraphNode> nodes(n);
   if (n) NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph, nodes.data(), &n);
   node_count_ = n;
+  std::vector<GraphKernelNode> kernels;
   for (CUgraphNode node : nodes) {
     CUgraphNodeType type{};
     NANOCUDA_CALL(cuGraphNodeGetType, [&] { return describe(); }, node, &type);
@@ -67,9 +98,11 @@ Graph::Graph(CUgraph graph, CUgraphExec exec, Device device)
     if (api.cuFuncGetName && api.cuFuncGetName(&name, k.params.func) == CUDA_SUCCESS && name)
       k.name = name;
     else
-      k.name = "kernel node " + std::to_string(kernels_.size());
-    kernels_.push_back(std::move(k));
+      k.name = "kernel node " + std::to_string(kernels.size());
+    if (keep_handles && kernels.size() < kernels_.size()) k.node = kernels_[kernels.size()].node;
+    kernels.push_back(std::move(k));
   }
+  kernels_ = std::move(kernels);
 }
 
 void Graph::launch(const Stream& stream) const {
@@ -79,6 +112,11 @@ void Graph::launch(const Stream& stream) const {
 
 CUresult Graph::launch_unchecked(CUstream stream) const noexcept {
   return detail::driver().cuGraphLaunch(exec_.get(), stream);
+}
+
+void Graph::upload(const Stream& stream) const {
+  NANOCUDA_CALL(cuGraphUpload, [&] { return describe() + " on " + stream.describe(); },
+                exec_.get(), stream.handle());
 }
 
 void Graph::set_kernel_params(std::size_t index, void** params) {
@@ -94,6 +132,49 @@ void Graph::set_kernel_params(std::size_t index, void** params) {
                              kernels_[index].name + "')"; },
                 exec_.get(), kernels_[index].node, &p);
 }
+
+namespace {
+const char* update_result_text(CUgraphExecUpdateResult r) {
+  switch (r) {
+    case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: return "the topology differs (nodes or edges added or removed)";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: return "a node's type differs";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED: return "a kernel node's function changed in a way that cannot be updated";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED: return "a node's parameters changed in a way that cannot be updated";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED: return "a node cannot be updated (e.g. memory or conditional nodes changed)";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE: return "a kernel node's function changed to an unsupported one";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED: return "a node's attributes changed";
+    default: return "the driver refused the update";
+  }
+}
+}  // namespace
+
+void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
+  CurrentContext guard(*context_);
+  CUgraphExecUpdateResultInfo info{};
+  CUresult rc = detail::driver().cuGraphExecUpdate(exec_.get(), source, &info);
+  if (rc == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) {
+    GraphTopology mine = GraphTopology::read(graph_), theirs = GraphTopology::read(source);
+    std::string where;
+    if (std::size_t i = theirs.index_of(info.errorNode); i < theirs.nodes.size())
+      where = ", at node [" + std::to_string(i) + "] " + theirs.nodes[i].label + " of the new graph";
+    throw ValueError("Graph.update: cannot update " + describe() + ": " +
+                     update_result_text(info.result) + where + " (this graph: " +
+                     mine.to_string() + "; new graph: " + theirs.to_string() + ")");
+  }
+  detail::check(rc, "cuGraphExecUpdate", [&] { return describe(); });
+  // The original definition stays (topology, per-node handles); of the sources only the last
+  // two are kept: a launch of the one before may still be running its host callbacks.
+  if (owners_.size() >= 3) owners_.erase(owners_.begin() + 1);
+  owners_.push_back(std::move(owner));
+  read_kernel_nodes(source, true);
+}
+
+void Graph::debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const {
+  NANOCUDA_CALL(cuGraphDebugDotPrint, [&] { return describe() + ", writing '" + path + "'"; },
+                graph_, path.c_str(), options.flags());
+}
+
+std::string Graph::topology() const { return GraphTopology::read(graph_).to_string(); }
 
 std::string Graph::describe() const {
   char text[96];

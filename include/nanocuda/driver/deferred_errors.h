@@ -15,6 +15,10 @@ extern std::atomic<bool> g_has_deferred_errors;
 // failure, but keeps the flag so the next check still reports that something failed).
 void record_deferred_error(CUresult code, const char* call, const char* object) noexcept;
 
+// Records a failure that happened where nothing can be raised (a host callback running on
+// a driver thread); `description` is the whole object text, reported as given.
+void record_deferred_failure(CUresult code, const char* call, std::string description) noexcept;
+
 inline bool has_deferred_errors() noexcept {
   return g_has_deferred_errors.load(std::memory_order_relaxed);
 }

@@ -86,6 +86,19 @@ namespace nanocuda::detail {
   X(cuGraphNodeGetType, 10000)                   \
   X(cuGraphKernelNodeGetParams, 12000)           \
   X(cuGraphExecKernelNodeSetParams, 12000)       \
+  X(cuGraphCreate, 10000)                        \
+  X(cuGraphAddNode, 12030)                       \
+  X(cuGraphGetEdges, 12030)                      \
+  X(cuGraphExecUpdate, 12000)                    \
+  X(cuGraphUpload, 11010)                        \
+  X(cuGraphDebugDotPrint, 11030)                 \
+  X(cuGraphConditionalHandleCreate, 12030)       \
+  X(cuStreamBeginCaptureToGraph, 12030)          \
+  X(cuStreamGetCaptureInfo, 12030)               \
+  X(cuStreamUpdateCaptureDependencies, 12030)    \
+  X(cuLaunchHostFunc, 10000)                     \
+  X(cuMemsetD32Async, 3020)                      \
+  X(cuMemsetD16Async, 3020)                      \
   X(cuTensorMapEncodeTiled, 12000)               \
   X(cuTensorMapEncodeIm2col, 12000)              \
   X(cuTensorMapReplaceAddress, 12000)

@@ -1,5 +1,5 @@
-// CUDA graphs: capture work on a stream, instantiate it once, replay it cheaply, and
-// update captured kernels' arguments without capturing again.
+// An instantiated CUDA graph: replay it cheaply, upload it, update its kernels' arguments
+// or the whole graph (cuGraphExecUpdate) without instantiating again.
 #pragma once
 
 #include <cuda.h>
@@ -13,6 +13,8 @@
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/launch/param_layout.h"
 #include "nanocuda/core/stream.h"
+#include "nanocuda/launch/graph_complete_options.h"
+#include "nanocuda/launch/graph_debug_print_options.h"
 
 namespace nanocuda {
 
@@ -35,6 +37,10 @@ class Graph {
   static void begin_capture(const Stream& stream);
   // Ends the capture and instantiates the graph.
   static Graph end_capture(const Stream& stream);
+  // Instantiates `graph`; `owner` keeps the definition (and anything it needs, such as
+  // host-callback data) alive for the Graph's lifetime.
+  static Graph instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
+                           const GraphCompleteOptions& options = {});
 
   // Replays the graph on `stream`.
   void launch(const Stream& stream) const;
@@ -49,11 +55,26 @@ class Graph {
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
   void set_kernel_params(std::size_t index, void** params);
 
+  // Makes the instantiated graph run `source` instead (cuGraphExecUpdate): same topology,
+  // new parameters. On failure raises ValueError naming the node that prevents it; the
+  // graph is then unchanged. `owner` keeps what `source`'s nodes use alive.
+  void update(CUgraph source, std::shared_ptr<void> owner);
+  // Uploads the graph's device work ahead of the first launch (cuGraphUpload).
+  void upload(const Stream& stream) const;
+  void debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const;
+  // Nodes and edges of the definition, as GraphTopology::to_string().
+  [[nodiscard]] std::string topology() const;
+  [[nodiscard]] CUgraph definition() const noexcept { return graph_; }
+  [[nodiscard]] CUgraphExec exec_handle() const noexcept { return exec_.get(); }
+  [[nodiscard]] const Device& device() const noexcept { return device_; }
+
   [[nodiscard]] std::string describe() const;
 
  private:
-  Graph(CUgraph graph, CUgraphExec exec, Device device);
-  detail::UniqueHandle<CUgraph, detail::destroy_graph> graph_;
+  Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
+  void read_kernel_nodes(CUgraph graph, bool keep_handles);
+  CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
+  std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;

@@ -1,0 +1,250 @@
+// GraphBuilder: capture lifecycle, forks and joins, child graphs and conditional nodes.
+#include <cstdio>
+
+#include "graph_builder_state.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/launch/graph_topology.h"
+
+namespace nanocuda {
+
+namespace {
+const char* kind_name(GraphBuilder::Kind k) {
+  switch (k) {
+    case GraphBuilder::Kind::Primary: return "primary";
+    case GraphBuilder::Kind::Forked: return "forked";
+    default: return "conditional body";
+  }
+}
+CUstreamCaptureMode capture_mode(GraphBuilder::Mode m) {
+  switch (m) {
+    case GraphBuilder::Mode::Global: return CU_STREAM_CAPTURE_MODE_GLOBAL;
+    case GraphBuilder::Mode::ThreadLocal: return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    default: return CU_STREAM_CAPTURE_MODE_RELAXED;
+  }
+}
+}  // namespace
+
+GraphBuilder GraphBuilder::create(const Device& device) {
+  return on_stream(Stream::create(device));
+}
+
+GraphBuilder GraphBuilder::on_stream(const Stream& stream) {
+  auto state = std::make_shared<State>(State{std::make_shared<Shared>(stream.device()), stream});
+  return GraphBuilder(std::move(state));
+}
+
+std::string GraphBuilder::describe() const {
+  const State& s = *state_;
+  std::string status = s.closed ? "joined" : s.building ? "building" : s.built ? "built" : "not started";
+  return "GraphBuilder #" + std::to_string(s.shared->id) + " (" + kind_name(s.kind) + ", " +
+         status + ") on " + s.stream.describe();
+}
+
+bool GraphBuilder::is_building() const noexcept { return state_->building; }
+bool GraphBuilder::is_built() const noexcept { return state_->built; }
+bool GraphBuilder::is_join_required() const noexcept { return state_->shared->open_forks > 0; }
+GraphBuilder::Kind GraphBuilder::kind() const noexcept { return state_->kind; }
+const Stream& GraphBuilder::stream() const noexcept { return state_->stream; }
+const Device& GraphBuilder::device() const noexcept { return state_->shared->device; }
+std::uint64_t GraphBuilder::graph_id() const noexcept { return state_->shared->id; }
+CUgraph GraphBuilder::graph() const noexcept {
+  return (state_->built || state_->kind == Kind::Body) ? state_->shared->graph : nullptr;
+}
+
+void GraphBuilder::require_building(const char* call) const {
+  if (state_->closed)
+    throw ValueError(std::string(call) + ": " + describe() + " was joined into another builder; "
+                     "use the builder join() returned");
+  if (!state_->building)
+    throw ValueError(std::string(call) + ": " + describe() + " is not building; call "
+                     "begin_building() first");
+}
+
+GraphBuilder& GraphBuilder::begin_building(Mode mode) {
+  State& s = *state_;
+  if (s.building) throw ValueError("GraphBuilder.begin_building: " + describe() + " is already building");
+  if (s.built || s.closed)
+    throw ValueError("GraphBuilder.begin_building: " + describe() + " has finished; make a new "
+                     "builder (a graph is built once)");
+  if (s.kind == Kind::Forked)
+    throw ValueError("GraphBuilder.begin_building: builders from split() are already building");
+  if (!s.stream.is_owned() && s.stream.raw_handle() == CU_STREAM_LEGACY)
+    throw ValueError("GraphBuilder.begin_building: the legacy default stream cannot be captured; "
+                     "build on a nanocuda.Stream (Device.create_graph_builder() makes one)");
+  CurrentContext guard(s.stream.context());
+  if (s.kind == Kind::Body)
+    NANOCUDA_CALL(cuStreamBeginCaptureToGraph, [&] { return describe(); }, s.stream.handle(),
+                  s.shared->graph, nullptr, nullptr, 0, capture_mode(mode));
+  else
+    NANOCUDA_CALL(cuStreamBeginCapture, [&] { return describe(); }, s.stream.handle(),
+                  capture_mode(mode));
+  s.building = true;
+  return *this;
+}
+
+GraphBuilder& GraphBuilder::end_building() {
+  State& s = *state_;
+  if (s.kind == Kind::Forked)
+    throw ValueError("GraphBuilder.end_building: " + describe() + " came from split(); it ends "
+                     "by GraphBuilder.join(...) with the builder it forked from");
+  if (!s.building)
+    throw ValueError("GraphBuilder.end_building: " + describe() + " is not building (" +
+                     (s.built ? "end_building() was already called" : "call begin_building() first") + ")");
+  if (s.shared->open_forks > 0)
+    throw ValueError("GraphBuilder.end_building: " + std::to_string(s.shared->open_forks) +
+                     " builder(s) from split() are not joined; call GraphBuilder.join(...) first");
+  CurrentContext guard(s.stream.context());
+  CUgraph graph = nullptr;
+  s.building = false;  // the capture ends even when the driver reports an error
+  NANOCUDA_CALL(cuStreamEndCapture, [&] { return describe(); }, s.stream.handle(), &graph);
+  if (s.kind == Kind::Primary) {
+    s.shared->owned.reset(graph);
+    s.shared->graph = graph;
+  }
+  s.built = true;
+  return *this;
+}
+
+Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
+  const State& s = *state_;
+  if (s.kind != Kind::Primary)
+    throw ValueError("GraphBuilder.complete: " + describe() + " is part of another graph; "
+                     "complete the builder it came from");
+  if (!s.built)
+    throw ValueError("GraphBuilder.complete: " + describe() + " is unfinished; call " +
+                     (s.building ? "end_building()" : "begin_building(), record work, end_building()") +
+                     " first");
+  return Graph::instantiate(s.shared->graph, s.shared, s.shared->device, options);
+}
+
+std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
+  require_building("GraphBuilder.split");
+  if (count < 2) throw ValueError("GraphBuilder.split: count must be at least 2, got " + std::to_string(count));
+  std::vector<GraphBuilder> out{*this};
+  for (std::size_t i = 1; i < count; ++i) {
+    Stream fork = Stream::create(state_->shared->device);
+    fork.wait(state_->stream);  // joins `fork` to the capture, after everything so far
+    auto st = std::make_shared<State>(State{state_->shared, fork, Kind::Forked, true});
+    ++state_->shared->open_forks;
+    out.push_back(GraphBuilder(std::move(st)));
+  }
+  return out;
+}
+
+GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
+  if (builders.size() < 2) throw ValueError("GraphBuilder.join: give at least two builders");
+  const GraphBuilder* target = &builders[0];
+  for (const auto& b : builders)
+    if (b.state_->kind != Kind::Forked) { target = &b; break; }
+  for (const auto& b : builders) {
+    if (b.state_->shared != target->state_->shared)
+      throw ValueError("GraphBuilder.join: " + b.describe() + " belongs to another graph than " +
+                       target->describe() + "; only builders from one split() can be joined");
+    b.require_building("GraphBuilder.join");
+  }
+  for (const auto& b : builders) {
+    if (b.state_ == target->state_) continue;
+    target->state_->stream.wait(b.state_->stream);
+    if (b.state_->kind == Kind::Forked) {
+      b.state_->building = false;
+      b.state_->closed = true;
+      --b.state_->shared->open_forks;
+    }
+  }
+  return *target;
+}
+
+void GraphBuilder::add_child(const GraphBuilder& child) {
+  if (child.state_->kind != Kind::Primary || !child.state_->built)
+    throw ValueError("GraphBuilder.add_child: " + child.describe() + " must be a finished "
+                     "(end_building() called) builder from create_graph_builder()");
+  if (child.state_->shared == state_->shared)
+    throw ValueError("GraphBuilder.add_child: a builder cannot be added to itself");
+  CUgraphNodeParams p{};
+  p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+  p.graph.graph = child.state_->shared->graph;  // the driver copies it
+  add_node(p, "GraphBuilder.add_child");
+  keep_alive(child.state_->shared);  // the copy's host callbacks use the child's data
+}
+
+CUgraphConditionalHandle GraphBuilder::create_conditional_handle(std::optional<unsigned> default_value) {
+  CUgraph graph = capture_graph("GraphBuilder.create_conditional_handle");
+  CUgraphConditionalHandle h = 0;
+  NANOCUDA_CALL(cuGraphConditionalHandleCreate, [&] { return describe(); }, &h, graph,
+                state_->shared->device.context()->handle(), default_value.value_or(0),
+                default_value ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u);
+  state_->shared->handles.push_back(h);
+  return h;
+}
+
+bool GraphBuilder::knows_handle(CUgraphConditionalHandle handle) const noexcept {
+  for (const Shared* s = state_->shared.get(); s; s = s->parent.get())
+    for (auto h : s->handles)
+      if (h == handle) return true;
+  return false;
+}
+
+std::vector<GraphBuilder> GraphBuilder::add_conditional(CUgraphConditionalHandle handle,
+                                                        CUgraphConditionalNodeType type,
+                                                        unsigned size, const char* call) {
+  require_building(call);
+  if (!knows_handle(handle)) {
+    char text[40];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(handle));
+    throw ValueError(std::string(call) + ": conditional handle " + text + " was not made by "
+                     "create_conditional_handle() of this graph (or a graph enclosing it): " +
+                     describe());
+  }
+  CUgraphNodeParams p{};
+  p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  p.conditional.handle = handle;
+  p.conditional.type = type;
+  p.conditional.size = size;
+  p.conditional.ctx = state_->shared->device.context()->handle();
+  add_node(p, call);  // fills phGraph_out with `size` driver-owned body graphs
+  std::vector<GraphBuilder> bodies;
+  for (unsigned i = 0; i < size; ++i) {
+    auto shared = std::make_shared<Shared>(state_->shared->device);
+    shared->parent = state_->shared;
+    shared->graph = p.conditional.phGraph_out[i];
+    Stream stream = Stream::create(state_->shared->device);
+    bodies.push_back(GraphBuilder(std::make_shared<State>(State{std::move(shared), stream, Kind::Body})));
+  }
+  return bodies;
+}
+
+GraphBuilder GraphBuilder::if_cond(CUgraphConditionalHandle handle) {
+  return add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 1, "GraphBuilder.if_cond")[0];
+}
+
+std::pair<GraphBuilder, GraphBuilder> GraphBuilder::if_else(CUgraphConditionalHandle handle) {
+  auto b = add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 2, "GraphBuilder.if_else");
+  return {b[0], b[1]};
+}
+
+GraphBuilder GraphBuilder::while_loop(CUgraphConditionalHandle handle) {
+  return add_conditional(handle, CU_GRAPH_COND_TYPE_WHILE, 1, "GraphBuilder.while_loop")[0];
+}
+
+std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle, std::size_t count) {
+  if (count < 1 || count > 1u << 16)
+    throw ValueError("GraphBuilder.switch: count must be 1 to 65536, got " + std::to_string(count));
+  return add_conditional(handle, CU_GRAPH_COND_TYPE_SWITCH, static_cast<unsigned>(count),
+                         "GraphBuilder.switch");
+}
+
+void GraphBuilder::debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const {
+  CUgraph g = state_->building ? capture_graph("GraphBuilder.debug_dot_print") : graph();
+  if (!g)
+    throw ValueError("GraphBuilder.debug_dot_print: " + describe() + " has no graph yet; call "
+                     "begin_building() first");
+  NANOCUDA_CALL(cuGraphDebugDotPrint, [&] { return describe() + ", writing '" + path + "'"; }, g,
+                path.c_str(), options.flags());
+}
+
+std::string GraphBuilder::topology() const {
+  CUgraph g = state_->building ? capture_graph("GraphBuilder.topology") : graph();
+  return g ? GraphTopology::read(g).to_string() : std::string("no graph yet");
+}
+
+}  // namespace nanocuda

@@ -1,0 +1,42 @@
+// GraphBuilder's shared state (private to src/launch/graph_builder*.cpp).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/launch/graph_builder.h"
+
+namespace nanocuda {
+
+// One per graph: a primary builder's capture, or a conditional body. Every Graph completed
+// from it holds it, so the definition and what its nodes use outlive every launch.
+struct GraphBuilder::Shared {
+  std::uint64_t id = 0;
+  Device device;
+  std::shared_ptr<Shared> parent;  // a conditional body's enclosing graph
+  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;  // a primary's captured graph
+  CUgraph graph = nullptr;           // owned.get(), or a body graph (its parent's node owns it)
+  std::vector<std::shared_ptr<void>> keepalive;  // host-callback data, child definitions
+  std::vector<CUgraphConditionalHandle> handles;  // made in this graph
+  int open_forks = 0;                // split() builders not joined yet
+
+  explicit Shared(Device d) : device(d) {
+    static std::atomic<std::uint64_t> next{1};
+    id = next.fetch_add(1, std::memory_order_relaxed);
+  }
+  // The outermost graph: where keepalives go, since that is what a Graph holds.
+  Shared& root() noexcept { return parent ? parent->root() : *this; }
+};
+
+struct GraphBuilder::State {
+  std::shared_ptr<Shared> shared;
+  Stream stream;
+  Kind kind = Kind::Primary;
+  bool building = false;
+  bool built = false;   // end_building() done (or, for a forked builder, joined)
+  bool closed = false;  // a forked builder consumed by join()
+};
+
+}  // namespace nanocuda
