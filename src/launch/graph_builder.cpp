@@ -184,6 +184,14 @@ bool GraphBuilder::knows_handle(CUgraphConditionalHandle handle) const noexcept 
   return false;
 }
 
+bool GraphBuilder::knows_graph(std::uint64_t id) const noexcept {
+  for (const Shared* s = state_->shared.get(); s; s = s->parent.get())
+    if (s->id == id) return true;
+  return false;
+}
+
+std::shared_ptr<void> GraphBuilder::definition_owner() const noexcept { return state_->shared; }
+
 std::vector<GraphBuilder> GraphBuilder::add_conditional(CUgraphConditionalHandle handle,
                                                         CUgraphConditionalNodeType type,
                                                         unsigned size, const char* call) {

@@ -67,6 +67,8 @@ class Graph {
   [[nodiscard]] CUgraph definition() const noexcept { return graph_; }
   [[nodiscard]] CUgraphExec exec_handle() const noexcept { return exec_.get(); }
   [[nodiscard]] const Device& device() const noexcept { return device_; }
+  // What keeps the definition alive: give it to another Graph's update() with definition().
+  [[nodiscard]] const std::shared_ptr<void>& definition_owner() const noexcept { return owners_.front(); }
 
   [[nodiscard]] std::string describe() const;
 

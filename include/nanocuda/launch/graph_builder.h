@@ -55,6 +55,8 @@ class GraphBuilder {
   // Whether `handle` may drive a conditional node in this builder's graph (made here or
   // in an enclosing graph).
   [[nodiscard]] bool knows_handle(CUgraphConditionalHandle handle) const noexcept;
+  // Whether graph `id` (a graph_id()) is this builder's graph or one enclosing it.
+  [[nodiscard]] bool knows_graph(std::uint64_t id) const noexcept;
 
   // Explicit nodes, added after everything built so far on this builder.
   void memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count);
@@ -79,6 +81,8 @@ class GraphBuilder {
   [[nodiscard]] const Device& device() const noexcept;
   // The definition: after end_building(), or a conditional body's graph; else nullptr.
   [[nodiscard]] CUgraph graph() const noexcept;
+  // What keeps graph() alive (for Graph::update and keepalives).
+  [[nodiscard]] std::shared_ptr<void> definition_owner() const noexcept;
   // A process-unique number for the graph tree this builder belongs to.
   [[nodiscard]] std::uint64_t graph_id() const noexcept;
   // "GraphBuilder #3 (primary, building) on Stream 0x... ", for errors.

@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "launch/arg_pack.h"
+#include "launch/py_graph.h"
+#include "nanocuda/launch/graph_builder.h"
 #include "bindings.h"
 #include "interop/interop.h"
 #include "nanocuda/driver/check.h"
@@ -17,20 +19,6 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 namespace {
-
-struct PyGraph {
-  std::optional<Graph> graph;
-  std::optional<Stream> stream;  // the captured stream; the default for launch()
-  bool capturing = false;
-  std::vector<std::vector<ArgSlot>> slots;  // per kernel node, for update()
-
-  Graph& ready(const char* where) {
-    if (!graph)
-      throw nb::value_error((std::string(where) + ": the graph is empty; capture work first "
-                                                  "(with graph.capture(stream): ...)").c_str());
-    return *graph;
-  }
-};
 
 PyTypeObject* g_stream_type = nullptr;
 
@@ -87,10 +75,7 @@ void bind_graph(nb::module_& m) {
              g.capturing = false;
              Graph captured = Graph::end_capture(*g.stream);
              if (!exc_type.is_none()) return false;  // discard the partial graph, re-raise
-             g.slots.assign(captured.kernel_nodes().size(), {});
-             for (std::size_t i = 0; i < g.slots.size(); ++i)
-               g.slots[i].resize(captured.kernel_nodes()[i].layout.count() + 1);
-             g.graph.emplace(std::move(captured));
+             g.set(std::move(captured));
              return false;
            }, nb::arg("exc_type").none(), nb::arg("exc").none(), nb::arg("traceback").none())
       .def_prop_ro("node_count", [](PyGraph& g) { return g.ready("Graph.node_count").node_count(); })
@@ -99,27 +84,75 @@ void bind_graph(nb::module_& m) {
              for (const auto& k : g.ready("Graph.kernel_nodes").kernel_nodes()) names.push_back(k.name);
              return names;
            }, "Names of the captured kernel launches, in node order.")
-      .def("update", [](PyGraph& g, std::size_t index, nb::args args) {
+      .def("update", [](PyGraph& g, nb::handle target, nb::args args) {
              Graph& graph = g.ready("Graph.update");
+             if (!PyLong_Check(target.ptr())) {
+               // A whole new definition of the same shape: cuGraphExecUpdate.
+               if (args.size())
+                 throw nb::type_error("Graph.update(source): takes no further arguments when "
+                                      "given a GraphBuilder or Graph");
+               if (nb::isinstance<GraphBuilder>(target)) {
+                 auto& b = nb::cast<GraphBuilder&>(target);
+                 if (!b.is_built() || b.kind() != GraphBuilder::Kind::Primary)
+                   throw nb::value_error(("Graph.update: " + b.describe() + " is unfinished; call "
+                                          "end_building() first").c_str());
+                 graph.update(b.graph(), b.definition_owner());
+               } else if (nb::isinstance<PyGraph>(target)) {
+                 Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
+                 graph.update(other.definition(), other.definition_owner());
+               } else {
+                 throw nb::type_error(("Graph.update: expected a kernel node index, a GraphBuilder "
+                                       "or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
+               }
+               g.set(std::move(*g.graph));
+               return;
+             }
+             std::size_t index = nb::cast<std::size_t>(target);
              if (index >= graph.kernel_nodes().size())
                throw nb::index_error(("Graph.update: no kernel node " + std::to_string(index) +
                                       " (the graph has " + std::to_string(graph.kernel_nodes().size()) +
                                       ")").c_str());
              const GraphKernelNode& node = graph.kernel_nodes()[index];
-             std::vector<unsigned char> buf(node.layout.total_size() + 16);
-             auto* aligned = reinterpret_cast<unsigned char*>(
-                 (reinterpret_cast<std::uintptr_t>(buf.data()) + 15) & ~std::uintptr_t{15});
-             std::vector<void*> ptrs(node.layout.count() + 1);
-             ParamPacker packer(node.layout, node.name, aligned, ptrs.data());
-             std::vector<PyObject*> raw;
-             for (nb::handle a : args) raw.push_back(a.ptr());
-             pack_args(packer, raw.data(), raw.size(), g.stream->device().ordinal(),
-                       g.slots[index].data());
-             graph.set_kernel_params(index, ptrs.data());  // the driver copies the bytes
-           }, nb::arg("index"), nb::arg("args"),
-           "Give kernel node `index` new arguments without capturing again.")
+             // Stack storage for the common case: this is a hot path (bench graphs).
+             alignas(16) unsigned char small[512];
+             void* small_ptrs[64];
+             std::vector<unsigned char> big;
+             std::vector<void*> big_ptrs;
+             unsigned char* aligned = small;
+             void** ptrs = small_ptrs;
+             if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) {
+               big.resize(node.layout.total_size() + 16);
+               big_ptrs.resize(node.layout.count() + 1);
+               aligned = reinterpret_cast<unsigned char*>(
+                   (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
+               ptrs = big_ptrs.data();
+             }
+             ParamPacker packer(node.layout, node.name, aligned, ptrs);
+             PyObject** raw = &PySequence_Fast_ITEMS(args.ptr())[0];
+             pack_args(packer, raw, args.size(), graph.device().ordinal(), g.slots[index].data());
+             graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
+           }, nb::arg("target"), nb::arg("args"),
+           "update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
+           "update(source): make this instantiated graph run `source` (a finished GraphBuilder or\n"
+           "a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
+           "raises ValueError naming the node that prevents it.")
+      .def("upload", [](PyGraph& g, nb::handle stream) {
+             Graph& graph = g.ready("Graph.upload");
+             graph.upload(stream.is_none() ? *g.stream : to_stream(stream, "Graph.upload"));
+           }, nb::arg("stream").none() = nb::none(),
+           "Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).")
+      .def("debug_dot_print", [](PyGraph& g, const std::string& path,
+                                 std::optional<GraphDebugPrintOptions> options) {
+             g.ready("Graph.debug_dot_print").debug_dot_print(path, options.value_or(GraphDebugPrintOptions{}));
+           }, nb::arg("path"), nb::arg("options").none() = nb::none(),
+           "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
+      .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },
+           "The nodes and edges of the definition, as text.")
+      .def_prop_ro("stream", [](PyGraph& g) { return g.stream; },
+           "The default stream of launch() (the captured or building stream).")
       .def("__repr__", [](PyGraph& g) {
-        return g.graph ? "<nanocuda." + g.graph->describe() + ">" : std::string("<nanocuda.Graph (empty)>");
+        return g.graph ? "<nanocuda." + g.graph->describe() + ": " + g.graph->topology() + ">"
+                       : std::string("<nanocuda.Graph (empty)>");
       });
 
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
@@ -129,6 +162,8 @@ void bind_graph(nb::module_& m) {
   if (!launch || PyObject_SetAttrString(graph_type.ptr(), "launch", launch) != 0)
     throw nb::python_error();
   Py_DECREF(launch);
+
+  bind_graph_builder(m);
 
   m.def("_cpp_graph_burst", [](PyGraph& g, int count) {
     Graph& graph = g.ready("_cpp_graph_burst");

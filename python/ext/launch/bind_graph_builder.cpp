@@ -1,0 +1,306 @@
+// Python bindings for GraphBuilder (cuda.core's names), conditional handles, graph options,
+// host callbacks, and Device/Stream.create_graph_builder.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "interop/interop.h"
+#include "launch/py_graph.h"
+#include "nanocuda/driver/deferred_errors.h"
+#include "nanocuda/launch/graph_builder.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+nb::object g_handle_type;  // ConditionalHandle: an int subclass that remembers its graph
+
+// A Python callable run by a host node. The driver calls run() on its own thread: it takes
+// the GIL, and an exception is recorded and raised by the next checked nanocuda call (for
+// example Stream.sync()), so it is never lost and never unwinds into the driver.
+struct PyCallback {
+  PyObject* fn;
+  static void CUDA_CB run(void* data) {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject* fn = static_cast<PyCallback*>(data)->fn;
+    PyObject* result = PyObject_CallNoArgs(fn);
+    if (result) {
+      Py_DECREF(result);
+    } else {
+      std::string text = "(unprintable exception)";
+#if PY_VERSION_HEX >= 0x030C0000
+      PyObject* exc = PyErr_GetRaisedException();
+#else
+      PyObject *type = nullptr, *exc = nullptr, *tb = nullptr;
+      PyErr_Fetch(&type, &exc, &tb);
+      PyErr_NormalizeException(&type, &exc, &tb);
+      Py_XDECREF(type);
+      Py_XDECREF(tb);
+#endif
+      if (PyObject* s = exc ? PyObject_Str(exc) : nullptr) {
+        if (const char* c = PyUnicode_AsUTF8(s))
+          text = std::string(Py_TYPE(exc)->tp_name) + ": " + c;
+        Py_DECREF(s);
+      }
+      PyErr_Clear();
+      Py_XDECREF(exc);
+      PyObject* name = PyObject_GetAttrString(fn, "__qualname__");
+      std::string fname = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "callable";
+      Py_XDECREF(name);
+      PyErr_Clear();
+      detail::record_deferred_failure(CUDA_ERROR_LAUNCH_FAILED, "graph host callback",
+                                      "Python callback " + fname + " raised " + text);
+    }
+    PyGILState_Release(gil);
+  }
+};
+
+// Owns a Python reference from C++ shared state; drops it with the GIL held.
+std::shared_ptr<void> hold(nb::handle obj) {
+  Py_INCREF(obj.ptr());
+  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_DECREF(static_cast<PyObject*>(p));
+    PyGILState_Release(gil);
+  });
+}
+
+GraphBuilder::Mode parse_mode(const std::string& mode) {
+  if (mode == "relaxed") return GraphBuilder::Mode::Relaxed;
+  if (mode == "thread_local") return GraphBuilder::Mode::ThreadLocal;
+  if (mode == "global") return GraphBuilder::Mode::Global;
+  throw nb::value_error(("GraphBuilder.begin_building: mode must be 'relaxed', 'thread_local' "
+                         "or 'global', got '" + mode + "'").c_str());
+}
+
+// The handle value, checked to belong to `b`'s graph (or one enclosing it).
+CUgraphConditionalHandle handle_of(const GraphBuilder& b, nb::handle h, const char* where) {
+  if (!PyLong_Check(h.ptr()))
+    throw nb::type_error((std::string(where) + ": expected a handle from "
+                          "create_conditional_handle(), got " + Py_TYPE(h.ptr())->tp_name).c_str());
+  if (nb::hasattr(h, "graph_id") && !b.knows_graph(nb::cast<std::uint64_t>(h.attr("graph_id"))))
+    throw nb::value_error((std::string(where) + ": this conditional handle belongs to graph #" +
+                           std::to_string(nb::cast<std::uint64_t>(h.attr("graph_id"))) +
+                           ", not to " + b.describe() + " (or a graph enclosing it)").c_str());
+  return nb::cast<CUgraphConditionalHandle>(h);
+}
+
+nb::tuple as_tuple(const std::vector<GraphBuilder>& v) {
+  nb::list out;
+  for (const auto& b : v) out.append(nb::cast(b));
+  return nb::tuple(out);
+}
+
+constexpr std::pair<const char*, bool GraphDebugPrintOptions::*> kDebugFields[] = {
+    {"verbose", &GraphDebugPrintOptions::verbose},
+    {"runtime_types", &GraphDebugPrintOptions::runtime_types},
+    {"kernel_node_params", &GraphDebugPrintOptions::kernel_node_params},
+    {"memcpy_node_params", &GraphDebugPrintOptions::memcpy_node_params},
+    {"memset_node_params", &GraphDebugPrintOptions::memset_node_params},
+    {"host_node_params", &GraphDebugPrintOptions::host_node_params},
+    {"event_node_params", &GraphDebugPrintOptions::event_node_params},
+    {"ext_semas_signal_node_params", &GraphDebugPrintOptions::ext_semas_signal_node_params},
+    {"ext_semas_wait_node_params", &GraphDebugPrintOptions::ext_semas_wait_node_params},
+    {"kernel_node_attributes", &GraphDebugPrintOptions::kernel_node_attributes},
+    {"handles", &GraphDebugPrintOptions::handles},
+    {"mem_alloc_node_params", &GraphDebugPrintOptions::mem_alloc_node_params},
+    {"mem_free_node_params", &GraphDebugPrintOptions::mem_free_node_params},
+    {"batch_mem_op_node_params", &GraphDebugPrintOptions::batch_mem_op_node_params},
+    {"extra_topo_info", &GraphDebugPrintOptions::extra_topo_info},
+    {"conditional_node_params", &GraphDebugPrintOptions::conditional_node_params},
+};
+
+void bind_options(nb::module_& m) {
+  nb::class_<GraphCompleteOptions>(m, "GraphCompleteOptions",
+      "How GraphBuilder.complete() instantiates (cuda.core's GraphCompleteOptions).\n\n"
+      "    graph = builder.complete(nanocuda.GraphCompleteOptions(upload_stream=s))")
+      .def("__init__", [](GraphCompleteOptions* self, bool auto_free, nb::handle upload,
+                          bool device_launch, bool node_priority) {
+             GraphCompleteOptions o;
+             o.auto_free_on_launch = auto_free;
+             if (!upload.is_none()) o.upload_stream = to_stream(upload, "GraphCompleteOptions");
+             o.device_launch = device_launch;
+             o.use_node_priority = node_priority;
+             (void)o.flags();  // reject illegal combinations here, not at complete()
+             new (self) GraphCompleteOptions(std::move(o));
+           }, nb::kw_only(), nb::arg("auto_free_on_launch") = false,
+           nb::arg("upload_stream").none() = nb::none(), nb::arg("device_launch") = false,
+           nb::arg("use_node_priority") = false)
+      .def_rw("auto_free_on_launch", &GraphCompleteOptions::auto_free_on_launch,
+              "Free the graph's unfreed allocations before each relaunch.")
+      .def_rw("device_launch", &GraphCompleteOptions::device_launch,
+              "Make the graph launchable from device code (not with auto_free_on_launch).")
+      .def_rw("use_node_priority", &GraphCompleteOptions::use_node_priority,
+              "Run nodes at their own priorities rather than the launch stream's.")
+      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) { return o.upload_stream; },
+              "Stream to upload the graph on right after instantiation (None: no upload).");
+
+  auto dbg = nb::class_<GraphDebugPrintOptions>(m, "GraphDebugPrintOptions",
+      "What debug_dot_print() writes (cuda.core's GraphDebugPrintOptions); all False by default.\n\n"
+      "    graph.debug_dot_print('g.dot', nanocuda.GraphDebugPrintOptions(verbose=True))");
+  dbg.def("__init__", [](GraphDebugPrintOptions* self, nb::kwargs kw) {
+    GraphDebugPrintOptions o;
+    for (auto [key, value] : kw) {
+      std::string k = nb::cast<std::string>(key);
+      bool found = false;
+      for (const auto& [name, member] : kDebugFields)
+        if (k == name) { o.*member = nb::cast<bool>(value); found = true; }
+      if (!found) throw nb::type_error(("GraphDebugPrintOptions: no option '" + k + "'").c_str());
+    }
+    new (self) GraphDebugPrintOptions(o);
+  }, nb::arg("kwargs"));
+  for (const auto& [name, member] : kDebugFields)
+    dbg.def_rw(name, member, "Include this detail in debug_dot_print's output.");
+}
+
+}  // namespace
+
+void bind_graph_builder(nb::module_& m) {
+  bind_options(m);
+
+  nb::dict ns;
+  ns["__doc__"] = "A conditional node's handle: an int (pass it to kernels as a 64-bit "
+                  "argument) that remembers the graph it was made in (graph_id).";
+  ns["__module__"] = "nanocuda";
+  nb::object int_type = nb::borrow(reinterpret_cast<PyObject*>(&PyLong_Type));
+  g_handle_type = nb::module_::import_("builtins").attr("type")("ConditionalHandle",
+                                                                 nb::make_tuple(int_type), ns);
+  m.attr("ConditionalHandle") = g_handle_type;
+
+  nb::class_<GraphBuilder>(m, "GraphBuilder",
+      "A graph under construction by stream capture (cuda.core's GraphBuilder). Anything queued on\n"
+      "it while building (nanocuda.launch(builder, ...), a Launcher bound to it, torch work on\n"
+      "builder.stream) becomes a node; it is accepted wherever a stream is.\n\n"
+      "    b = device.create_graph_builder().begin_building()\n"
+      "    nanocuda.launch(b, config, kernel, x, n)\n"
+      "    graph = b.end_building().complete()\n"
+      "    graph.launch(stream)")
+      .def("begin_building", [](GraphBuilder& b, const std::string& mode) -> GraphBuilder& {
+             return b.begin_building(parse_mode(mode));
+           }, nb::arg("mode") = "relaxed", nb::rv_policy::reference_internal,
+           "Start capturing; mode is 'relaxed' (default), 'thread_local' or 'global'. Returns self.")
+      .def("end_building", &GraphBuilder::end_building, nb::rv_policy::reference_internal,
+           "Stop capturing (all split() builders must be joined). Returns self.")
+      .def("complete", [](const GraphBuilder& b, std::optional<GraphCompleteOptions> options) {
+             PyGraph g;
+             g.set(b.complete(options.value_or(GraphCompleteOptions{})));
+             g.stream = b.stream();
+             return g;
+           }, nb::arg("options").none() = nb::none(),
+           "Instantiate the built graph; returns a launchable nanocuda.Graph.")
+      .def("split", [](GraphBuilder& b, std::size_t count) { return as_tuple(b.split(count)); },
+           nb::arg("count"),
+           "Fork into `count` builders (this one first) that record in parallel; join them again.")
+      .def_static("join", [](nb::args builders) {
+             std::vector<GraphBuilder> v;
+             for (nb::handle h : builders) v.push_back(nb::cast<GraphBuilder>(h));
+             return GraphBuilder::join(v);
+           }, nb::arg("builders"),
+           "Join builders from one split(); returns the one that continues (the non-forked one).")
+      .def("add_child", &GraphBuilder::add_child, nb::arg("child_graph"),
+           "Add a finished builder's graph as a child-graph node (copied).")
+      .def("create_conditional_handle", [](GraphBuilder& b, std::optional<unsigned> default_value) {
+             CUgraphConditionalHandle h = b.create_conditional_handle(default_value);
+             nb::object obj = g_handle_type(h);
+             obj.attr("graph_id") = b.graph_id();
+             return obj;
+           }, nb::arg("default_value").none() = nb::none(),
+           "A handle for if_cond/if_else/while_loop/switch; kernels set it with\n"
+           "nanocuda::set_conditional (nanocuda/device/graph.cuh). With default_value, every\n"
+           "launch of the graph starts from it; without, the value persists across launches.")
+      .def("if_cond", [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_cond")); },
+           nb::arg("handle"), "Add an if node; returns the body's builder (begin_building() it).")
+      .def("if_else", [](GraphBuilder& b, nb::handle h) { return b.if_else(handle_of(b, h, "GraphBuilder.if_else")); },
+           nb::arg("handle"), "Add an if/else node; returns (then_builder, else_builder).")
+      .def("while_loop", [](GraphBuilder& b, nb::handle h) {
+             return b.while_loop(handle_of(b, h, "GraphBuilder.while_loop"));
+           }, nb::arg("handle"),
+           "Add a while node: the body runs while the handle is nonzero; returns its builder.")
+      .def("switch", [](GraphBuilder& b, nb::handle h, std::size_t count) {
+             return as_tuple(b.switch_(handle_of(b, h, "GraphBuilder.switch"), count));
+           }, nb::arg("handle"), nb::arg("count"),
+           "Add a switch node with `count` bodies; body i runs when the handle is i.")
+      .def("memset", [](GraphBuilder& b, nb::handle dst, unsigned value, std::size_t count,
+                        unsigned element_size) {
+             b.memset(device_pointer(dst, b.device().ordinal(), "GraphBuilder.memset"), value,
+                      element_size, count);
+           }, nb::arg("dst"), nb::arg("value"), nb::arg("count"), nb::arg("element_size") = 1,
+           "Add a memset node: `count` elements of `element_size` (1, 2, 4) bytes set to `value`.")
+      .def("memcpy", [](GraphBuilder& b, nb::handle dst, nb::handle src, std::size_t nbytes) {
+             int dev = b.device().ordinal();
+             b.memcpy(device_pointer(dst, dev, "GraphBuilder.memcpy"),
+                      device_pointer(src, dev, "GraphBuilder.memcpy"), nbytes);
+           }, nb::arg("dst"), nb::arg("src"), nb::arg("nbytes"),
+           "Add a device-to-device memcpy node of `nbytes`.")
+      .def("callback", [](GraphBuilder& b, nb::handle fn) {
+             if (!PyCallable_Check(fn.ptr()))
+               throw nb::type_error(("GraphBuilder.callback: expected a callable, got " +
+                                     std::string(Py_TYPE(fn.ptr())->tp_name)).c_str());
+             auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
+               if (Py_IsInitialized()) {
+                 PyGILState_STATE gil = PyGILState_Ensure();
+                 Py_DECREF(c->fn);
+                 PyGILState_Release(gil);
+               }
+               delete c;
+             });
+             Py_INCREF(fn.ptr());
+             b.host_callback(&PyCallback::run, cb.get(), cb);
+           }, nb::arg("fn"),
+           "Add a host node calling fn() (no arguments) with the GIL; an exception it raises is\n"
+           "reported by the next nanocuda call that checks errors (e.g. Stream.sync()).")
+      .def("record_event", [](GraphBuilder& b, nb::handle event) {
+             b.record_event(nb::cast<const Event&>(event));
+             b.keep_alive(hold(event));
+           }, nb::arg("event"), "Add an event-record node (the event is kept alive with the graph).")
+      .def("wait_event", [](GraphBuilder& b, nb::handle event) {
+             b.wait_event(nb::cast<const Event&>(event));
+             b.keep_alive(hold(event));
+           }, nb::arg("event"), "Add a node waiting for `event` (recorded outside or inside the graph).")
+      .def("alloc", [](GraphBuilder& b, std::size_t nbytes) { return static_cast<std::uint64_t>(b.alloc(nbytes)); },
+           nb::arg("nbytes"),
+           "Add a memory-allocation node; returns the device address (fixed for the graph).")
+      .def("free", [](GraphBuilder& b, std::uint64_t ptr) { b.free(static_cast<CUdeviceptr>(ptr)); },
+           nb::arg("ptr"), "Add a memory-free node for an address from alloc().")
+      .def("debug_dot_print", [](const GraphBuilder& b, const std::string& path,
+                                 std::optional<GraphDebugPrintOptions> options) {
+             b.debug_dot_print(path, options.value_or(GraphDebugPrintOptions{}));
+           }, nb::arg("path"), nb::arg("options").none() = nb::none(),
+           "Write the graph (so far) as a Graphviz dot file.")
+      .def_prop_ro("is_building", &GraphBuilder::is_building, "Whether the builder is capturing.")
+      .def_prop_ro("is_join_required", &GraphBuilder::is_join_required,
+                   "Whether split() builders are still waiting for join().")
+      .def_prop_ro("stream", [](const GraphBuilder& b) { return b.stream(); },
+                   "The stream being captured: queue work on it (torch too) to record it.")
+      .def_prop_ro("graph_id", &GraphBuilder::graph_id,
+                   "A process-unique number of this builder's graph (handles remember it).")
+      .def_prop_ro("topology", &GraphBuilder::topology, "The nodes and edges so far, as text.")
+      .def("__cuda_stream__", [](const GraphBuilder& b) {
+             if (!b.is_building())
+               throw nb::value_error(("launch: " + b.describe() + " is not building; call "
+                                      "begin_building() before launching into it").c_str());
+             return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(b.stream().handle()));
+           }, "(0, stream handle) while building, so launches record into the graph.")
+      .def("__repr__", [](const GraphBuilder& b) {
+             return "<nanocuda." + b.describe() + ": " + b.topology() + ">";
+           });
+
+  auto make = [](const Device& d) { return GraphBuilder::create(d); };
+  nb::handle device_type = nb::type<Device>(), stream_type = nb::type<Stream>();
+  device_type.attr("create_graph_builder") = nb::cpp_function(
+      make, nb::scope(device_type), nb::is_method(), nb::name("create_graph_builder"),
+      "A GraphBuilder on a new stream of this device.");
+  stream_type.attr("create_graph_builder") = nb::cpp_function(
+      [](const Stream& s) { return GraphBuilder::on_stream(s); }, nb::scope(stream_type), nb::is_method(),
+      nb::name("create_graph_builder"), "A GraphBuilder capturing this stream.");
+}
+
+}  // namespace nanocuda::py

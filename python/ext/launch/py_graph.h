@@ -1,0 +1,40 @@
+// The Python Graph object's state, shared by the Graph and GraphBuilder bindings.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launch/arg_pack.h"
+#include "nanocuda/launch/graph.h"
+
+namespace nanocuda::py {
+
+struct PyGraph {
+  std::optional<Graph> graph;
+  std::optional<Stream> stream;  // the captured stream; the default for launch()
+  bool capturing = false;
+  std::vector<std::vector<ArgSlot>> slots;  // per kernel node, for update()
+
+  Graph& ready(const char* where) {
+    if (!graph)
+      throw nanobind::value_error((std::string(where) + ": the graph is empty; capture work first "
+                                                        "(with graph.capture(stream): ...)").c_str());
+    return *graph;
+  }
+  // Takes `g` and sizes the per-node argument caches.
+  void set(Graph g) {
+    slots.assign(g.kernel_nodes().size(), {});
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      slots[i].resize(g.kernel_nodes()[i].layout.count() + 1);
+    graph.emplace(std::move(g));
+  }
+};
+
+// Registers GraphBuilder, ConditionalHandle, GraphCompleteOptions, GraphDebugPrintOptions and
+// Device/Stream.create_graph_builder (after Graph is bound).
+void bind_graph_builder(nanobind::module_& m);
+
+}  // namespace nanocuda::py
