@@ -65,19 +65,18 @@ Graph Graph::instantiate(CUgraph graph, std::shared_ptr<void> owner, const Devic
 Graph::Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device)
     : graph_(graph), exec_(exec), device_(device), context_(device.context()) {
   owners_.push_back(std::move(owner));
-  read_kernel_nodes(graph, false);
+  NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph, nullptr, &node_count_);
 }
 
 // Reads the kernel nodes of `graph` with their parameter layouts. With keep_handles (after
 // an update from another definition) the node handles stay those of the original graph,
 // which is what the executable graph's per-node calls are keyed by.
-void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) {
+void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) const {
   const auto& api = detail::driver();
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph, nullptr, &n);
   std::vector<CUgraphNode> nodes(n);
   if (n) NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph, nodes.data(), &n);
-  node_count_ = n;
   std::vector<GraphKernelNode> kernels;
   for (CUgraphNode node : nodes) {
     CUgraphNodeType type{};
@@ -103,6 +102,7 @@ void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) {
     kernels.push_back(std::move(k));
   }
   kernels_ = std::move(kernels);
+  kernels_read_ = true;
 }
 
 void Graph::launch(const Stream& stream) const {
@@ -120,6 +120,7 @@ void Graph::upload(const Stream& stream) const {
 }
 
 void Graph::set_kernel_params(std::size_t index, void** params) {
+  (void)kernel_nodes();
   if (index >= kernels_.size())
     throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
                      std::to_string(kernels_.size()) + ")");
@@ -166,6 +167,7 @@ void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
   // two are kept: a launch of the one before may still be running its host callbacks.
   if (owners_.size() >= 3) owners_.erase(owners_.begin() + 1);
   owners_.push_back(std::move(owner));
+  if (!kernels_read_) read_kernel_nodes(graph_, false);  // the original handles first
   read_kernel_nodes(source, true);
 }
 
@@ -178,8 +180,8 @@ std::string Graph::topology() const { return GraphTopology::read(graph_).to_stri
 
 std::string Graph::describe() const {
   char text[96];
-  std::snprintf(text, sizeof text, "Graph %p (%zu nodes, %zu kernels) on device %d",
-                static_cast<void*>(exec_.get()), node_count_, kernels_.size(), device_.ordinal());
+  std::snprintf(text, sizeof text, "Graph %p (%zu nodes) on device %d",
+                static_cast<void*>(exec_.get()), node_count_, device_.ordinal());
   return text;
 }
 

@@ -48,7 +48,9 @@ class Graph {
   CUresult launch_unchecked(CUstream stream) const noexcept;
 
   [[nodiscard]] std::size_t node_count() const noexcept { return node_count_; }
-  [[nodiscard]] const std::vector<GraphKernelNode>& kernel_nodes() const noexcept {
+  // Read from the driver on first use (a 1000-node build need not pay for it).
+  [[nodiscard]] const std::vector<GraphKernelNode>& kernel_nodes() const {
+    if (!kernels_read_) read_kernel_nodes(graph_, false);
     return kernels_;
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
@@ -74,14 +76,15 @@ class Graph {
 
  private:
   Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
-  void read_kernel_nodes(CUgraph graph, bool keep_handles);
+  void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;
   std::size_t node_count_ = 0;
-  std::vector<GraphKernelNode> kernels_;
+  mutable bool kernels_read_ = false;
+  mutable std::vector<GraphKernelNode> kernels_;
 };
 
 }  // namespace nanocuda

@@ -129,7 +129,7 @@ void bind_graph(nb::module_& m) {
              }
              ParamPacker packer(node.layout, node.name, aligned, ptrs);
              PyObject** raw = &PySequence_Fast_ITEMS(args.ptr())[0];
-             pack_args(packer, raw, args.size(), graph.device().ordinal(), g.slots[index].data());
+             pack_args(packer, raw, args.size(), graph.device().ordinal(), g.slots_for(index));
              graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
            }, nb::arg("target"), nb::arg("args"),
            "update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
@@ -164,6 +164,7 @@ void bind_graph(nb::module_& m) {
   Py_DECREF(launch);
 
   bind_graph_builder(m);
+  bind_graph_bench(m);
 
   m.def("_cpp_graph_burst", [](PyGraph& g, int count) {
     Graph& graph = g.ready("_cpp_graph_burst");

@@ -24,14 +24,23 @@ struct PyGraph {
                                                         "(with graph.capture(stream): ...)").c_str());
     return *graph;
   }
-  // Takes `g` and sizes the per-node argument caches.
+  // Takes `g`; the per-node argument caches are sized on the first update().
   void set(Graph g) {
-    slots.assign(g.kernel_nodes().size(), {});
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      slots[i].resize(g.kernel_nodes()[i].layout.count() + 1);
+    slots.clear();
     graph.emplace(std::move(g));
   }
+  ArgSlot* slots_for(std::size_t index) {
+    const auto& nodes = graph->kernel_nodes();
+    if (slots.size() != nodes.size()) {
+      slots.assign(nodes.size(), {});
+      for (std::size_t i = 0; i < slots.size(); ++i) slots[i].resize(nodes[i].layout.count() + 1);
+    }
+    return slots[index].data();
+  }
 };
+
+// Registers the native baselines of `nanocuda bench graphs` (_cpp_graph_* functions).
+void bind_graph_bench(nanobind::module_& m);
 
 // Registers GraphBuilder, ConditionalHandle, GraphCompleteOptions, GraphDebugPrintOptions and
 // Device/Stream.create_graph_builder (after Graph is bound).

@@ -1,0 +1,145 @@
+// Native baselines for `nanocuda bench graphs`: the same work as the Python paths, written
+// straight against the driver table, so the ratio shows what the Python layer costs.
+#include <nanobind/nanobind.h>
+
+#include <chrono>
+#include <vector>
+
+#include "interop/interop.h"
+#include "launch/py_graph.h"
+#include "nanocuda/compile/kernel.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/launch/graph_builder.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+std::int64_t ns_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+
+// `count` cuLaunchKernel calls of step(int* counter) on one block, then a sync.
+std::int64_t launch_loop(const Kernel& k, std::uint64_t counter, int count, nb::handle stream) {
+  Stream s = to_stream(stream, "bench");
+  CUfunction f = k.function(s.context());
+  CUdeviceptr p = counter;
+  void* params[] = {&p};
+  const auto& api = detail::driver();
+  auto t0 = Clock::now();
+  for (int i = 0; i < count; ++i) api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s.handle(), params, nullptr);
+  detail::check(api.cuStreamSynchronize(s.handle()), "cuStreamSynchronize");
+  return ns_since(t0);
+}
+
+// A while-loop graph built with the explicit driver API (no capture):
+// conditional(while, handle) { count_to(handle, counter, n) }.
+struct NativeLoop {
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  ~NativeLoop() {
+    if (exec) detail::destroy_graph_exec(exec);
+    if (graph) detail::destroy_graph(graph);
+  }
+};
+
+std::int64_t conditional_graph(const Kernel& k, std::uint64_t counter, int n, int repeats,
+                               nb::handle stream) {
+  Stream s = to_stream(stream, "bench");
+  CurrentContext guard(s.context());
+  const auto& api = detail::driver();
+  NativeLoop loop;
+  detail::check(api.cuGraphCreate(&loop.graph, 0), "cuGraphCreate");
+  CUgraphConditionalHandle h = 0;
+  detail::check(api.cuGraphConditionalHandleCreate(&h, loop.graph, s.context().handle(), 1,
+                                                   CU_GRAPH_COND_ASSIGN_DEFAULT),
+                "cuGraphConditionalHandleCreate");
+  CUgraphNodeParams cond{};
+  cond.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  cond.conditional = {h, CU_GRAPH_COND_TYPE_WHILE, 1, nullptr, s.context().handle()};
+  CUgraphNode node = nullptr;
+  detail::check(api.cuGraphAddNode(&node, loop.graph, nullptr, nullptr, 0, &cond), "cuGraphAddNode");
+  CUdeviceptr p = counter;
+  int limit = n;
+  void* params[] = {&h, &p, &limit};
+  CUgraphNodeParams kn{};
+  kn.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  kn.kernel.func = k.function(s.context());
+  kn.kernel.gridDimX = kn.kernel.gridDimY = kn.kernel.gridDimZ = 1;
+  kn.kernel.blockDimX = kn.kernel.blockDimY = kn.kernel.blockDimZ = 1;
+  kn.kernel.kernelParams = params;
+  CUgraphNode knode = nullptr;
+  detail::check(api.cuGraphAddNode(&knode, cond.conditional.phGraph_out[0], nullptr, nullptr, 0, &kn),
+                "cuGraphAddNode");
+  detail::check(api.cuGraphInstantiateWithFlags(&loop.exec, loop.graph, 0), "cuGraphInstantiate");
+  std::int64_t best = -1;
+  for (int r = 0; r < repeats; ++r) {
+    detail::check(api.cuMemsetD32Async(p, 0, 1, s.handle()), "cuMemsetD32Async");
+    detail::check(api.cuStreamSynchronize(s.handle()), "cuStreamSynchronize");
+    auto t0 = Clock::now();
+    api.cuGraphLaunch(loop.exec, s.handle());
+    detail::check(api.cuStreamSynchronize(s.handle()), "cuStreamSynchronize");
+    std::int64_t t = ns_since(t0);
+    if (best < 0 || t < best) best = t;
+  }
+  return best;
+}
+
+// Capture `count` launches of step(int*), end, instantiate; the build+instantiate time.
+std::int64_t build_graph(const Kernel& k, std::uint64_t counter, int count) {
+  Stream s = Stream::create(Device(0));
+  CurrentContext guard(s.context());
+  const auto& api = detail::driver();
+  CUfunction f = k.function(s.context());
+  CUdeviceptr p = counter;
+  void* params[] = {&p};
+  auto t0 = Clock::now();
+  detail::check(api.cuStreamBeginCapture(s.handle(), CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
+  for (int i = 0; i < count; ++i) api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s.handle(), params, nullptr);
+  NativeLoop g;
+  detail::check(api.cuStreamEndCapture(s.handle(), &g.graph), "cuStreamEndCapture");
+  detail::check(api.cuGraphInstantiateWithFlags(&g.exec, g.graph, 0), "cuGraphInstantiate");
+  std::int64_t t = ns_since(t0);
+  return t;
+}
+
+// cuGraphExecKernelNodeSetParams on every kernel node of `graph` with step(int*)-shaped
+// arguments (pointer `counter`): the per-node update without Python.
+std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
+  Graph& g = pg.ready("_cpp_graph_update");
+  const auto& nodes = g.kernel_nodes();
+  CurrentContext guard(*g.device().context());
+  const auto& api = detail::driver();
+  CUdeviceptr p = counter;
+  void* params[] = {&p};
+  auto t0 = Clock::now();
+  for (const auto& n : nodes) {
+    CUDA_KERNEL_NODE_PARAMS kp = n.params;
+    kp.kernelParams = params;
+    kp.extra = nullptr;
+    api.cuGraphExecKernelNodeSetParams(g.exec_handle(), n.node, &kp);
+  }
+  return ns_since(t0);
+}
+
+}  // namespace
+
+void bind_graph_bench(nb::module_& m) {
+  m.def("_cpp_graph_launch_loop", &launch_loop, nb::arg("kernel"), nb::arg("counter"),
+        nb::arg("count"), nb::arg("stream"),
+        "Native loop of `count` cuLaunchKernel(kernel(counter)) + sync; nanoseconds (bench).");
+  m.def("_cpp_graph_while", &conditional_graph, nb::arg("kernel"), nb::arg("counter"),
+        nb::arg("n"), nb::arg("repeats"), nb::arg("stream"),
+        "A while-loop graph built with the driver API running kernel(handle, counter, n) until\n"
+        "the counter reaches n; best launch+sync time of `repeats`, nanoseconds (bench).");
+  m.def("_cpp_graph_build", &build_graph, nb::arg("kernel"), nb::arg("counter"), nb::arg("count"),
+        "Native capture of `count` launches + instantiate; nanoseconds (bench).");
+  m.def("_cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
+        "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
+}
+
+}  // namespace nanocuda::py
