@@ -167,7 +167,7 @@ def test_host_callback_runs_in_order_and_its_exception_reaches_sync(k, device, s
 
 def test_events_upload_options_and_dot_print(k, device, stream, tmp_path):
     out = zeros(1, stream)
-    ev = nanocuda.Event(device)
+    ev = nanocuda.Event(device=device)
     b = device.create_graph_builder().begin_building()
     nanocuda.launch(b, ONE, k["store"], out, 9)
     b.record_event(ev)

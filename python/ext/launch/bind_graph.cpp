@@ -1,5 +1,6 @@
 // Python bindings for CUDA graphs: capture as a context manager, replay, argument update.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -148,7 +149,9 @@ void bind_graph(nb::module_& m) {
            "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
       .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },
            "The nodes and edges of the definition, as text.")
-      .def_prop_ro("stream", [](PyGraph& g) { return g.stream; },
+      .def_prop_ro("stream", [](PyGraph& g) -> nb::object {
+             return g.stream ? nb::cast(*g.stream) : nb::none();
+           },
            "The default stream of launch() (the captured or building stream).")
       .def("__repr__", [](PyGraph& g) {
         return g.graph ? "<nanocuda." + g.graph->describe() + ": " + g.graph->topology() + ">"
