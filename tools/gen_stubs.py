@@ -20,7 +20,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "nanobind.stubgen", "-q", "-m", "nanocuda._nanocuda",
                         "-o", str(out)], check=True, cwd=tmp)
         text = out.read_text()
-    text = re.sub(r"^from nanocuda import .*\n", "", text, flags=re.M)
+    text = re.sub(r"^from nanocuda import (\([^)]*\)|.*)\n", "", text, flags=re.M)
     text = text.replace("    launch: types.MethodDescriptorType = ...\n",
                         "    def launch(self, stream: object | None = None) -> None:\n"
                         '        """Replay on `stream` (default: the captured one)."""\n')

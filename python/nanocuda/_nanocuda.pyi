@@ -687,6 +687,9 @@ class Device:
         Link between the device and the host supports only some native atomic operations
         """
 
+    def create_graph_builder(self) -> GraphBuilder:
+        """A GraphBuilder on a new stream of this device."""
+
 DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
@@ -767,6 +770,9 @@ class Stream:
     def __hash__(self) -> int: ...
 
     def __repr__(self) -> str: ...
+
+    def create_graph_builder(self) -> GraphBuilder:
+        """A GraphBuilder capturing this stream."""
 
 class Event:
     """A CUDA event: a marker in a stream, for ordering and timing."""
@@ -1210,13 +1216,311 @@ class Graph:
     def kernel_nodes(self) -> list[str]:
         """Names of the captured kernel launches, in node order."""
 
-    def update(self, index: int, *args) -> None:
-        """Give kernel node `index` new arguments without capturing again."""
+    def update(self, target: object, *args) -> None:
+        """
+        update(index, *args): give kernel node `index` new arguments (checked like a launch).
+        update(source): make this instantiated graph run `source` (a finished GraphBuilder or
+        a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;
+        raises ValueError naming the node that prevents it.
+        """
+
+    def upload(self, stream: object | None = None) -> None:
+        """
+        Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).
+        """
+
+    def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
+        """
+        Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).
+        """
+
+    @property
+    def topology(self) -> str:
+        """The nodes and edges of the definition, as text."""
+
+    @property
+    def stream(self) -> object:
+        """The default stream of launch() (the captured or building stream)."""
 
     def __repr__(self) -> str: ...
 
     def launch(self, stream: object | None = None) -> None:
         """Replay on `stream` (default: the captured one)."""
+
+class GraphCompleteOptions:
+    """
+    How GraphBuilder.complete() instantiates (cuda.core's GraphCompleteOptions).
+
+        graph = builder.complete(nanocuda.GraphCompleteOptions(upload_stream=s))
+    """
+
+    def __init__(self, *, auto_free_on_launch: bool = False, upload_stream: object | None = None, device_launch: bool = False, use_node_priority: bool = False) -> None: ...
+
+    @property
+    def auto_free_on_launch(self) -> bool:
+        """Free the graph's unfreed allocations before each relaunch."""
+
+    @auto_free_on_launch.setter
+    def auto_free_on_launch(self, arg: bool, /) -> None: ...
+
+    @property
+    def device_launch(self) -> bool:
+        """
+        Make the graph launchable from device code (not with auto_free_on_launch).
+        """
+
+    @device_launch.setter
+    def device_launch(self, arg: bool, /) -> None: ...
+
+    @property
+    def use_node_priority(self) -> bool:
+        """Run nodes at their own priorities rather than the launch stream's."""
+
+    @use_node_priority.setter
+    def use_node_priority(self, arg: bool, /) -> None: ...
+
+    @property
+    def upload_stream(self) -> Stream | None:
+        """
+        Stream to upload the graph on right after instantiation (None: no upload).
+        """
+
+class GraphDebugPrintOptions:
+    """
+    What debug_dot_print() writes (cuda.core's GraphDebugPrintOptions); all False by default.
+
+        graph.debug_dot_print('g.dot', nanocuda.GraphDebugPrintOptions(verbose=True))
+    """
+
+    def __init__(self, **kwargs) -> None: ...
+
+    @property
+    def verbose(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @verbose.setter
+    def verbose(self, arg: bool, /) -> None: ...
+
+    @property
+    def runtime_types(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @runtime_types.setter
+    def runtime_types(self, arg: bool, /) -> None: ...
+
+    @property
+    def kernel_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @kernel_node_params.setter
+    def kernel_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def memcpy_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @memcpy_node_params.setter
+    def memcpy_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def memset_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @memset_node_params.setter
+    def memset_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def host_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @host_node_params.setter
+    def host_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def event_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @event_node_params.setter
+    def event_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def ext_semas_signal_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @ext_semas_signal_node_params.setter
+    def ext_semas_signal_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def ext_semas_wait_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @ext_semas_wait_node_params.setter
+    def ext_semas_wait_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def kernel_node_attributes(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @kernel_node_attributes.setter
+    def kernel_node_attributes(self, arg: bool, /) -> None: ...
+
+    @property
+    def handles(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @handles.setter
+    def handles(self, arg: bool, /) -> None: ...
+
+    @property
+    def mem_alloc_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @mem_alloc_node_params.setter
+    def mem_alloc_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def mem_free_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @mem_free_node_params.setter
+    def mem_free_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def batch_mem_op_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @batch_mem_op_node_params.setter
+    def batch_mem_op_node_params(self, arg: bool, /) -> None: ...
+
+    @property
+    def extra_topo_info(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @extra_topo_info.setter
+    def extra_topo_info(self, arg: bool, /) -> None: ...
+
+    @property
+    def conditional_node_params(self) -> bool:
+        """Include this detail in debug_dot_print's output."""
+
+    @conditional_node_params.setter
+    def conditional_node_params(self, arg: bool, /) -> None: ...
+
+class GraphBuilder:
+    """
+    A graph under construction by stream capture (cuda.core's GraphBuilder). Anything queued on
+    it while building (nanocuda.launch(builder, ...), a Launcher bound to it, torch work on
+    builder.stream) becomes a node; it is accepted wherever a stream is.
+
+        b = device.create_graph_builder().begin_building()
+        nanocuda.launch(b, config, kernel, x, n)
+        graph = b.end_building().complete()
+        graph.launch(stream)
+    """
+
+    def begin_building(self, mode: str = 'relaxed') -> GraphBuilder:
+        """
+        Start capturing; mode is 'relaxed' (default), 'thread_local' or 'global'. Returns self.
+        """
+
+    def end_building(self) -> GraphBuilder:
+        """Stop capturing (all split() builders must be joined). Returns self."""
+
+    def complete(self, options: GraphCompleteOptions | None = None) -> Graph:
+        """Instantiate the built graph; returns a launchable nanocuda.Graph."""
+
+    def split(self, count: int) -> tuple:
+        """
+        Fork into `count` builders (this one first) that record in parallel; join them again.
+        """
+
+    @staticmethod
+    def join(*builders) -> GraphBuilder:
+        """
+        Join builders from one split(); returns the one that continues (the non-forked one).
+        """
+
+    def add_child(self, child_graph: GraphBuilder) -> None:
+        """Add a finished builder's graph as a child-graph node (copied)."""
+
+    def create_conditional_handle(self, default_value: int | None = None) -> object:
+        """
+        A handle for if_cond/if_else/while_loop/switch; kernels set it with
+        nanocuda::set_conditional (nanocuda/device/graph.cuh). With default_value, every
+        launch of the graph starts from it; without, the value persists across launches.
+        """
+
+    def if_cond(self, handle: object) -> GraphBuilder:
+        """Add an if node; returns the body's builder (begin_building() it)."""
+
+    def if_else(self, handle: object) -> tuple[GraphBuilder, GraphBuilder]:
+        """Add an if/else node; returns (then_builder, else_builder)."""
+
+    def while_loop(self, handle: object) -> GraphBuilder:
+        """
+        Add a while node: the body runs while the handle is nonzero; returns its builder.
+        """
+
+    def switch(self, handle: object, count: int) -> tuple:
+        """
+        Add a switch node with `count` bodies; body i runs when the handle is i.
+        """
+
+    def memset(self, dst: object, value: int, count: int, element_size: int = 1) -> None:
+        """
+        Add a memset node: `count` elements of `element_size` (1, 2, 4) bytes set to `value`.
+        """
+
+    def memcpy(self, dst: object, src: object, nbytes: int) -> None:
+        """Add a device-to-device memcpy node of `nbytes`."""
+
+    def callback(self, fn: object) -> None:
+        """
+        Add a host node calling fn() (no arguments) with the GIL; an exception it raises is
+        reported by the next nanocuda call that checks errors (e.g. Stream.sync()).
+        """
+
+    def record_event(self, event: object) -> None:
+        """Add an event-record node (the event is kept alive with the graph)."""
+
+    def wait_event(self, event: object) -> None:
+        """Add a node waiting for `event` (recorded outside or inside the graph)."""
+
+    def alloc(self, nbytes: int) -> int:
+        """
+        Add a memory-allocation node; returns the device address (fixed for the graph).
+        """
+
+    def free(self, ptr: int) -> None:
+        """Add a memory-free node for an address from alloc()."""
+
+    def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
+        """Write the graph (so far) as a Graphviz dot file."""
+
+    @property
+    def is_building(self) -> bool:
+        """Whether the builder is capturing."""
+
+    @property
+    def is_join_required(self) -> bool:
+        """Whether split() builders are still waiting for join()."""
+
+    @property
+    def stream(self) -> Stream:
+        """The stream being captured: queue work on it (torch too) to record it."""
+
+    @property
+    def graph_id(self) -> int:
+        """A process-unique number of this builder's graph (handles remember it)."""
+
+    @property
+    def topology(self) -> str:
+        """The nodes and edges so far, as text."""
+
+    def __cuda_stream__(self) -> tuple:
+        """(0, stream handle) while building, so launches record into the graph."""
+
+    def __repr__(self) -> str: ...
 
 # Hand-written stubs for the raw CPython types of nanocuda._nanocuda (see tools/gen_stubs.py).
 from typing import Any, Literal
@@ -1281,3 +1585,9 @@ def _encode_tiled_raw(dtype: int, rank: int, ptr: int, global_dim: Sequence[int]
                       global_strides: Sequence[int], box_dim: Sequence[int],
                       element_strides: Sequence[int], interleave: int, swizzle: int,
                       l2_promotion: int, oob_fill: int) -> bytes: ...
+
+class ConditionalHandle(int):
+    """A conditional node's handle: an int (pass it to kernels as a 64-bit argument) that
+    remembers the graph it was made in (graph_id)."""
+
+    graph_id: int
