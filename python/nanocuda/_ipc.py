@@ -82,8 +82,13 @@ def _rebuild_allocation_handle(dup_fd, uuid):
     return _nanocuda.IPCAllocationHandle._adopt(dup_fd.detach(), uuid)
 
 
+def _rebuild_descriptor(raw: bytes):
+    return _nanocuda.IPCBufferDescriptor.from_bytes(raw)
+
+
 def register() -> None:
     """Registers the reducers with copyreg (no import of multiprocessing until a pickle)."""
     copyreg.pickle(_nanocuda.Buffer, _reduce_buffer)
     copyreg.pickle(_nanocuda.Event, _reduce_event)
     copyreg.pickle(_nanocuda.IPCAllocationHandle, _reduce_allocation_handle)
+    copyreg.pickle(_nanocuda.IPCBufferDescriptor, lambda d: (_rebuild_descriptor, (d.to_bytes(),)))

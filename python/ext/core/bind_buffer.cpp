@@ -170,7 +170,7 @@ void bind_buffer(nb::module_& m) {
                             : Buffer(std::move(mr), size, s);
              new (self) PyBuffer(std::move(b), dt, std::move(sh));
            },
-           nb::arg("size"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("size").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            nb::arg("device") = nb::none(), nb::arg("dtype") = nb::none(),
            nb::arg("shape") = nb::none(),
            "`size` bytes of device memory, allocated in the order of `stream` (default: the "

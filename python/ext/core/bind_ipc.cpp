@@ -49,10 +49,7 @@ void bind_ipc(nb::module_& m) {
       .def("to_bytes", [](const IpcBufferDescriptor& d) { return as_bytes(d.to_bytes()); }, "The descriptor as bytes.")
       .def_static("from_bytes", [](nb::bytes b) { return IpcBufferDescriptor::from_bytes({b.c_str(), b.size()}); },
                   nb::arg("data"), "Parse bytes from to_bytes(); ValueError for anything else.")
-      .def("__reduce__", [](nb::handle self) {
-        return nb::make_tuple(self.type().attr("from_bytes"),
-                              nb::make_tuple(as_bytes(nb::cast<const IpcBufferDescriptor&>(self).to_bytes())));
-      });
+      ;  // pickled by nanocuda._ipc (copyreg), which can name a Python rebuild function
 
   nb::class_<IpcAllocationHandle>(
       m, "IPCAllocationHandle",
