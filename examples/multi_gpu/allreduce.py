@@ -33,7 +33,8 @@ def worker(rank: int, world: int) -> None:
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", local))
     device = nanocuda.Device(local)
     # nanocuda work on torch's current stream, so NCCL (on torch's streams) is ordered after it.
-    stream = nanocuda.Stream.adopt(torch.cuda.current_stream())
+    # (device= matters: torch's default stream is handle 0 on every device.)
+    stream = nanocuda.Stream.from_handle(torch.cuda.current_stream().cuda_stream, device=local)
     buf = device.allocate(4 * N, stream=stream)
     fill = nanocuda.compile(FILL).get_kernel("fill")
     nanocuda.launch(stream, nanocuda.LaunchConfig(grid=(N + 255) // 256, block=256), fill, buf, float(rank), N)

@@ -218,7 +218,14 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) co
     throw ValueError("Buffer.get_ipc_descriptor: " + describe() +
                      " is not exportable; allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
   IpcBufferDescriptor d;
-  NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return buffer.describe(); }, &d.data, buffer.ptr());
+  CUresult rc = detail::driver().cuMemPoolExportPointer(&d.data, buffer.ptr());
+  if (rc == CUDA_ERROR_INVALID_VALUE) {
+    // Seen on the H200: exporting an allocation whose stream-ordered allocation has not run
+    // yet is refused; once the allocating stream reaches it, the export works.
+    buffer.stream().sync();
+    rc = detail::driver().cuMemPoolExportPointer(&d.data, buffer.ptr());
+  }
+  detail::check(rc, "cuMemPoolExportPointer", [&] { return buffer.describe(); });
   d.size = buffer.size();
   d.pool_uuid = uuid_;
   return d;

@@ -61,7 +61,7 @@ def test_python_subclass_must_implement_the_interface():
 
     mr = Incomplete()
     assert "Incomplete" in repr(mr)
-    with pytest.raises(RuntimeError, match="pure virtual"):
+    with pytest.raises(TypeError, match="must define is_device_accessible"):
         mr.is_device_accessible  # noqa: B018
 
 

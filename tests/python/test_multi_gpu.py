@@ -18,7 +18,10 @@ extern "C" __global__ void add1(float* x, size_t n) {
 def pair():
     if nanocuda.Device.count() < 2:
         pytest.skip(f"needs 2 GPUs, this machine has {nanocuda.Device.count()}")
-    return nanocuda.Device(0), nanocuda.Device(1)
+    yield nanocuda.Device(0), nanocuda.Device(1)
+    # A launch leaves its stream's context current (like the runtime); give device 0 back
+    # so torch/CuPy tests that follow see "cuda" as device 0 again.
+    nanocuda.Device(0).set_current()
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +33,7 @@ def launch_add1(kernel, ptr, n, stream):
     # A raw address: the peer's memory, which the launch's device check would refuse as a
     # Buffer of another device.
     nanocuda.launch(stream, nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256), kernel, ptr, n)
+    nanocuda.Device(0).set_current()
 
 
 def test_peer_access_is_idempotent(pair):

@@ -40,17 +40,30 @@ void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Strea
   NB_OVERRIDE_PURE(deallocate, ptr, size, stream);
 }
 
+// The three queries are properties in Python (cuda.core's interface): read the subclass's
+// attribute, calling it if it is a method, and refuse a subclass that did not define it
+// (the base property would call back here forever).
+template <class T>
+T read_override(nb::handle self, const char* name) {
+  nb::object own = nb::getattr(self.type(), name, nb::none());
+  if (own.is_none() || own.is(nb::getattr(nb::type<MemoryResource>(), name)))
+    throw nb::type_error((std::string(Py_TYPE(self.ptr())->tp_name) + ": a MemoryResource subclass must define " +
+                          name).c_str());
+  nb::object v = nb::getattr(self, name);
+  return nb::cast<T>(PyCallable_Check(v.ptr()) ? v() : v);
+}
+
 bool PyMemoryResource::is_device_accessible() const {
   nb::gil_scoped_acquire gil;
-  NB_OVERRIDE_PURE(is_device_accessible);
+  return read_override<bool>(nb_trampoline.base(), "is_device_accessible");
 }
 bool PyMemoryResource::is_host_accessible() const {
   nb::gil_scoped_acquire gil;
-  NB_OVERRIDE_PURE(is_host_accessible);
+  return read_override<bool>(nb_trampoline.base(), "is_host_accessible");
 }
 int PyMemoryResource::device_id() const {
   nb::gil_scoped_acquire gil;
-  NB_OVERRIDE_PURE(device_id);
+  return read_override<int>(nb_trampoline.base(), "device_id");
 }
 std::string PyMemoryResource::describe() const {
   nb::gil_scoped_acquire gil;

@@ -87,7 +87,7 @@ def _alloc_rows(lib, rounds: int, burst: int, skipped: list[str]) -> list[dict]:
         cmr = CoreDMR(0)
         cs = cd.create_stream()
         variants.append(Variant("cuda.core DeviceMemoryResource.allocate+close",
-                                python_burst(lambda: cmr.allocate(ALLOC, cs).close(), burst),
+                                python_burst(lambda: cmr.allocate(ALLOC, stream=cs).close(), burst),
                                 baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"))
     except Exception as e:  # noqa: BLE001
         skipped.append(f"cuda.core: {e}")
