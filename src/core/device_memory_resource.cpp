@@ -210,22 +210,18 @@ const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
   return *handle_;
 }
 
-IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) const {
+IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
   check_open("export");
   if (buffer.memory_resource().get() != this)
     throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
     throw ValueError("Buffer.get_ipc_descriptor: " + describe() +
                      " is not exportable; allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
+  // The driver exports pointers only from a pool that is itself exported (H100: exporting
+  // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
+  (void)allocation_handle();
   IpcBufferDescriptor d;
-  CUresult rc = detail::driver().cuMemPoolExportPointer(&d.data, buffer.ptr());
-  if (rc == CUDA_ERROR_INVALID_VALUE) {
-    // Seen on the H200: exporting an allocation whose stream-ordered allocation has not run
-    // yet is refused; once the allocating stream reaches it, the export works.
-    buffer.stream().sync();
-    rc = detail::driver().cuMemPoolExportPointer(&d.data, buffer.ptr());
-  }
-  detail::check(rc, "cuMemPoolExportPointer", [&] { return buffer.describe(); });
+  NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return buffer.describe(); }, &d.data, buffer.ptr());
   d.size = buffer.size();
   d.pool_uuid = uuid_;
   return d;

@@ -73,7 +73,8 @@ class DeviceMemoryResource : public MemoryResource {
 
   // IPC (pools made with ipc_enabled). The allocation handle is exported once and kept.
   [[nodiscard]] const IpcAllocationHandle& allocation_handle();
-  [[nodiscard]] IpcBufferDescriptor export_buffer(const Buffer& buffer) const;
+  // Exports the pool first if needed (the driver requires it).
+  [[nodiscard]] IpcBufferDescriptor export_buffer(const Buffer& buffer);
   // Maps a buffer exported by another process; the Buffer frees only this process's mapping.
   static Buffer import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
                               const IpcBufferDescriptor& descriptor, const Stream& stream);
