@@ -16,6 +16,14 @@ from ._nanocuda import (
     DEVICE_ATTRIBUTES,
     Buffer,
     Device,
+    DeviceMemoryResource,
+    IPCAllocationHandle,
+    IPCBufferDescriptor,
+    ManagedMemoryResource,
+    MemoryPoolAttributes,
+    MemoryResource,
+    PinnedMemoryResource,
+    VirtualMemoryResource,
     Event,
     Graph,
     GraphBuilder,
@@ -51,6 +59,10 @@ from ._nanocuda import (
 )
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
+from ._memory_options import DeviceMemoryResourceOptions, VirtualMemoryResourceOptions
+from . import _ipc
+
+_ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing
 
 _register_wheel_dirs()
 
@@ -127,6 +139,17 @@ __all__ = [
     "result_description",
     "result_name",
     "take_deferred_errors",
+    # memory resources, IPC, several GPUs (docs/DESIGN.md "Memory resources")
+    "DeviceMemoryResource",
+    "DeviceMemoryResourceOptions",
+    "IPCAllocationHandle",
+    "IPCBufferDescriptor",
+    "ManagedMemoryResource",
+    "MemoryPoolAttributes",
+    "MemoryResource",
+    "PinnedMemoryResource",
+    "VirtualMemoryResource",
+    "VirtualMemoryResourceOptions",
 ]
 
 

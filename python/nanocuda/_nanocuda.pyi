@@ -689,6 +689,31 @@ class Device:
 
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder on a new stream of this device."""
+    @property
+    @staticmethod
+    def memory_resource(arg: Device, /) -> MemoryResource: ...
+
+    @memory_resource.setter
+    @staticmethod
+    def memory_resource(self: Device, resource: MemoryResource | None) -> None: ...
+
+    def allocate(self, size: object, stream: object | None = None) -> object:
+        """
+        A Buffer of `size` bytes from Device.memory_resource, in the order of `stream`. Example: ``buf = nanocuda.Device(0).allocate(1 << 20)``.
+        """
+
+    def can_access_peer(self, peer: object) -> bool:
+        """
+        Whether this device's kernels can use `peer`'s memory directly (False for itself).
+        """
+
+    def enable_peer_access(self, peer: object) -> None:
+        """
+        Let this device's kernels use memory allocated on `peer` (idempotent; ValueError when the hardware cannot).
+        """
+
+    def disable_peer_access(self, peer: object) -> None:
+        """Undo enable_peer_access (idempotent)."""
 
 DEVICE_ATTRIBUTES: dict = ...
 
@@ -802,12 +827,29 @@ class Event:
 
     def __repr__(self) -> str: ...
 
+    @staticmethod
+    def create_ipc(device: object | None = None) -> Event:
+        """
+        A new interprocess event (timing disabled), which other processes can open.
+        """
+
+    @property
+    @staticmethod
+    def is_ipc_enabled(arg: Event, /) -> bool: ...
+
+    def get_ipc_descriptor(self) -> bytes:
+        """The event's 64-byte interprocess handle."""
+
+    @staticmethod
+    def from_ipc_descriptor(handle: bytes, device: object | None = None) -> Event:
+        """Open an event another process exported with get_ipc_descriptor()."""
+
 class Buffer:
     """
     Device memory from the device's stream-ordered pool. Exports __dlpack__ and __cuda_array_interface__, so torch.from_dlpack(buf) and cupy.asarray(buf) see the same memory.
     """
 
-    def __init__(self, size: int, *, stream: object | None = None, device: object | None = None, dtype: object | None = None, shape: object | None = None) -> None:
+    def __init__(self, size: object | None, *, stream: object | None = None, device: object | None = None, dtype: object | None = None, shape: object | None = None) -> None:
         """
         `size` bytes of device memory, allocated in the order of `stream` (default: the legacy stream of `device`). `dtype` and `shape` say how it is exported.
         """
@@ -858,6 +900,27 @@ class Buffer:
 
     def __repr__(self) -> str: ...
 
+    @property
+    @staticmethod
+    def memory_resource(arg: Buffer, /) -> object: ...
+
+    @staticmethod
+    def from_handle(ptr: object, size: object, mr: MemoryResource | None = None, stream: object | None = None) -> object:
+        """
+        A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when closed, or never when mr is None. What Python MemoryResource.allocate returns.
+        """
+
+    def get_ipc_descriptor(self) -> IPCBufferDescriptor:
+        """
+        Export this buffer (from an IPC-enabled pool) for another process: an IPCBufferDescriptor.
+        """
+
+    @staticmethod
+    def from_ipc_descriptor(mr: DeviceMemoryResource, descriptor: IPCBufferDescriptor, stream: object | None = None, dtype: object | None = None, shape: object | None = None) -> object:
+        """
+        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only.
+        """
+
 class PinnedBuffer:
     """
     Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) views it.
@@ -892,6 +955,221 @@ def copy(dst: object, src: object, *, size: object | None = None, stream: object
 
 def memset(dst: object, value: int, *, size: object | None = None, stream: object | None = None) -> None:
     """Fill device memory with a byte value, in stream order."""
+
+class MemoryResource:
+    """
+    Where Buffers' memory comes from. Subclass it in Python: implement allocate(size, stream) returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the is_device_accessible / is_host_accessible / device_id properties.
+    """
+
+    def __init__(self) -> None: ...
+
+    def allocate(self, size: object, stream: object | None = None) -> object:
+        """
+        A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.
+        """
+
+    def deallocate(self, buffer: object, size: object | None = None, stream: object | None = None) -> None:
+        """
+        Free a Buffer of this resource (ValueError when freed twice or from another resource), or a raw address with its size, in the order of `stream`.
+        """
+
+    @property
+    def is_device_accessible(self) -> bool:
+        """Kernels can use the memory."""
+
+    @property
+    def is_host_accessible(self) -> bool:
+        """The CPU can use the memory."""
+
+    @property
+    def device_id(self) -> int:
+        """The device of the memory, -1 for host memory."""
+
+    def __repr__(self) -> str: ...
+
+class MemoryPoolAttributes:
+    """A pool's counters, in bytes, when read."""
+
+    @property
+    def reserved_mem_current(self) -> int:
+        """Memory the pool holds from the device."""
+
+    @property
+    def reserved_mem_high(self) -> int:
+        """High-water mark of reserved_mem_current."""
+
+    @property
+    def used_mem_current(self) -> int:
+        """Memory in live allocations."""
+
+    @property
+    def used_mem_high(self) -> int:
+        """High-water mark of used_mem_current."""
+
+    @property
+    def release_threshold(self) -> int:
+        """Reserved memory kept after a sync."""
+
+    def __repr__(self) -> str: ...
+
+class DeviceMemoryResource(MemoryResource):
+    """
+    Device memory from a stream-ordered pool: the device's current pool (options=None) or a new one from DeviceMemoryResourceOptions (ipc_enabled, max_size, release_threshold).
+    """
+
+    def __init__(self, device_id: object, options: object | None = None) -> None: ...
+
+    @property
+    def is_handle_owned(self) -> bool:
+        """True for a pool this resource created (and closes)."""
+
+    @property
+    def is_ipc_enabled(self) -> bool:
+        """Its buffers can be sent to other processes."""
+
+    @property
+    def is_mapped(self) -> bool:
+        """Imported from another process (imports buffers only)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """close() was called."""
+
+    @property
+    def handle(self) -> int:
+        """The CUmemoryPool as an int."""
+
+    @property
+    def uuid(self) -> bytes:
+        """The pool's random id (what importers key their mapping on)."""
+
+    @property
+    def attributes(self) -> MemoryPoolAttributes:
+        """The pool's counters (MemoryPoolAttributes)."""
+
+    @property
+    def release_threshold(self) -> int:
+        """Bytes the pool keeps reserved across syncs (0 returns memory eagerly)."""
+
+    @release_threshold.setter
+    def release_threshold(self, arg: object, /) -> None: ...
+
+    def trim_to(self, min_bytes_to_keep: object) -> None:
+        """
+        Return unused reserved memory to the device, keeping at least this much.
+        """
+
+    @property
+    def peer_accessible_by(self) -> list[int]:
+        """
+        Ordinals of the other devices whose kernels may use this pool's memory; assign a list to grant (cuMemPoolSetAccess) and revoke.
+        """
+
+    @peer_accessible_by.setter
+    def peer_accessible_by(self, arg: object, /) -> None: ...
+
+    def close(self) -> None:
+        """
+        Destroy an owned or mapped pool (memory still in Buffers is freed when they close); a current pool is left alone.
+        """
+
+    def get_allocation_handle(self) -> IPCAllocationHandle:
+        """
+        The pool exported as an IPCAllocationHandle (made once, owned by the resource).
+        """
+
+    @staticmethod
+    def from_allocation_handle(device_id: object, handle: IPCAllocationHandle) -> DeviceMemoryResource:
+        """
+        Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle's descriptor is only read.
+        """
+
+class PinnedMemoryResource(MemoryResource):
+    """
+    Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).
+    """
+
+    def __init__(self, device_id: object | None = None) -> None: ...
+
+class ManagedMemoryResource(MemoryResource):
+    """
+    Unified memory (cuMemAllocManaged), migrating between host and devices on use.
+    """
+
+    def __init__(self, device_id: object | None = None) -> None: ...
+
+    def prefetch(self, buffer: object, location: object | None = None, *, stream: object | None = None) -> None:
+        """
+        Migrate the buffer's pages to `location` (a Device or ordinal, or "cpu") in the order of `stream`. Example: ``mr.prefetch(buf, "cpu", stream=s)``.
+        """
+
+    def advise(self, buffer: object, advice: str, location: object | None = None) -> None:
+        """
+        cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); `location` is a device or "cpu" (default: the resource's device).
+        """
+
+class VirtualMemoryResource(MemoryResource):
+    """
+    Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): modify_allocation() grows a buffer in place, keeping its address.
+    """
+
+    def __init__(self, device_id: object, options: object | None = None) -> None: ...
+
+    @property
+    def granularity(self) -> int:
+        """Mapping granularity in bytes (sizes round up to it)."""
+
+    @property
+    def peers(self) -> list[int]:
+        """Devices given access."""
+
+    def add_peer(self, device: object) -> None:
+        """Give `device` read-write access to every current and future mapping."""
+
+    def modify_allocation(self, buffer: object, new_size: object) -> object:
+        """
+        Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size).
+        """
+
+class IPCBufferDescriptor:
+    """
+    What another process needs to map one Buffer of an IPC-enabled pool: plain bytes (to_bytes/from_bytes, picklable), no file descriptor.
+    """
+
+    @property
+    def size(self) -> int:
+        """The buffer's size in bytes."""
+
+    @property
+    def pool_uuid(self) -> bytes:
+        """The uuid of the exporting pool."""
+
+    def to_bytes(self) -> bytes:
+        """The descriptor as bytes."""
+
+    @staticmethod
+    def from_bytes(data: bytes) -> IPCBufferDescriptor:
+        """Parse bytes from to_bytes(); ValueError for anything else."""
+
+class IPCAllocationHandle:
+    """
+    An exported pool: an owned POSIX file descriptor (send it with multiprocessing, which duplicates it into the receiver) and the pool's uuid.
+    """
+
+    @property
+    def fd(self) -> int:
+        """The file descriptor (owned; closed by close())."""
+
+    @property
+    def uuid(self) -> bytes:
+        """The pool's uuid."""
+
+    @property
+    def is_closed(self) -> bool:
+        """close() was called."""
+
+    def close(self) -> None:
+        """Close the file descriptor."""
 
 BUILT_CUDA_VERSION: int = 13000
 

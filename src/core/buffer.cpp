@@ -1,9 +1,11 @@
-// Stream-ordered device memory.
+// Stream-ordered device memory, from the current pool or through a memory resource.
 #include "nanocuda/core/buffer.h"
 
 #include <cstdio>
+#include <exception>
 #include <utility>
 
+#include "nanocuda/core/memory_resource.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -17,8 +19,26 @@ Buffer::Buffer(std::size_t size, const Stream& stream) : size_(size), stream_(st
                 &ptr_, size ? size : 1, stream.handle());
 }
 
+Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream)
+    : size_(size), stream_(stream), resource_(std::move(resource)) {
+  if (!resource_) throw ValueError("Buffer: the memory resource is None");
+  ptr_ = resource_->allocate(size ? size : 1, stream);
+}
+
+Buffer::Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+               std::shared_ptr<MemoryResource> resource, bool owning) noexcept
+    : ptr_(ptr), size_(size), stream_(stream), resource_(std::move(resource)), owning_(owning) {}
+
+Buffer Buffer::adopt(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+                     std::shared_ptr<MemoryResource> resource) {
+  if (ptr == 0) throw ValueError("Buffer.from_handle: the pointer is 0");
+  bool owning = resource != nullptr;
+  return Buffer(ptr, size, stream, std::move(resource), owning);
+}
+
 Buffer::Buffer(Buffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, 0)), size_(other.size_), stream_(other.stream_) {}
+    : ptr_(std::exchange(other.ptr_, 0)), size_(other.size_), stream_(other.stream_),
+      resource_(std::move(other.resource_)), owning_(other.owning_) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -26,6 +46,8 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     ptr_ = std::exchange(other.ptr_, 0);
     size_ = other.size_;
     stream_ = other.stream_;
+    resource_ = std::move(other.resource_);
+    owning_ = other.owning_;
   }
   return *this;
 }
@@ -38,29 +60,54 @@ CUdeviceptr Buffer::ptr() const {
   return ptr_;
 }
 
+CUdeviceptr Buffer::release() noexcept { return std::exchange(ptr_, 0); }
+
 void Buffer::free_on(CUstream stream) noexcept {
   if (ptr_ == 0) return;
+  CUdeviceptr ptr = std::exchange(ptr_, 0);
+  if (!owning_) return;
   const auto* api = detail::loaded_driver();
   if (!api) return;
+  if (resource_) {
+    // A resource may be Python code or may throw; a destructor records, never throws.
+    try {
+      Stream order = stream == stream_.raw_handle() ? stream_ : Stream::legacy(stream_.device());
+      resource_->deallocate(ptr, size_, order);
+    } catch (const Error& e) {
+      detail::record_deferred_error(e.code(), e.call().c_str(), "Buffer (memory resource)");
+    } catch (...) {
+      detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate", "Buffer");
+    }
+    return;
+  }
   CUcontext previous = nullptr;
   api->cuCtxGetCurrent(&previous);
   bool switched = previous != stream_.context().handle();
   if (switched) api->cuCtxSetCurrent(stream_.context().handle());
-  if (CUresult rc = api->cuMemFreeAsync(ptr_, stream); rc != CUDA_SUCCESS)
+  if (CUresult rc = api->cuMemFreeAsync(ptr, stream); rc != CUDA_SUCCESS)
     detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer");
   if (switched) api->cuCtxSetCurrent(previous);
-  ptr_ = 0;
 }
 
 void Buffer::close() { close(stream_); }
 
 void Buffer::close(const Stream& stream) {
   if (ptr_ == 0) return;
-  CurrentContext guard(stream_.context());
   // A closed allocating stream was synchronized when it closed, so the legacy stream is a
   // safe place to free.
-  CUstream order = stream.is_closed() ? CU_STREAM_LEGACY : stream.handle();
-  NANOCUDA_CALL(cuMemFreeAsync, [&] { return describe(); }, ptr_, order);
+  const Stream& order = stream.is_closed() ? Stream::legacy(stream_.device()) : stream;
+  if (!owning_) {
+    ptr_ = 0;
+    return;
+  }
+  if (resource_) {
+    CUdeviceptr ptr = ptr_;
+    resource_->deallocate(ptr, size_, order);  // on failure the buffer stays open
+    ptr_ = 0;
+    return;
+  }
+  CurrentContext guard(stream_.context());
+  NANOCUDA_CALL(cuMemFreeAsync, [&] { return describe(); }, ptr_, order.handle());
   ptr_ = 0;
 }
 

@@ -28,6 +28,10 @@ Event::Event(const Device& device, bool timing, bool blocking_sync)
   handle_.reset(h);
 }
 
+Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess)
+    : device_(device), context_(device.context()), handle_(handle), timing_(timing),
+      interprocess_(interprocess) {}
+
 void Event::record(const Stream& stream) {
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },

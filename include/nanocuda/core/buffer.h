@@ -1,21 +1,31 @@
-// Device memory from the device's stream-ordered pool (cuMemAllocAsync).
+// Device memory from the device's stream-ordered pool (cuMemAllocAsync) or a memory resource.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "nanocuda/core/stream.h"
 
 namespace nanocuda {
 
-// `size` bytes of device memory from cuMemAllocAsync on `stream`; freed (on that stream,
-// in stream order) by close() or the destructor. Move-only. The Buffer keeps its stream
-// alive, so freeing is always legal.
+class MemoryResource;
+
+// `size` bytes of device memory; freed (on its stream, in stream order) by close() or the
+// destructor. Move-only. The Buffer keeps its stream alive, so freeing is always legal, and
+// keeps its resource alive, so the memory always has somewhere to go back to.
 class Buffer {
  public:
+  // From the device's current pool with cuMemAllocAsync (the fast path, no resource).
   Buffer(std::size_t size, const Stream& stream);
+  // From `resource`, which also frees it.
+  Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream);
+  // Adopts `ptr`: freed through `resource` at close(), or never when `resource` is null (a
+  // view of memory someone else owns).
+  [[nodiscard]] static Buffer adopt(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+                                    std::shared_ptr<MemoryResource> resource);
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
   Buffer(const Buffer&) = delete;
@@ -27,17 +37,28 @@ class Buffer {
   [[nodiscard]] const Device& device() const noexcept { return stream_.device(); }
   [[nodiscard]] const Stream& stream() const noexcept { return stream_; }
   [[nodiscard]] bool is_closed() const noexcept { return ptr_ == 0; }
+  // The resource that frees it; null for the fast path (the device's current pool) and for
+  // views.
+  [[nodiscard]] const std::shared_ptr<MemoryResource>& memory_resource() const noexcept { return resource_; }
+  [[nodiscard]] bool is_owning() const noexcept { return owning_; }
   // Frees the memory in the order of `stream` (default: the allocating stream).
   void close();
   void close(const Stream& stream);
+  // Gives up the memory without freeing it; the Buffer reads as closed.
+  [[nodiscard]] CUdeviceptr release() noexcept;
 
   [[nodiscard]] std::string describe() const;
 
  private:
+  friend class VirtualMemoryResource;  // grows buffers in place
+  Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+         std::shared_ptr<MemoryResource> resource, bool owning) noexcept;
   void free_on(CUstream stream) noexcept;
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
   Stream stream_;
+  std::shared_ptr<MemoryResource> resource_;
+  bool owning_ = true;
 };
 
 }  // namespace nanocuda

@@ -21,10 +21,13 @@ class Event {
  public:
   // A new event on `device`; timing events cost a little more to record.
   explicit Event(const Device& device, bool timing = true, bool blocking_sync = false);
+  // Adopts `handle` (destroyed with the Event); made by create_ipc_event/import_ipc_event.
+  Event(const Device& device, CUevent handle, bool timing, bool interprocess);
 
   [[nodiscard]] CUevent handle() const noexcept { return handle_.get(); }
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   [[nodiscard]] bool is_timing() const noexcept { return timing_; }
+  [[nodiscard]] bool is_interprocess() const noexcept { return interprocess_; }
 
   void record(const Stream& stream);
   // Blocks until the work before the record is done.
@@ -41,6 +44,7 @@ class Event {
   std::shared_ptr<Context> context_;  // the event lives in this context
   detail::UniqueHandle<CUevent, detail::destroy_event> handle_;
   bool timing_;
+  bool interprocess_ = false;
 };
 
 }  // namespace nanocuda

@@ -101,7 +101,38 @@ namespace nanocuda::detail {
   X(cuMemsetD16Async, 3020)                      \
   X(cuTensorMapEncodeTiled, 12000)               \
   X(cuTensorMapEncodeIm2col, 12000)              \
-  X(cuTensorMapReplaceAddress, 12000)
+  X(cuTensorMapReplaceAddress, 12000)             \
+  X(cuDeviceGetMemPool, 11020)                   \
+  X(cuDeviceCanAccessPeer, 4000)                 \
+  X(cuCtxEnablePeerAccess, 4000)                 \
+  X(cuCtxDisablePeerAccess, 4000)                \
+  X(cuMemcpyPeerAsync, 4000)                     \
+  X(cuMemPoolCreate, 11020)                      \
+  X(cuMemPoolDestroy, 11020)                     \
+  X(cuMemPoolTrimTo, 11020)                      \
+  X(cuMemPoolGetAttribute, 11020)                \
+  X(cuMemPoolSetAttribute, 11020)                \
+  X(cuMemPoolSetAccess, 11020)                   \
+  X(cuMemPoolGetAccess, 11020)                   \
+  X(cuMemAllocFromPoolAsync, 11020)              \
+  X(cuMemPoolExportToShareableHandle, 11020)     \
+  X(cuMemPoolImportFromShareableHandle, 11020)   \
+  X(cuMemPoolExportPointer, 11020)               \
+  X(cuMemPoolImportPointer, 11020)               \
+  X(cuMemAllocManaged, 6000)                     \
+  X(cuMemFree, 3020)                             \
+  X(cuMemPrefetchAsync, 12020)                   \
+  X(cuMemAdvise, 12020)                          \
+  X(cuMemGetAllocationGranularity, 10020)        \
+  X(cuMemCreate, 10020)                          \
+  X(cuMemRelease, 10020)                         \
+  X(cuMemAddressReserve, 10020)                  \
+  X(cuMemAddressFree, 10020)                     \
+  X(cuMemMap, 10020)                             \
+  X(cuMemUnmap, 10020)                           \
+  X(cuMemSetAccess, 10020)                       \
+  X(cuIpcGetEventHandle, 4010)                   \
+  X(cuIpcOpenEventHandle, 4010)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {

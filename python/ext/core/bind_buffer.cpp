@@ -13,6 +13,9 @@
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/pinned_buffer.h"
 #include "core/py_buffer.h"
+#include "core/py_memory_resource.h"
+#include "core/py_size.h"
+#include "nanocuda/core/peer_access.h"
 
 namespace nb = nanobind;
 
@@ -122,6 +125,16 @@ Span span_of(nb::handle obj, const char* where) {
   return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
 }
 
+// Pinned memory is kDLCUDAHost and managed memory kDLCUDAManaged, so consumers (numpy for
+// host memory) read it where it lives.
+dlpack::Device dlpack_device_of(const Buffer& b) {
+  const auto& mr = b.memory_resource();
+  if (mr && mr->is_host_accessible())
+    return mr->device_id() < 0 ? dlpack::Device{dlpack::kCUDAHost, 0}
+                               : dlpack::Device{dlpack::kCUDAManaged, 0};
+  return {dlpack::kCUDA, b.device().ordinal()};
+}
+
 Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   if (!stream.is_none()) return to_stream(stream, where);
   if (hint) return hint->buffer.stream();
@@ -136,19 +149,28 @@ void bind_buffer(nb::module_& m) {
                        "and __cuda_array_interface__, so torch.from_dlpack(buf) and "
                        "cupy.asarray(buf) see the same memory.")
       .def("__init__",
-           [](PyBuffer* self, std::size_t size, nb::handle stream, nb::handle device,
+           [](PyBuffer* self, nb::handle size_obj, nb::handle stream, nb::handle device,
               nb::handle dtype, nb::handle shape) {
+             std::size_t size = size_arg(size_obj, "Buffer");
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
              Stream s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
                             : Stream::legacy(Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
+             if (!stream.is_none() && !device.is_none())
+               check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
+                                 nb::cast<int>(device.attr("__index__")()));
              std::vector<int64_t> sh = shape_of(shape, size, dt);
              if (!shape.is_none() && product(sh) * dt.itemsize() > size)
                throw nb::value_error(("Buffer: shape needs " + std::to_string(product(sh) * dt.itemsize()) +
                                       " bytes but size is " + std::to_string(size)).c_str());
-             new (self) PyBuffer(Buffer(size, s), dt, std::move(sh));
+             // Through the device's memory resource (Device.memory_resource), like Device.allocate.
+             auto mr = MemoryResource::for_device(s.device());
+             Buffer b = dynamic_cast<PyMemoryResource*>(mr.get())
+                            ? std::move(nb::cast<PyBuffer&>(allocate_on_device(s.device(), size_obj, nb::cast(s))).buffer)
+                            : Buffer(std::move(mr), size, s);
+             new (self) PyBuffer(std::move(b), dt, std::move(sh));
            },
-           nb::arg("size"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("size").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            nb::arg("device") = nb::none(), nb::arg("dtype") = nb::none(),
            nb::arg("shape") = nb::none(),
            "`size` bytes of device memory, allocated in the order of `stream` (default: the "
@@ -175,7 +197,8 @@ void bind_buffer(nb::module_& m) {
       .def("__exit__", [](PyBuffer& b, nb::args) { b.buffer.close(); })
       .def("__len__", [](const PyBuffer& b) { return b.buffer.size(); })
       .def("__dlpack_device__", [](const PyBuffer& b) {
-        return nb::make_tuple(static_cast<int>(dlpack::kCUDA), b.buffer.device().ordinal());
+        dlpack::Device d = dlpack_device_of(b.buffer);
+        return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
       })
       .def("__dlpack__",
            [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
@@ -192,7 +215,7 @@ void bind_buffer(nb::module_& m) {
                  consumer.wait(b.buffer.stream());
              }
              return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()),
-                                  {dlpack::kCUDA, b.buffer.device().ordinal()}, b.dtype, b.shape,
+                                  dlpack_device_of(b.buffer), b.dtype, b.shape,
                                   max_version);
            },
            nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
@@ -252,6 +275,14 @@ void bind_buffer(nb::module_& m) {
             throw nb::value_error(("copy: size " + std::to_string(n) + " exceeds dst (" +
                                    std::to_string(d.size) + " bytes) or src (" +
                                    std::to_string(sr.size) + " bytes)").c_str());
+          if (nb::isinstance<PyBuffer>(dst) && nb::isinstance<PyBuffer>(src)) {
+            const Device& dd = nb::cast<PyBuffer&>(dst).buffer.device();
+            const Device& sd = nb::cast<PyBuffer&>(src).buffer.device();
+            if (dd.ordinal() != sd.ordinal()) {  // between two GPUs: cuMemcpyPeerAsync
+              copy_peer_async(d.ptr, dd, sr.ptr, sd, n, s);
+              return;
+            }
+          }
           copy_async(d.ptr, sr.ptr, n, s);
         },
         nb::arg("dst"), nb::arg("src"), nb::kw_only(), nb::arg("size") = nb::none(),
@@ -266,6 +297,8 @@ void bind_buffer(nb::module_& m) {
           const PyBuffer* hint = nb::isinstance<PyBuffer>(dst) ? &nb::cast<PyBuffer&>(dst) : nullptr;
           if (value < 0 || value > 255) throw nb::value_error("memset: value must be a byte (0-255)");
           Stream s = stream_or(stream, hint, "memset");
+          if (hint && !stream.is_none())
+            check_same_device("memset", "the stream", s.device().ordinal(), "the buffer", hint->buffer.device().ordinal());
           uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");
           std::size_t n;
           if (!size.is_none()) n = nb::cast<std::size_t>(size);

@@ -10,5 +10,6 @@ SUBCOMMANDS = {
     "gemm": ("nanocuda.bench.gemm", "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"),
     "saxpy": ("nanocuda.bench.saxpy", "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"),
     "graphs": ("nanocuda.bench.graphs", "CUDA graphs: device while_loop, build, update, replay vs C++"),
+    "memory": ("nanocuda.bench.memory", "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"),
     "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
 }

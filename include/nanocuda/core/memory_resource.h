@@ -1,0 +1,45 @@
+// The memory-resource interface: where a Buffer's memory comes from and how it goes back.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace nanocuda {
+
+class Device;
+class Stream;
+
+// A source of memory. Buffers made through a resource hold it (shared_ptr) and give their
+// memory back through deallocate(), so a resource always outlives its buffers. Subclass it
+// in C++ or in Python (the extension's trampoline forwards these calls to Python methods).
+class MemoryResource {
+ public:
+  virtual ~MemoryResource() = default;
+
+  // `size` bytes, in the order of `stream` where the resource is stream-ordered.
+  [[nodiscard]] virtual CUdeviceptr allocate(std::size_t size, const Stream& stream) = 0;
+  // Gives back memory from allocate(); stream-ordered resources free after the work queued
+  // on `stream`, the others wait for it first.
+  virtual void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) = 0;
+  [[nodiscard]] virtual bool is_device_accessible() const = 0;
+  [[nodiscard]] virtual bool is_host_accessible() const = 0;
+  // The device the memory lives on, or -1 for host memory.
+  [[nodiscard]] virtual int device_id() const = 0;
+  // "DeviceMemoryResource(device 0, current pool)", for error messages.
+  [[nodiscard]] virtual std::string describe() const { return "MemoryResource"; }
+
+  // The resource Device::allocate-style calls on `device` use: set_for_device's, else the
+  // device's current pool (a DeviceMemoryResource made on first use). Thread-safe.
+  [[nodiscard]] static std::shared_ptr<MemoryResource> for_device(const Device& device);
+  // Replaces it; `resource` must be device-accessible memory of that device (ValueError
+  // otherwise); nullptr restores the current pool.
+  static void set_for_device(const Device& device, std::shared_ptr<MemoryResource> resource);
+};
+
+// "1 MiB" / "1.5 GiB" / "3 bytes": sizes in messages.
+[[nodiscard]] std::string format_bytes(unsigned long long bytes);
+
+}  // namespace nanocuda

@@ -1,0 +1,321 @@
+// Python bindings for the memory resources (subclassable MemoryResource, device pools,
+// pinned, managed and virtual memory) and Device.memory_resource / Device.allocate.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "bindings.h"
+#include "core/py_memory_resource.h"
+#include "core/py_size.h"
+#include "interop/interop.h"
+#include "nanocuda/core/device_memory_resource.h"
+#include "nanocuda/core/managed_memory_resource.h"
+#include "nanocuda/core/pinned_memory_resource.h"
+#include "nanocuda/core/virtual_memory_resource.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
+  nb::gil_scoped_acquire gil;
+  constexpr uint64_t hash = nb::detail::str_hash("allocate");
+  nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
+  nb::object r = nb_trampoline.base().attr(ticket.key)(size, stream);
+  if (nb::isinstance<PyBuffer>(r)) {
+    auto& b = nb::cast<PyBuffer&>(r);
+    // The caller (C++) now owns the memory; the Python Buffer must not free it too.
+    return b.buffer.release();
+  }
+  if (PyLong_Check(r.ptr())) return nb::cast<uint64_t>(r);
+  throw nb::type_error("MemoryResource.allocate (Python subclass) must return a Buffer or an int address");
+}
+
+void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+  nb::gil_scoped_acquire gil;
+  NB_OVERRIDE_PURE(deallocate, ptr, size, stream);
+}
+
+// The three queries are properties in Python (cuda.core's interface): read the subclass's
+// attribute, calling it if it is a method, and refuse a subclass that did not define it
+// (the base property would call back here forever).
+template <class T>
+T read_override(nb::handle self, const char* name) {
+  nb::object own = nb::getattr(self.type(), name, nb::none());
+  if (own.is_none() || own.is(nb::getattr(nb::type<MemoryResource>(), name)))
+    throw nb::type_error((std::string(Py_TYPE(self.ptr())->tp_name) + ": a MemoryResource subclass must define " +
+                          name).c_str());
+  nb::object v = nb::getattr(self, name);
+  return nb::cast<T>(PyCallable_Check(v.ptr()) ? v() : v);
+}
+
+bool PyMemoryResource::is_device_accessible() const {
+  nb::gil_scoped_acquire gil;
+  return read_override<bool>(nb_trampoline.base(), "is_device_accessible");
+}
+bool PyMemoryResource::is_host_accessible() const {
+  nb::gil_scoped_acquire gil;
+  return read_override<bool>(nb_trampoline.base(), "is_host_accessible");
+}
+int PyMemoryResource::device_id() const {
+  nb::gil_scoped_acquire gil;
+  return read_override<int>(nb_trampoline.base(), "device_id");
+}
+std::string PyMemoryResource::describe() const {
+  nb::gil_scoped_acquire gil;
+  // The class name (not repr(): the base __repr__ calls describe()).
+  return std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) + " (Python MemoryResource)";
+}
+
+nb::object wrap_buffer(Buffer buffer) {
+  auto n = static_cast<int64_t>(buffer.size());
+  return nb::cast(PyBuffer(std::move(buffer), DType{}, {n}), nb::rv_policy::move);
+}
+
+Stream stream_for(nb::handle stream, int ordinal, const char* call) {
+  if (!stream.is_none()) return to_stream(stream, call);
+  return Stream::legacy(Device(ordinal < 0 ? 0 : ordinal));
+}
+
+namespace {
+
+int ordinal_of(nb::handle device, const char* call) {
+  if (device.is_none()) return 0;
+  if (!PyIndex_Check(device.ptr()))
+    throw nb::type_error((std::string(call) + ": device must be a Device or an int ordinal").c_str());
+  return nb::cast<int>(device.attr("__index__")());
+}
+
+template <class T>
+T option(nb::handle options, const char* name, T fallback) {
+  if (options.is_none() || !nb::hasattr(options, name)) return fallback;
+  nb::object v = options.attr(name);
+  return v.is_none() ? fallback : nb::cast<T>(v);
+}
+
+// Location for prefetch/advise: a Device or ordinal, or "cpu"/"host"/-1.
+int location_of(nb::handle location, int fallback) {
+  if (location.is_none()) return fallback;
+  if (nb::isinstance<nb::str>(location)) {
+    std::string s = nb::cast<std::string>(location);
+    if (s == "cpu" || s == "host") return -1;
+    throw nb::value_error(("ManagedMemoryResource: location '" + s + "' is not \"cpu\", \"host\" or a device").c_str());
+  }
+  return nb::cast<int>(location.attr("__index__")());
+}
+
+const PyBuffer& open_buffer(nb::handle obj, const char* call) {
+  if (!nb::isinstance<PyBuffer>(obj))
+    throw nb::type_error((std::string(call) + ": expects a nanocuda.Buffer").c_str());
+  const auto& b = nb::cast<const PyBuffer&>(obj);
+  if (b.buffer.is_closed())
+    throw nb::value_error((std::string(call) + ": " + b.buffer.describe() + " is closed").c_str());
+  return b;
+}
+
+nb::object py_allocate(nb::handle self, nb::handle size, nb::handle stream) {
+  auto mr = nb::cast<std::shared_ptr<MemoryResource>>(self);
+  std::size_t n = size_arg(size, "MemoryResource.allocate");
+  Stream s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
+  return wrap_buffer(Buffer(std::move(mr), n, s));
+}
+
+void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::handle stream) {
+  auto& mr = nb::cast<MemoryResource&>(self);
+  if (nb::isinstance<PyBuffer>(target)) {
+    auto& b = nb::cast<PyBuffer&>(target);
+    if (b.buffer.is_closed())
+      throw nb::value_error(("MemoryResource.deallocate: " + b.buffer.describe() + " was already freed").c_str());
+    if (b.buffer.memory_resource().get() != &mr)
+      throw nb::value_error(("MemoryResource.deallocate: " + b.buffer.describe() + " was not allocated by " +
+                             mr.describe()).c_str());
+    if (stream.is_none()) b.buffer.close();
+    else b.buffer.close(to_stream(stream, "MemoryResource.deallocate"));
+    return;
+  }
+  if (size.is_none()) throw nb::value_error("MemoryResource.deallocate: pass size= with a raw address");
+  uint64_t ptr = nb::cast<uint64_t>(target);
+  mr.deallocate(ptr, size_arg(size, "MemoryResource.deallocate"), stream_for(stream, mr.device_id(), "MemoryResource.deallocate"));
+}
+
+// Device.allocate: through the device's resource; a Python resource gets a Python call,
+// so the Buffer its allocate() returns is the one the caller gets.
+nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) {
+  auto mr = MemoryResource::for_device(d);
+  if (dynamic_cast<PyMemoryResource*>(mr.get())) return nb::cast(mr).attr("allocate")(size, stream);
+  std::size_t n = size_arg(size, "Device.allocate");
+  Stream s = stream_for(stream, d.ordinal(), "Device.allocate");
+  return wrap_buffer(Buffer(std::move(mr), n, s));
+}
+
+}  // namespace
+
+nb::object allocate_on_device(const Device& d, nb::handle size, nb::handle stream) {
+  return device_allocate(d, size, stream);
+}
+
+void bind_memory_resource(nb::module_& m) {
+  nb::class_<MemoryResource, PyMemoryResource>(
+      m, "MemoryResource",
+      "Where Buffers' memory comes from. Subclass it in Python: implement allocate(size, stream) "
+      "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
+      "is_device_accessible / is_host_accessible / device_id properties.")
+      .def(nb::init<>())
+      .def("allocate", &py_allocate, nb::arg("size"), nb::arg("stream") = nb::none(),
+           "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
+           "legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.")
+      .def("deallocate", &py_deallocate, nb::arg("buffer"), nb::arg("size") = nb::none(),
+           nb::arg("stream") = nb::none(),
+           "Free a Buffer of this resource (ValueError when freed twice or from another "
+           "resource), or a raw address with its size, in the order of `stream`.")
+      .def_prop_ro("is_device_accessible", &MemoryResource::is_device_accessible, "Kernels can use the memory.")
+      .def_prop_ro("is_host_accessible", &MemoryResource::is_host_accessible, "The CPU can use the memory.")
+      .def_prop_ro("device_id", &MemoryResource::device_id, "The device of the memory, -1 for host memory.")
+      .def("__repr__", [](const MemoryResource& r) { return "<nanocuda." + r.describe() + ">"; });
+
+  nb::class_<MemoryPoolAttributes>(m, "MemoryPoolAttributes", "A pool's counters, in bytes, when read.")
+      .def_ro("reserved_mem_current", &MemoryPoolAttributes::reserved_mem_current, "Memory the pool holds from the device.")
+      .def_ro("reserved_mem_high", &MemoryPoolAttributes::reserved_mem_high, "High-water mark of reserved_mem_current.")
+      .def_ro("used_mem_current", &MemoryPoolAttributes::used_mem_current, "Memory in live allocations.")
+      .def_ro("used_mem_high", &MemoryPoolAttributes::used_mem_high, "High-water mark of used_mem_current.")
+      .def_ro("release_threshold", &MemoryPoolAttributes::release_threshold, "Reserved memory kept after a sync.")
+      .def("__repr__", [](const MemoryPoolAttributes& a) {
+        return "MemoryPoolAttributes(used=" + format_bytes(a.used_mem_current) + ", reserved=" +
+               format_bytes(a.reserved_mem_current) + ", used_high=" + format_bytes(a.used_mem_high) +
+               ", reserved_high=" + format_bytes(a.reserved_mem_high) + ")";
+      });
+
+  nb::class_<DeviceMemoryResource, MemoryResource>(
+      m, "DeviceMemoryResource",
+      "Device memory from a stream-ordered pool: the device's current pool (options=None) or a "
+      "new one from DeviceMemoryResourceOptions (ipc_enabled, max_size, release_threshold).")
+      .def("__init__",
+           [](DeviceMemoryResource* self, nb::handle device, nb::handle options) {
+             Device d(ordinal_of(device, "DeviceMemoryResource"));
+             if (options.is_none()) {
+               new (self) DeviceMemoryResource(d);
+               return;
+             }
+             DeviceMemoryResourceOptions o;
+             o.ipc_enabled = option<bool>(options, "ipc_enabled", false);
+             o.max_size = option<std::size_t>(options, "max_size", 0);
+             o.release_threshold = option<std::uint64_t>(options, "release_threshold", 0);
+             new (self) DeviceMemoryResource(d, o);
+           },
+           nb::arg("device_id"), nb::arg("options") = nb::none())
+      .def_prop_ro("is_handle_owned", &DeviceMemoryResource::is_owned, "True for a pool this resource created (and closes).")
+      .def_prop_ro("is_ipc_enabled", &DeviceMemoryResource::is_ipc_enabled, "Its buffers can be sent to other processes.")
+      .def_prop_ro("is_mapped", &DeviceMemoryResource::is_mapped, "Imported from another process (imports buffers only).")
+      .def_prop_ro("is_closed", &DeviceMemoryResource::is_closed, "close() was called.")
+      .def_prop_ro("handle", [](const DeviceMemoryResource& r) { return reinterpret_cast<uintptr_t>(r.handle()); },
+                   "The CUmemoryPool as an int.")
+      .def_prop_ro("uuid", [](const DeviceMemoryResource& r) {
+                     return nb::bytes(reinterpret_cast<const char*>(r.uuid().data()), 16);
+                   }, "The pool's random id (what importers key their mapping on).")
+      .def_prop_ro("attributes", &DeviceMemoryResource::attributes, "The pool's counters (MemoryPoolAttributes).")
+      .def_prop_rw("release_threshold",
+                   [](const DeviceMemoryResource& r) { return r.attributes().release_threshold; },
+                   [](DeviceMemoryResource& r, nb::handle v) { r.set_release_threshold(size_arg(v, "release_threshold")); },
+                   "Bytes the pool keeps reserved across syncs (0 returns memory eagerly).")
+      .def("trim_to", [](DeviceMemoryResource& r, nb::handle n) { r.trim_to(size_arg(n, "DeviceMemoryResource.trim_to")); },
+           nb::arg("min_bytes_to_keep"), "Return unused reserved memory to the device, keeping at least this much.")
+      .def_prop_rw("peer_accessible_by", &DeviceMemoryResource::peer_accessible_by,
+                   [](DeviceMemoryResource& r, nb::handle devices) {
+                     std::vector<int> want;
+                     for (nb::handle d : devices) want.push_back(ordinal_of(d, "peer_accessible_by"));
+                     for (int d : r.peer_accessible_by())
+                       if (std::find(want.begin(), want.end(), d) == want.end()) r.set_peer_access(Device(d), false);
+                     for (int d : want) r.set_peer_access(Device(d), true);
+                   },
+                   "Ordinals of the other devices whose kernels may use this pool's memory; assign a "
+                   "list to grant (cuMemPoolSetAccess) and revoke.")
+      .def("close", &DeviceMemoryResource::close,
+           "Destroy an owned or mapped pool (memory still in Buffers is freed when they close); "
+           "a current pool is left alone.")
+      .def_static("_find_mapped", [](nb::bytes uuid) {
+        std::array<unsigned char, 16> id{};
+        if (uuid.size() != 16) throw nb::value_error("uuid must be 16 bytes");
+        std::memcpy(id.data(), uuid.c_str(), 16);
+        return DeviceMemoryResource::find_mapped(id);
+      });
+
+  nb::class_<PinnedMemoryResource, MemoryResource>(
+      m, "PinnedMemoryResource",
+      "Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the "
+      "buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).")
+      .def("__init__", [](PinnedMemoryResource* self, nb::handle device) {
+             new (self) PinnedMemoryResource(Device(ordinal_of(device, "PinnedMemoryResource")));
+           }, nb::arg("device_id") = nb::none());
+
+  nb::class_<ManagedMemoryResource, MemoryResource>(
+      m, "ManagedMemoryResource", "Unified memory (cuMemAllocManaged), migrating between host and devices on use.")
+      .def("__init__", [](ManagedMemoryResource* self, nb::handle device) {
+             new (self) ManagedMemoryResource(Device(ordinal_of(device, "ManagedMemoryResource")));
+           }, nb::arg("device_id") = nb::none())
+      .def("prefetch",
+           [](ManagedMemoryResource& r, nb::handle buffer, nb::handle location, nb::handle stream) {
+             const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.prefetch");
+             int loc = location_of(location, r.device_id());
+             Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "ManagedMemoryResource.prefetch");
+             ManagedMemoryResource::prefetch(b.buffer.ptr(), b.buffer.size(), loc, s);
+           },
+           nb::arg("buffer"), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
+           "Migrate the buffer's pages to `location` (a Device or ordinal, or \"cpu\") in the order of "
+           "`stream`. Example: ``mr.prefetch(buf, \"cpu\", stream=s)``.")
+      .def("advise",
+           [](ManagedMemoryResource& r, nb::handle buffer, const std::string& advice, nb::handle location) {
+             const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.advise");
+             ManagedMemoryResource::advise(b.buffer.ptr(), b.buffer.size(), advice, location_of(location, r.device_id()));
+           },
+           nb::arg("buffer"), nb::arg("advice"), nb::arg("location") = nb::none(),
+           "cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); "
+           "`location` is a device or \"cpu\" (default: the resource's device).");
+
+  nb::class_<VirtualMemoryResource, MemoryResource>(
+      m, "VirtualMemoryResource",
+      "Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): "
+      "modify_allocation() grows a buffer in place, keeping its address.")
+      .def("__init__",
+           [](VirtualMemoryResource* self, nb::handle device, nb::handle options) {
+             VirtualMemoryResourceOptions o;
+             o.reserve_size = option<std::size_t>(options, "reserve_size", o.reserve_size);
+             if (!options.is_none() && nb::hasattr(options, "peers") && !options.attr("peers").is_none())
+               for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));
+             new (self) VirtualMemoryResource(Device(ordinal_of(device, "VirtualMemoryResource")), std::move(o));
+           },
+           nb::arg("device_id"), nb::arg("options") = nb::none())
+      .def_prop_ro("granularity", &VirtualMemoryResource::granularity, "Mapping granularity in bytes (sizes round up to it).")
+      .def_prop_ro("peers", [](const VirtualMemoryResource& r) { return r.options().peers; }, "Devices given access.")
+      .def("add_peer", [](VirtualMemoryResource& r, nb::handle d) { r.add_peer(Device(ordinal_of(d, "add_peer"))); },
+           nb::arg("device"), "Give `device` read-write access to every current and future mapping.")
+      .def("modify_allocation",
+           [](VirtualMemoryResource& r, nb::handle buffer, nb::handle new_size) {
+             if (!nb::isinstance<PyBuffer>(buffer)) throw nb::type_error("modify_allocation: expects a nanocuda.Buffer");
+             auto& b = nb::cast<PyBuffer&>(buffer);
+             r.grow(b.buffer, size_arg(new_size, "VirtualMemoryResource.modify_allocation", "new_size"));
+             if (b.shape.size() == 1) b.shape[0] = static_cast<int64_t>(b.buffer.size() / b.dtype.itemsize());
+             return nb::borrow(buffer);
+           },
+           nb::arg("buffer"), nb::arg("new_size"),
+           "Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError "
+           "past its reservation (VirtualMemoryResourceOptions.reserve_size).");
+
+  // Device's memory methods live here, beside the resources they route to.
+  nb::handle device = nb::type<Device>();
+  nb::object property = nb::module_::import_("builtins").attr("property");
+  device.attr("memory_resource") = property(
+      nb::cpp_function([](const Device& d) { return MemoryResource::for_device(d); }),
+      nb::cpp_function([](const Device& d, std::shared_ptr<MemoryResource> mr) { MemoryResource::set_for_device(d, std::move(mr)); },
+                       nb::arg("self"), nb::arg("resource").none()),
+      nb::none(), "The resource Device.allocate and Buffer(size) use (default: the device's current pool); None resets it.");
+  device.attr("allocate") = nb::cpp_function(&device_allocate, nb::is_method(), nb::name("allocate"), nb::scope(device),
+                                             nb::arg("size"), nb::arg("stream") = nb::none(),
+                                             "A Buffer of `size` bytes from Device.memory_resource, in the order of "
+                                             "`stream`. Example: ``buf = nanocuda.Device(0).allocate(1 << 20)``.");
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,34 @@
+// The trampoline that lets Python classes implement nanocuda::MemoryResource, and the
+// helpers the memory bindings share.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/trampoline.h>
+
+#include "core/py_buffer.h"
+#include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/stream.h"
+
+namespace nanocuda::py {
+
+// Python subclasses override allocate(size, stream) -> Buffer (usually
+// Buffer.from_handle(ptr, size, mr=self)) and deallocate(ptr, size, stream). When C++ asks
+// a Python resource for memory, the Buffer its allocate returns gives its pointer up.
+struct PyMemoryResource : MemoryResource {
+  NB_TRAMPOLINE(MemoryResource);
+  CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  bool is_device_accessible() const override;
+  bool is_host_accessible() const override;
+  int device_id() const override;
+  std::string describe() const override;
+};
+
+// A new Python Buffer owning `buffer` (uint8, 1-D).
+nanobind::object wrap_buffer(Buffer buffer);
+// The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or device 0).
+// Device.allocate's body (the device's resource; a Python resource gets a Python call).
+nanobind::object allocate_on_device(const Device& d, nanobind::handle size, nanobind::handle stream);
+Stream stream_for(nanobind::handle stream, int ordinal, const char* call);
+
+}  // namespace nanocuda::py

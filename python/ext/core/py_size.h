@@ -1,0 +1,36 @@
+// Byte counts and ordinals from Python ints, with the call's name in every error.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstddef>
+#include <string>
+
+namespace nanocuda::py {
+
+// A size in bytes: TypeError for non-ints, ValueError for negatives and sizes past 2**64,
+// so Buffer(-1) says what is wrong instead of nanobind's "incompatible arguments".
+inline std::size_t size_arg(nanobind::handle obj, const char* call, const char* what = "size") {
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw nanobind::type_error((std::string(call) + ": " + what + " must be an int (bytes), got " +
+                                Py_TYPE(obj.ptr())->tp_name).c_str());
+  nanobind::object i = nanobind::steal(PyNumber_Index(obj.ptr()));
+  if (!i.is_valid()) throw nanobind::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow < 0 || (overflow == 0 && v < 0))
+    throw nanobind::value_error((std::string(call) + ": " + what + " must be >= 0, got " +
+                                 nanobind::str(i).c_str()).c_str());
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(i.ptr());
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw nanobind::value_error((std::string(call) + ": " + what + " " + nanobind::str(i).c_str() +
+                                   " does not fit in 64 bits").c_str());
+    }
+    return static_cast<std::size_t>(u);
+  }
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace nanocuda::py

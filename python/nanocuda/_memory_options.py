@@ -1,0 +1,47 @@
+"""Options for the memory resources, as dataclasses (cuda.core's names), checked on creation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def _check_size(owner: str, name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{owner}: {name} must be an int (bytes), got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{owner}: {name} must be >= 0, got {value}")
+
+
+@dataclass
+class DeviceMemoryResourceOptions:
+    """Options for a new pool: ``DeviceMemoryResource(0, DeviceMemoryResourceOptions(ipc_enabled=True))``.
+
+    ipc_enabled: buffers can be sent to other processes; max_size: the pool's limit in bytes
+    (0: the driver's default); release_threshold: bytes the pool keeps reserved across syncs.
+    """
+
+    ipc_enabled: bool = False
+    max_size: int = 0
+    release_threshold: int = 0
+
+    def __post_init__(self) -> None:
+        _check_size("DeviceMemoryResourceOptions", "max_size", self.max_size)
+        _check_size("DeviceMemoryResourceOptions", "release_threshold", self.release_threshold)
+
+
+@dataclass
+class VirtualMemoryResourceOptions:
+    """Options for VirtualMemoryResource: ``VirtualMemoryResourceOptions(reserve_size=1 << 30, peers=[1])``.
+
+    reserve_size: address space reserved per buffer, the most modify_allocation() can grow it
+    to (no memory is committed for it); peers: devices given read-write access to every mapping.
+    """
+
+    reserve_size: int = 1 << 32
+    peers: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        _check_size("VirtualMemoryResourceOptions", "reserve_size", self.reserve_size)
+        if self.reserve_size == 0:
+            raise ValueError("VirtualMemoryResourceOptions: reserve_size must be > 0")
+        self.peers = [int(p) for p in self.peers]

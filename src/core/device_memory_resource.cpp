@@ -1,0 +1,255 @@
+// Stream-ordered pools: the device's current one or a new one, their counters, peer access
+// and their export to other processes.
+#include "nanocuda/core/device_memory_resource.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "nanocuda/core/buffer.h"
+#include "nanocuda/core/peer_access.h"
+#include "nanocuda/core/stream.h"
+#include "nanocuda/driver/check.h"
+
+namespace nanocuda {
+
+namespace {
+
+std::array<unsigned char, 16> random_uuid() {
+  std::random_device rd;
+  std::array<unsigned char, 16> id{};
+  for (auto& b : id) b = static_cast<unsigned char>(rd());
+  return id;
+}
+
+std::mutex g_mapped_mutex;
+std::map<std::array<unsigned char, 16>, std::weak_ptr<DeviceMemoryResource>> g_mapped;
+
+std::uint64_t pool_attribute(CUmemoryPool pool, CUmemPool_attribute attr) {
+  cuuint64_t value = 0;
+  NANOCUDA_CALL(cuMemPoolGetAttribute, "memory pool", pool, attr, &value);
+  return value;
+}
+
+}  // namespace
+
+DeviceMemoryResource::DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned,
+                                           bool ipc, bool mapped)
+    : device_(device), pool_(pool), owned_(owned), ipc_enabled_(ipc), mapped_(mapped) {}
+
+DeviceMemoryResource::DeviceMemoryResource(const Device& device) : device_(device) {
+  NANOCUDA_CALL(cuDeviceGetMemPool, [&] { return "device " + std::to_string(device.ordinal()); },
+                &pool_, device.handle());
+}
+
+DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMemoryResourceOptions& options)
+    : device_(device), owned_(true), ipc_enabled_(options.ipc_enabled), uuid_(random_uuid()) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = options.ipc_enabled ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = device.ordinal();
+  props.maxSize = options.max_size;
+  CurrentContext guard(*device.context());
+  NANOCUDA_CALL(cuMemPoolCreate, [&] { return "DeviceMemoryResource(device " + std::to_string(device.ordinal()) + ")"; },
+                &pool_, &props);
+  if (options.release_threshold) set_release_threshold(options.release_threshold);
+}
+
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_handle(
+    const Device& device, const IpcAllocationHandle& handle) {
+  CUmemoryPool pool = nullptr;
+  int fd = handle.fd();
+  CurrentContext guard(*device.context());
+  NANOCUDA_CALL(cuMemPoolImportFromShareableHandle,
+                [&] { return "DeviceMemoryResource.from_allocation_handle(fd " + std::to_string(fd) +
+                             ") on device " + std::to_string(device.ordinal()) +
+                             ": not a pool exported by a live process?"; },
+                &pool, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  std::shared_ptr<DeviceMemoryResource> mr(new DeviceMemoryResource(device, pool, true, true, true));
+  mr->uuid_ = handle.uuid();
+  std::lock_guard lock(g_mapped_mutex);
+  g_mapped[mr->uuid_] = mr;
+  return mr;
+}
+
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::find_mapped(const std::array<unsigned char, 16>& uuid) {
+  std::lock_guard lock(g_mapped_mutex);
+  auto it = g_mapped.find(uuid);
+  if (it == g_mapped.end()) return nullptr;
+  auto mr = it->second.lock();
+  if (!mr || mr->is_closed()) {
+    g_mapped.erase(it);
+    return nullptr;
+  }
+  return mr;
+}
+
+DeviceMemoryResource::~DeviceMemoryResource() {
+  if (!owned_ || !pool_) return;
+  if (const auto* api = detail::loaded_driver())
+    if (CUresult rc = api->cuMemPoolDestroy(pool_); rc != CUDA_SUCCESS)
+      detail::record_deferred_error(rc, "cuMemPoolDestroy", "DeviceMemoryResource");
+}
+
+void DeviceMemoryResource::check_open(const char* call) const {
+  if (!pool_) throw ValueError(std::string("DeviceMemoryResource.") + call + ": " + describe() + " is closed");
+}
+
+CUmemoryPool DeviceMemoryResource::handle() const {
+  check_open("handle");
+  return pool_;
+}
+
+CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& stream) {
+  if (!pool_) [[unlikely]] check_open("allocate");
+  if (mapped_) [[unlikely]]
+    throw ValueError("DeviceMemoryResource.allocate: " + describe() +
+                     " is mapped from another process; it only imports buffers (Buffer.from_ipc_descriptor)");
+  if (stream.device().ordinal() != device_.ordinal()) [[unlikely]]
+    check_same_device("DeviceMemoryResource.allocate", "the stream", stream.device().ordinal(),
+                      "the resource", device_.ordinal());
+  CurrentContext guard(stream.context());
+  CUdeviceptr ptr = 0;
+  CUresult rc = detail::driver().cuMemAllocFromPoolAsync(&ptr, size, pool_, stream.handle());
+  if (rc == CUDA_ERROR_OUT_OF_MEMORY) [[unlikely]] {
+    MemoryPoolAttributes a = attributes();
+    auto [free, total] = device_.memory_info();
+    throw Error(rc, "cuMemAllocFromPoolAsync",
+                describe() + ": cannot allocate " + std::to_string(size) + " bytes (" + format_bytes(size) +
+                    "); the pool has " + format_bytes(a.used_mem_current) + " in use and " +
+                    format_bytes(a.reserved_mem_current) + " reserved; the device has " +
+                    format_bytes(free) + " free of " + format_bytes(total));
+  }
+  detail::check(rc, "cuMemAllocFromPoolAsync",
+                [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes) on " + stream.describe(); });
+  return ptr;
+}
+
+void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+  CurrentContext guard(stream.context());
+  NANOCUDA_CALL(cuMemFreeAsync,
+                [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
+                ptr, stream.handle());
+}
+
+std::string DeviceMemoryResource::describe() const {
+  std::string kind = mapped_ ? "mapped from another process" : owned_ ? (ipc_enabled_ ? "own pool, IPC" : "own pool") : "current pool";
+  return "DeviceMemoryResource(device " + std::to_string(device_.ordinal()) + ", " + kind +
+         (pool_ ? "" : ", closed") + ")";
+}
+
+MemoryPoolAttributes DeviceMemoryResource::attributes() const {
+  check_open("attributes");
+  MemoryPoolAttributes a;
+  a.reserved_mem_current = pool_attribute(pool_, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
+  a.reserved_mem_high = pool_attribute(pool_, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
+  a.used_mem_current = pool_attribute(pool_, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+  a.used_mem_high = pool_attribute(pool_, CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+  a.release_threshold = pool_attribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
+  return a;
+}
+
+void DeviceMemoryResource::set_release_threshold(std::uint64_t bytes) {
+  check_open("release_threshold");
+  cuuint64_t value = bytes;
+  NANOCUDA_CALL(cuMemPoolSetAttribute, [&] { return describe(); }, pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
+}
+
+void DeviceMemoryResource::trim_to(std::size_t min_bytes_to_keep) {
+  check_open("trim_to");
+  NANOCUDA_CALL(cuMemPoolTrimTo, [&] { return describe(); }, pool_, min_bytes_to_keep);
+}
+
+void DeviceMemoryResource::set_peer_access(const Device& peer, bool enable) {
+  check_open("set_peer_access");
+  if (peer.ordinal() == device_.ordinal())
+    throw ValueError("DeviceMemoryResource.set_peer_access: device " + std::to_string(peer.ordinal()) +
+                     " owns the pool; access from its own device is always on");
+  if (enable && !can_access_peer(peer, device_))
+    throw ValueError("DeviceMemoryResource.set_peer_access: device " + std::to_string(peer.ordinal()) +
+                     " cannot access device " + std::to_string(device_.ordinal()) +
+                     "'s memory (cuDeviceCanAccessPeer is 0: no NVLink/PCIe peer path)");
+  CUmemAccessDesc desc{};
+  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  desc.location.id = peer.ordinal();
+  desc.flags = enable ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  NANOCUDA_CALL(cuMemPoolSetAccess, [&] { return describe() + " for device " + std::to_string(peer.ordinal()); },
+                pool_, &desc, 1);
+}
+
+std::vector<int> DeviceMemoryResource::peer_accessible_by() const {
+  check_open("peer_accessible_by");
+  std::vector<int> out;
+  int n = Device::count();
+  for (int d = 0; d < n; ++d) {
+    if (d == device_.ordinal()) continue;
+    CUmemLocation loc{};
+    loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    loc.id = d;
+    CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    NANOCUDA_CALL(cuMemPoolGetAccess, [&] { return describe(); }, &flags, pool_, &loc);
+    if (flags != CU_MEM_ACCESS_FLAGS_PROT_NONE) out.push_back(d);
+  }
+  return out;
+}
+
+const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
+  check_open("get_allocation_handle");
+  if (!ipc_enabled_ || mapped_)
+    throw ValueError("DeviceMemoryResource.get_allocation_handle: " + describe() +
+                     " is not exportable; create it with DeviceMemoryResourceOptions(ipc_enabled=True)");
+  if (!handle_) {
+    int fd = -1;
+    NANOCUDA_CALL(cuMemPoolExportToShareableHandle, [&] { return describe(); }, &fd, pool_,
+                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    handle_ = std::make_unique<IpcAllocationHandle>(fd, uuid_);
+  }
+  return *handle_;
+}
+
+IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
+  check_open("export");
+  if (buffer.memory_resource().get() != this)
+    throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
+  if (!ipc_enabled_ || mapped_)
+    throw ValueError("Buffer.get_ipc_descriptor: " + describe() +
+                     " is not exportable; allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
+  // The driver exports pointers only from a pool that is itself exported (H100: exporting
+  // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
+  (void)allocation_handle();
+  IpcBufferDescriptor d;
+  NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return buffer.describe(); }, &d.data, buffer.ptr());
+  d.size = buffer.size();
+  d.pool_uuid = uuid_;
+  return d;
+}
+
+Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
+                                           const IpcBufferDescriptor& descriptor, const Stream& stream) {
+  if (!mapped || !mapped->mapped_)
+    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
+                     "(DeviceMemoryResource.from_allocation_handle)");
+  mapped->check_open("import");
+  if (descriptor.pool_uuid != mapped->uuid_)
+    throw ValueError("Buffer.from_ipc_descriptor: the descriptor belongs to another pool than " + mapped->describe());
+  CurrentContext guard(*mapped->device_.context());
+  CUdeviceptr ptr = 0;
+  CUmemPoolPtrExportData data = descriptor.data;
+  NANOCUDA_CALL(cuMemPoolImportPointer,
+                [&] { return "Buffer.from_ipc_descriptor(" + std::to_string(descriptor.size) + " bytes) from " +
+                             mapped->describe() + ": the exporter freed it, or the descriptor is not one it made"; },
+                &ptr, mapped->pool_, &data);
+  return Buffer::adopt(ptr, descriptor.size, stream, mapped);
+}
+
+void DeviceMemoryResource::close() {
+  if (!pool_ || !owned_) return;
+  if (handle_) handle_->close();
+  CUmemoryPool pool = std::exchange(pool_, nullptr);
+  NANOCUDA_CALL(cuMemPoolDestroy, "DeviceMemoryResource.close", pool);
+}
+
+}  // namespace nanocuda

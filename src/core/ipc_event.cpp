@@ -1,0 +1,42 @@
+// Interprocess events.
+#include "nanocuda/core/ipc_event.h"
+
+#include <cstring>
+
+#include "nanocuda/driver/check.h"
+
+namespace nanocuda {
+
+Event create_ipc_event(const Device& device) {
+  CurrentContext guard(*device.context());
+  CUevent h = nullptr;
+  NANOCUDA_CALL(cuEventCreate, [&] { return "interprocess event on device " + std::to_string(device.ordinal()); },
+                &h, unsigned{CU_EVENT_INTERPROCESS} | unsigned{CU_EVENT_DISABLE_TIMING});
+  return Event(device, h, false, true);
+}
+
+std::string export_ipc_event(const Event& event) {
+  if (!event.is_interprocess())
+    throw ValueError("Event.get_ipc_descriptor: " + event.describe() +
+                     " is not interprocess; create it with Event.create_ipc()");
+  CUipcEventHandle handle{};
+  NANOCUDA_CALL(cuIpcGetEventHandle, [&] { return event.describe(); }, &handle, event.handle());
+  return std::string(handle.reserved, sizeof handle.reserved);
+}
+
+Event import_ipc_event(const Device& device, std::string_view bytes) {
+  CUipcEventHandle handle{};
+  if (bytes.size() != sizeof handle.reserved)
+    throw ValueError("Event.from_ipc_descriptor: an event handle is " + std::to_string(sizeof handle.reserved) +
+                     " bytes, got " + std::to_string(bytes.size()));
+  std::memcpy(handle.reserved, bytes.data(), sizeof handle.reserved);
+  CurrentContext guard(*device.context());
+  CUevent h = nullptr;
+  NANOCUDA_CALL(cuIpcOpenEventHandle,
+                [&] { return "Event.from_ipc_descriptor on device " + std::to_string(device.ordinal()) +
+                             ": not a live interprocess event of another process?"; },
+                &h, handle);
+  return Event(device, h, false, true);
+}
+
+}  // namespace nanocuda

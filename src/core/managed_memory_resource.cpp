@@ -1,0 +1,86 @@
+// Managed memory: allocation, prefetch and advice.
+#include "nanocuda/core/managed_memory_resource.h"
+
+#include <string>
+
+#include "nanocuda/core/stream.h"
+#include "nanocuda/driver/check.h"
+
+namespace nanocuda {
+
+namespace {
+
+CUmemLocation location_of(int location, const char* call) {
+  CUmemLocation loc{};
+  if (location == -1) {
+    loc.type = CU_MEM_LOCATION_TYPE_HOST;
+    loc.id = 0;
+    return loc;
+  }
+  int count = Device::count();
+  if (location < 0 || location >= count)
+    throw ValueError(std::string(call) + ": location " + std::to_string(location) +
+                     " is not a device (this machine has " + std::to_string(count) +
+                     (count == 1 ? " device" : " devices") + "; use a device ordinal or \"cpu\")");
+  loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = location;
+  return loc;
+}
+
+}  // namespace
+
+CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stream) {
+  (void)stream;  // cuMemAllocManaged is synchronous
+  CurrentContext guard(*device_.context());
+  CUdeviceptr p = 0;
+  NANOCUDA_CALL(cuMemAllocManaged,
+                [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes = " + format_bytes(size) + ")"; },
+                &p, size, CU_MEM_ATTACH_GLOBAL);
+  return p;
+}
+
+void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+  stream.sync();  // cuMemFree is not stream-ordered
+  CurrentContext guard(*device_.context());
+  NANOCUDA_CALL(cuMemFree, [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes)"; }, ptr);
+}
+
+std::string ManagedMemoryResource::describe() const {
+  return "ManagedMemoryResource(device " + std::to_string(device_.ordinal()) + ")";
+}
+
+void ManagedMemoryResource::prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream) {
+  CUmemLocation loc = location_of(location, "ManagedMemoryResource.prefetch");
+  CurrentContext guard(stream.context());
+  NANOCUDA_CALL(cuMemPrefetchAsync,
+                [&] { return "prefetch of " + std::to_string(size) + " bytes to " +
+                             (location < 0 ? std::string("the host") : "device " + std::to_string(location)) +
+                             " (is the memory managed?)"; },
+                ptr, size, loc, 0u, stream.handle());
+}
+
+void ManagedMemoryResource::advise(CUdeviceptr ptr, std::size_t size, std::string_view advice, int location) {
+  static const struct {
+    std::string_view name;
+    CUmem_advise value;
+  } table[] = {
+      {"set_read_mostly", CU_MEM_ADVISE_SET_READ_MOSTLY},
+      {"unset_read_mostly", CU_MEM_ADVISE_UNSET_READ_MOSTLY},
+      {"set_preferred_location", CU_MEM_ADVISE_SET_PREFERRED_LOCATION},
+      {"unset_preferred_location", CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION},
+      {"set_accessed_by", CU_MEM_ADVISE_SET_ACCESSED_BY},
+      {"unset_accessed_by", CU_MEM_ADVISE_UNSET_ACCESSED_BY},
+  };
+  for (const auto& a : table) {
+    if (a.name != advice) continue;
+    CUmemLocation loc = location_of(location, "ManagedMemoryResource.advise");
+    NANOCUDA_CALL(cuMemAdvise, [&] { return "advise '" + std::string(advice) + "' (is the memory managed?)"; },
+                  ptr, size, a.value, loc);
+    return;
+  }
+  throw ValueError("ManagedMemoryResource.advise: unknown advice '" + std::string(advice) +
+                   "'; expected set_read_mostly, unset_read_mostly, set_preferred_location, "
+                   "unset_preferred_location, set_accessed_by or unset_accessed_by");
+}
+
+}  // namespace nanocuda

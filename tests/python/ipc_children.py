@@ -1,0 +1,47 @@
+"""Child-process bodies for the IPC tests (importable by spawned children)."""
+
+import numpy as np
+
+
+def import_add_and_reply(buf, event, queue):
+    import nanocuda
+
+    from test_ipc_gpu import ADD1  # noqa: PLC0415 - the child imports what it needs
+
+    try:
+        stream = nanocuda.Stream(device=buf.device)
+        stream.wait(event)  # the exporter's writes are done before we read
+        n = buf.size // 4
+        k = nanocuda.compile(ADD1).get_kernel("add1")
+        nanocuda.launch(stream, nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256), k, buf.ptr, n)
+        out = np.empty(n, np.float32)
+        nanocuda.copy(out, buf, stream=stream)
+        stream.sync()
+        same_pool = buf.memory_resource.is_mapped
+        buf.close()  # unmaps here only
+        queue.put(("ok", float(out[:8].sum()), same_pool))
+    except Exception as e:  # noqa: BLE001 - the parent asserts on the message
+        queue.put(("error", f"{type(e).__name__}: {e}", False))
+
+
+def import_garbage_and_reply(buf, queue):
+    import nanocuda
+
+    try:
+        mr = buf.memory_resource
+        desc = nanocuda.IPCBufferDescriptor.from_bytes(
+            b"NCIPCB1\x00" + b"\xAB" * 64 + (4096).to_bytes(8, "little") + mr.uuid)
+        try:
+            nanocuda.Buffer.from_ipc_descriptor(mr, desc)
+            queue.put(("imported garbage", "", 0.0))
+            return
+        except nanocuda.CudaError as e:
+            first = str(e)
+        # The process keeps working after the refusal.
+        s = nanocuda.Stream(device=buf.device)
+        out = np.empty(buf.size // 4, np.float32)
+        nanocuda.copy(out, buf, stream=s)
+        s.sync()
+        queue.put(("refused", first, float(out[0])))
+    except Exception as e:  # noqa: BLE001
+        queue.put(("error", f"{type(e).__name__}: {e}", 0.0))
