@@ -10,4 +10,6 @@ SUBCOMMANDS = {
     "gemm": ("nanocuda.bench.gemm", "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"),
     "saxpy": ("nanocuda.bench.saxpy", "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"),
     "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
+    "torch": ("nanocuda.bench.torch_ops", "a nanocuda torch op's eager call cost vs Launcher/dispatcher/Triton; "
+              "the example model's training step compiled vs eager vs plain PyTorch"),
 }
