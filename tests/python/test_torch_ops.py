@@ -34,31 +34,39 @@ def test_without_torch_says_so():
         torch_ops.op("a::b")(lambda x: x)
 
 
+@pytest.fixture
+def cpu_ops(monkeypatch):
+    """Ops made while this is active take CPU tensors: the plumbing (registration, checks,
+    compile, autograd, vmap) is tested here with plain torch bodies, kernels on the GPU."""
+    from nanocuda.torch_ops import _spec
+
+    monkeypatch.setattr(_spec, "device_type", "cpu")
+
+
 def cpu_op(name=None, body=None, **kw):
-    """An op whose body is plain torch code on the CPU (the seam: _device_type = 'cpu')."""
+    """An op whose body is plain torch code on the CPU (needs the cpu_ops fixture)."""
     from nanocuda import torch_ops
 
     def scale(x: torch.Tensor, alpha: float) -> torch.Tensor:
         return x * alpha
 
     kw.setdefault("like", "x")
-    op = torch_ops.op(fresh("scale") if name is None else name, **kw)(body or scale)
-    op._device_type = "cpu"
-    return op
+    return torch_ops.op(fresh("scale") if name is None else name, **kw)(body or scale)
 
 
 @needs_torch
-def test_op_registers_a_torch_operator_with_its_schema():
+def test_op_registers_a_torch_operator_with_its_schema(cpu_ops):
     op = cpu_op(dtypes="float32")
     x = torch.randn(8, 4)
     assert torch.equal(op(x, 2.0), x * 2)
     assert torch.equal(op.default(x, 2.0), x * 2)  # through torch's dispatcher
     assert str(op.default._schema).endswith("(Tensor x, float alpha) -> Tensor")
     assert "nanocuda torch op" in repr(op)
+    assert "def __call__(self, x, alpha)" in type(op)._fast_source  # the generated eager path
 
 
 @needs_torch
-def test_registering_a_name_twice_is_an_error():
+def test_registering_a_name_twice_is_an_error(cpu_ops):
     name = fresh("twice")
     cpu_op(name)
     with pytest.raises(ValueError, match="already registered.*test_torch_ops.py"):
@@ -67,13 +75,13 @@ def test_registering_a_name_twice_is_an_error():
 
 @needs_torch
 @pytest.mark.parametrize("name", ["noseparator", "a::b::c", "1a::b", "a::", ""])
-def test_bad_op_names(name):
+def test_bad_op_names(name, cpu_ops):
     with pytest.raises(ValueError, match="namespace::name"):
         cpu_op(name)
 
 
 @needs_torch
-def test_bad_specs_name_the_problem():
+def test_bad_specs_name_the_problem(cpu_ops):
     with pytest.raises(ValueError, match="like='y' is not a tensor argument"):
         cpu_op(like="y")
     with pytest.raises(ValueError, match="dtypes= names 'w'"):
@@ -99,7 +107,7 @@ def test_cpu_tensor_for_a_cuda_op_is_a_clear_error():
 
 
 @needs_torch
-def test_dtype_and_contiguity_checks_in_eager():
+def test_dtype_and_contiguity_checks_in_eager(cpu_ops):
     op = cpu_op(dtypes={"x": ("float32", torch.float64)})
     op(torch.ones(2, 2, dtype=torch.float64), 1.0)
     with pytest.raises(TypeError, match="argument 'x' is a torch.float16 .* compiled for torch.float32 or torch.float64"):
@@ -111,7 +119,7 @@ def test_dtype_and_contiguity_checks_in_eager():
 
 
 @needs_torch
-def test_a_wrong_output_shape_function_is_caught():
+def test_a_wrong_output_shape_function_is_caught(cpu_ops):
     with pytest.raises(ValueError, match="output-shape function returned 'nope'"):
         cpu_op(out_shape=lambda x, a: "nope")(torch.ones(3), 1.0)
     with pytest.raises(ValueError, match="negative size"):
@@ -126,7 +134,7 @@ def test_a_wrong_output_shape_function_is_caught():
 
 
 @needs_torch
-def test_compiled_fullgraph_has_no_graph_breaks_and_matches_eager():
+def test_compiled_fullgraph_has_no_graph_breaks_and_matches_eager(cpu_ops):
     op = cpu_op(dtypes="float32")
 
     def f(x):
@@ -144,7 +152,7 @@ def test_compiled_fullgraph_has_no_graph_breaks_and_matches_eager():
 
 
 @needs_torch
-def test_compiled_mode_reports_the_same_errors():
+def test_compiled_mode_reports_the_same_errors(cpu_ops):
     op = cpu_op(dtypes="float32")
     g = torch.compile(lambda x: op(x, 2.0), fullgraph=True, backend="aot_eager")
     with pytest.raises(Exception, match="compiled for torch.float32"):
@@ -154,7 +162,7 @@ def test_compiled_mode_reports_the_same_errors():
 
 
 @needs_torch
-def test_autograd_formula_and_the_eager_fast_path():
+def test_autograd_formula_and_the_eager_fast_path(cpu_ops):
     def body(x: torch.Tensor, alpha: float) -> torch.Tensor:
         return x * alpha
 
@@ -177,7 +185,7 @@ def test_autograd_formula_and_the_eager_fast_path():
 
 
 @needs_torch
-def test_vmap_rule():
+def test_vmap_rule(cpu_ops):
     def rule(info, in_dims, x, alpha):
         return x * alpha, in_dims[0]
 
@@ -187,7 +195,7 @@ def test_vmap_rule():
 
 
 @needs_torch
-def test_eager_fast_path_defers_to_the_dispatcher_under_modes():
+def test_eager_fast_path_defers_to_the_dispatcher_under_modes(cpu_ops):
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     op = cpu_op()
