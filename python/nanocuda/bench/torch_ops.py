@@ -175,7 +175,7 @@ def train_variants(torch, steps: int, skipped: list[str]) -> list[Variant]:
     return variants
 
 
-def run(rounds: int, burst: int) -> dict:
+def run(rounds: int, burst: int, train: bool = True) -> dict:
     """Runs both comparisons; returns {"rows": [...], "train_rows": [...], "skipped": [...]}."""
     try:
         import torch
@@ -191,7 +191,7 @@ def run(rounds: int, burst: int) -> dict:
                 f"(the Launcher, or the Launcher + torch.empty_like)", rows, baseline_label="base")
     steps = 5
     train_rounds = max(3, min(rounds, 30))
-    tv = train_variants(torch, steps, skipped)
+    tv = train_variants(torch, steps, skipped) if train else []
     train_rows = []
     if tv:
         run_interleaved(tv, train_rounds, steps, torch.cuda.synchronize, "bench torch (train)")

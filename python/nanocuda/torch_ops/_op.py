@@ -230,12 +230,15 @@ class KernelOp(Op):
         """A Launcher for this grid on torch's current stream of `device` (cached)."""
         import nanocuda
 
-        config = nanocuda.LaunchConfig(grid=grid, block=self._block, shared_mem=self._shared_mem)
-        s = _stream_on(device)
         if len(self._launchers) > 256:  # many distinct grids or streams: start over
             self._launchers.clear()
         key = (self._torch._C._cuda_getCurrentRawStream(device) or ~device, grid)
-        launcher = self._launchers[key] = self._kernel.bind(config, stream=s)
+        if 0 in (grid if isinstance(grid, tuple) else (grid,)):
+            launcher = _launch_nothing  # empty tensors: a zero grid has no work (and is invalid)
+        else:
+            config = nanocuda.LaunchConfig(grid=grid, block=self._block, shared_mem=self._shared_mem)
+            launcher = self._kernel.bind(config, stream=_stream_on(device))
+        self._launchers[key] = launcher
         return launcher
 
     def _fast_body(self, names: list[str], scope: dict) -> list[str] | None:
@@ -273,3 +276,7 @@ class KernelOp(Op):
         else:
             lines.append(f"    return {outs[0] if len(outs) == 1 else '(' + ', '.join(outs) + ')'}")
         return lines
+
+
+def _launch_nothing(*args) -> None:
+    return None
