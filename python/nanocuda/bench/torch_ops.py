@@ -9,8 +9,6 @@ output, and the Launcher after `torch.empty_like` (what a functional op must als
 The training rows time whole steps (forward, loss, backward, SGD) including the GPU.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import os
 import time
@@ -61,9 +59,10 @@ def call_variants(torch, burst: int, skipped: list[str]) -> list[Variant]:
                                        grid=lambda a, b, out: (a.numel() + 255) // 256, block=256,
                                        args=lambda a, b, out: (a, b, out, a.numel()), dtypes="float32")
 
-    @torch.library.custom_op(f"{ns}::noop", mutates_args=())
-    def noop(a: torch.Tensor) -> None:
+    def noop_body(a):
         return None
+
+    noop = torch.library.custom_op(f"{ns}::noop", noop_body, mutates_args=(), schema="(Tensor a) -> ()")
 
     assert torch.equal(add(a, b), a + b) and torch.equal(add.default(a, b), a + b)
     variants = [
@@ -99,8 +98,8 @@ def _triton_variants(torch, ns, a, b, out, burst, skipped) -> list[Variant]:
     try:
         from torch.library import triton_op, wrap_triton
 
-        @triton_op(f"{ns}::triton_add", mutates_args=())
-        def triton_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        @triton_op(f"{ns}::triton_add", mutates_args=(), schema="(Tensor a, Tensor b) -> Tensor")
+        def triton_add(a, b):
             o = torch.empty_like(a)
             n = a.numel()
             wrap_triton(add_kernel)[((n + 255) // 256,)](a, b, o, n, BLOCK=256)

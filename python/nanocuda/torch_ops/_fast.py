@@ -64,7 +64,8 @@ def specialize(op) -> type | None:
     exec(compile(source, f"<nanocuda op {op.name}>", "exec"), scope)  # noqa: S102
     call = scope["__call__"]
     call.__doc__ = type(op).__call__.__doc__
-    cls = type(type(op).__name__, (type(op),), {"__call__": call, "_fast_source": source})
+    cls = type(type(op).__name__, (type(op),), {"__call__": call, "_fast_source": source,
+                                           "_fast_scope": scope})
     cls.__module__ = type(op).__module__
     cls.__qualname__ = type(op).__qualname__
     return cls

@@ -60,6 +60,15 @@ class Op:
         if vmap is not None:
             torch.library.register_vmap(custom, vmap)
         self._specialize()
+        _spec._ops.add(self)
+
+    def _release(self) -> None:
+        """Drops the launch function and kernels (at exit; the op cannot run afterwards)."""
+        self._fn = None
+        self.__dict__.pop("_kernel", None)
+        self.__dict__.get("_launchers", {}).clear()
+        for name in ("_fn", "_args", "_grid"):  # the generated __call__'s globals
+            type(self).__dict__.get("_fast_scope", {}).pop(name, None)
 
     def _specialize(self) -> None:
         fast = _fast.specialize(self)

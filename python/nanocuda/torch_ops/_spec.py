@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import sys
+import weakref
 
 device_type = "cuda"  # the device type ops check for; only CPU-only tests of the plumbing change it
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*$")
 _registered: dict[str, str] = {}  # qualname -> where it was registered (for the error)
 _streams: dict[int, object] = {}  # torch stream handle (or ~device for the legacy one) -> Stream
+_ops: weakref.WeakSet = weakref.WeakSet()  # every Op made, to let go of its kernels at exit
 _VERIFY_CALLS = 4  # the first calls of an op with a fake function compare its outputs with it
 
 
@@ -187,3 +190,13 @@ def _tensor_params(torch, name, parsed, dtypes, contiguous) -> list[_Param]:
     return out
 
 
+
+
+@atexit.register
+def _release_kernels() -> None:
+    # torch's operator registry keeps every op (and so its kernels and launch function) alive
+    # until the interpreter is torn down; letting go of them here frees nanocuda's objects
+    # while the extension is still intact.
+    for op in list(_ops):
+        op._release()
+    _streams.clear()
