@@ -227,3 +227,33 @@ def test_bench_torch_quick(torch, monkeypatch, capsys):
     names = [r["name"] for r in result["call_rows"]]
     assert bench.OP_OUT in names and bench.OP_NEW in names
     assert all(r["min_us"] > 0 for r in result["call_rows"])
+
+
+def test_readme_examples(torch, tmp_path):
+    import nanocuda
+    from nanocuda import torch_ops
+    from nanocuda.workflow import example_path
+
+    mod = nanocuda.load(example_path("square.cu"))
+    square = mod.square.as_op(fresh("square"), "(Tensor x) -> Tensor",
+                              grid=lambda x: (x.numel() + 255) // 256, block=256,
+                              args=lambda x, out: (x, out, x.numel()), dtypes="float32")
+    x = torch.randn(4096, device="cuda")
+    torch._dynamo.reset()
+    assert torch.allclose(torch.compile(lambda x: square(x) + 1, fullgraph=True)(x), x * x + 1)
+
+    path = tmp_path / "scale.cu"
+    path.write_text(SOURCE)
+    kernels = nanocuda.load(path)
+
+    @torch_ops.op(fresh("scale"), like="x", dtypes="float32")
+    def scale(x: torch.Tensor, alpha: float) -> torch.Tensor:
+        out = torch.empty_like(x)
+        kernels.scale[(x.numel() + 255) // 256, 256](x, out, alpha, x.numel(), stream=torch_ops.stream(x))
+        return out
+
+    for _ in range(5):  # past the calls that compare outputs with like=
+        assert torch.equal(scale(x, 2.0), x * 2)
+    assert torch.equal(scale.default(x, 3.0), x * 3)
+    torch._dynamo.reset()
+    assert torch.allclose(torch.compile(lambda x: scale(x, 2.0) - x, fullgraph=True, dynamic=True)(x), x)

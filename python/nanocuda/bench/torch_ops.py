@@ -98,8 +98,10 @@ def _triton_variants(torch, ns, a, b, out, burst, skipped) -> list[Variant]:
     try:
         from torch.library import triton_op, wrap_triton
 
-        @triton_op(f"{ns}::triton_add", mutates_args=(), schema="(Tensor a, Tensor b) -> Tensor")
-        def triton_add(a, b):
+        # Real annotations (this module has no `from __future__ import annotations`):
+        # triton_op infers its schema from them.
+        @triton_op(f"{ns}::triton_add", mutates_args=())
+        def triton_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             o = torch.empty_like(a)
             n = a.numel()
             wrap_triton(add_kernel)[((n + 255) // 256,)](a, b, o, n, BLOCK=256)

@@ -114,8 +114,15 @@ class Op:
                 return False
         return True
 
+    _launcher_checks_devices = False  # KernelOp: every tensor goes to a Launcher, which checks
+
     def _run_dispatched(self, *args, **kwargs):
-        return self._run(args, kwargs)
+        direct = self._direct
+        if direct is None or kwargs:
+            return self._run(args, kwargs)
+        return direct(*args)
+
+    _direct = None  # the generated dispatcher entry (see _fast), when the schema allows one
 
     def _run(self, args, kwargs):
         self._check(args, kwargs)
@@ -205,6 +212,8 @@ class Op:
 class KernelOp(Op):
     """An Op that launches one nanocuda kernel with outputs allocated by its output spec."""
 
+    _launcher_checks_devices = True
+
     def __init__(self, kernel, name, schema, *, args, grid, block, shared_mem, **options):
         self._kernel = getattr(kernel, "kernel", kernel)  # a workflow KernelFunction or a Kernel
         self._args = args
@@ -275,11 +284,13 @@ class KernelOp(Op):
         lines += ["    launcher = _launchers.get((_raw(d) or ~d, grid))",
                   "    if launcher is None:",
                   "        launcher = self._bind(d, grid)"]
-        if self._args is not None:
-            scope["_args"] = self._args
-            lines.append(f"    launcher(*_args({values}))")
-        else:
-            lines.append(f"    launcher({values})")
+        call = f"launcher(*_args({values}))" if self._args is not None else f"launcher({values})"
+        scope["_args"] = self._args
+        lines += ["    try:",
+                  f"        {call}",
+                  "    except (TypeError, ValueError):",
+                  f"        self._check(({args},), {{}})  # names the op's argument, if one is to blame",
+                  "        raise"]
         if not outs:
             lines.append("    return None")
         else:
