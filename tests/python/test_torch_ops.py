@@ -234,3 +234,21 @@ def test_stream_of_a_cpu_tensor_is_an_error():
 
     with pytest.raises(ValueError, match="is not a CUDA tensor"):
         torch_ops.stream(torch.ones(1))
+
+
+@needs_torch
+def test_torch_opcheck_passes(cpu_ops):
+    """torch.library.opcheck: schema, fake tensors, autograd registration, AOT dispatch."""
+    from nanocuda import torch_ops
+
+    op = cpu_op(dtypes="float32", backward=lambda ctx, g: (g * ctx.alpha, None),
+                setup_context=lambda ctx, inputs, output: setattr(ctx, "alpha", inputs[1]))
+    result = torch.library.opcheck(op.default, (torch.randn(8, 4, requires_grad=True), 2.0))
+    assert set(result.values()) == {"SUCCESS"}, result
+
+    @torch_ops.op(fresh("square_out"), mutates_args=("out",))
+    def square_out(x: torch.Tensor, out: torch.Tensor) -> None:
+        out.copy_(x * x)
+
+    result = torch.library.opcheck(square_out.default, (torch.randn(4), torch.empty(4)))
+    assert set(result.values()) == {"SUCCESS"}, result

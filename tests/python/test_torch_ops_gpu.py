@@ -257,3 +257,26 @@ def test_readme_examples(torch, tmp_path):
     assert torch.equal(scale.default(x, 3.0), x * 3)
     torch._dynamo.reset()
     assert torch.allclose(torch.compile(lambda x: scale(x, 2.0) - x, fullgraph=True, dynamic=True)(x), x)
+
+
+def test_torch_opcheck_on_the_gpu(torch, scale, ln_gelu):
+    x = torch.randn(64, 128, device="cuda", requires_grad=True)
+    w = torch.randn(128, device="cuda", requires_grad=True)
+    b = torch.randn(128, device="cuda", requires_grad=True)
+    for op, args in [(scale.default, (x.detach(), 2.0)),
+                     (ln_gelu.ln_gelu_forward.default, (x, w, b, 1e-5))]:
+        result = torch.library.opcheck(op, args)
+        assert set(result.values()) == {"SUCCESS"}, (op, result)
+
+
+def test_vmap_rule_on_the_gpu(torch, code):
+    from nanocuda import torch_ops
+
+    def rule(info, in_dims, x, alpha):  # elementwise: the batched tensor is just a bigger input
+        return op(x.contiguous(), alpha), in_dims[0]
+
+    op = torch_ops.op_from_kernel(code.get_kernel("scale"), fresh("vscale"), "(Tensor x, float alpha) -> Tensor",
+                                  grid=lambda x, a: (x.numel() + 255) // 256,
+                                  args=lambda x, a, out: (x, out, a, x.numel()), vmap=rule)
+    x = torch.randn(5, 300, device="cuda")
+    assert torch.equal(torch.vmap(lambda r: op(r, 2.0))(x), x * 2)
