@@ -163,14 +163,18 @@ def test_bad_inputs_eager_and_compiled(torch, scale):
             torch.compile(lambda t: scale(t, 1.0), fullgraph=True, backend="aot_eager")(bad)
 
 
-def test_tensors_on_two_devices(torch, scale):
+def test_tensors_on_two_devices(torch, code):
     from nanocuda import torch_ops
 
-    two = torch_ops.op_from_kernel(None, fresh("two"), "(Tensor a, Tensor b) -> Tensor", grid=1)
-    with pytest.raises(ValueError, match="must be a CUDA tensor"):
-        two(torch.ones(4, device="cuda"), torch.ones(4))
+    two = torch_ops.op_from_kernel(code.get_kernel("scale"), fresh("two"), "(Tensor x, Tensor(a!) out) -> ()",
+                                   grid=1, args=lambda x, out: (x, out, 1.0, x.numel()))
+    cuda, cpu = torch.ones(4, device="cuda"), torch.ones(4)
+    with pytest.raises(ValueError, match="argument 'x' must be a CUDA tensor"):
+        two(cpu, cuda)  # the first tensor: the op's own check
+    with pytest.raises(ValueError, match="argument 'out' must be a CUDA tensor"):
+        two(cuda, cpu)  # a later tensor: the Launcher's device check, reported as the op's
     if torch.cuda.device_count() < 2:
-        pytest.skip("needs 2 GPUs for the cuda:0 + cuda:1 case (the CPU + CUDA case passed)")
+        pytest.skip("needs 2 GPUs for the cuda:0 + cuda:1 case (the CPU + CUDA cases passed)")
     with pytest.raises(ValueError, match="all tensors of one call must be on one device"):
         two(torch.ones(4, device="cuda:0"), torch.ones(4, device="cuda:1"))
 
