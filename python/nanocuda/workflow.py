@@ -146,6 +146,12 @@ class KernelFunction:
     def bind(self, config, *, stream=None):
         return self.kernel.bind(config, stream=stream if stream is not None else default_stream())
 
+    def as_op(self, name: str, schema: str, **options):
+        """This kernel as a torch operator: nanocuda.torch_ops.op_from_kernel(self, name, schema, ...)."""
+        from . import torch_ops
+
+        return torch_ops.op_from_kernel(self, name, schema, **options)
+
     def __repr__(self) -> str:
         return f"<nanocuda kernel {self.name}>"
 

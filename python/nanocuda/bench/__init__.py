@@ -12,4 +12,6 @@ SUBCOMMANDS = {
     "graphs": ("nanocuda.bench.graphs", "CUDA graphs: device while_loop, build, update, replay vs C++"),
     "memory": ("nanocuda.bench.memory", "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"),
     "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
+    "torch": ("nanocuda.bench.torch_ops", "a nanocuda torch op's eager call cost vs Launcher/dispatcher/Triton; "
+              "the example model's training step compiled vs eager vs plain PyTorch"),
 }
