@@ -1,4 +1,4 @@
-"""Checks and times hopper_gemm.cu configurations against torch.matmul (cuBLAS) on one GPU.
+"""Checks and times hopper_gemm_fast.cu configurations against torch.matmul (cuBLAS) on one GPU.
 
     python examples/kernels/tune_hopper_gemm.py OUT_DIR [--quick]
 Correctness first (fresh random inputs, NaN-poisoned outputs, odd shapes), then interleaved
@@ -15,7 +15,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_hopper_gemm import HopperGemm  # noqa: E402
+from run_hopper_gemm_fast import HopperGemm  # noqa: E402
 
 out_dir = sys.argv[1] if len(sys.argv) > 1 else "gemm-results"
 quick = "--quick" in sys.argv
