@@ -18,19 +18,26 @@ KERNELS = {torch.float16: "hopper_gemm_f16", torch.bfloat16: "hopper_gemm_bf16"}
 class HopperGemm:
     """One compiled configuration: N tile (128 or 256), ring depth, tile grouping."""
 
-    def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8):
-        self.bn = bn
+    def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8, l2_promotion=None):
+        self.bn, self.l2 = bn, l2_promotion
         self.stages = stages or (4 if bn == 256 else 6)
         self.smem = self.stages * (BM + bn) * BK * 2 + 1024 + 256
-        defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m}
-        self.mod = nanocuda.load(os.path.join(HERE, "hopper_gemm_fast.cu"), arch="sm_90a",
-                                 defines=defines)
+        self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m}
+        self.modules = {}  # dtype -> module with that dtype's kernel only (half the compile)
         self.sms = nanocuda.Device(0).multiprocessor_count
+
+    def kernel(self, dtype):
+        """The compiled kernel for fp16 or bf16 (compiled on first use, then cached)."""
+        if dtype not in self.modules:
+            only = "GEMM_ONLY_F16" if dtype == torch.float16 else "GEMM_ONLY_BF16"
+            self.modules[dtype] = nanocuda.load(os.path.join(HERE, "hopper_gemm_fast.cu"), arch="sm_90a",
+                                                defines={**self.defines, only: None})
+        return getattr(self.modules[dtype], KERNELS[dtype])
 
     def tensor_maps(self, a, b):
         """TMA descriptors for A and B: boxes of 64 K-elements (128 bytes), swizzled 128B."""
-        return (nanocuda.TensorMap.tiled(a, (BM, BK), swizzle="128B"),
-                nanocuda.TensorMap.tiled(b, (self.bn, BK), swizzle="128B"))
+        return (nanocuda.TensorMap.tiled(a, (BM, BK), swizzle="128B", l2_promotion=self.l2),
+                nanocuda.TensorMap.tiled(b, (self.bn, BK), swizzle="128B", l2_promotion=self.l2))
 
     def grid(self, m: int, n: int) -> int:
         """Persistent grid: one block per SM, or fewer when there are fewer tiles."""
@@ -50,7 +57,7 @@ class HopperGemm:
         if k == 0 or m == 0 or n == 0:
             return (lambda: c.zero_()), c
         maps = self.tensor_maps(a, b)
-        launch = getattr(self.mod, KERNELS[a.dtype])[self.grid(m, n), THREADS, self.smem]
+        launch = self.kernel(a.dtype)[self.grid(m, n), THREADS, self.smem]
         return (lambda: launch(*maps, c, m, n, k)), c
 
     def __call__(self, a, b, out=None):

@@ -38,7 +38,8 @@ def fast_gemm(nanocuda, torch):
     """hopper_gemm_fast.cu's default configuration (as examples/kernels/run_hopper_gemm_fast.py
     calls it; only the .cu files are installed with the package): prepare(a, b, c) -> launch."""
     bm, bn, bk, stages = 128, 256, 64, 4
-    mod = nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a")
+    mods = {dt: nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a", defines=[f"GEMM_ONLY_{name}"])
+            for dt, name in ((torch.float16, "F16"), (torch.bfloat16, "BF16"))}
     sms = nanocuda.Device(0).multiprocessor_count
     smem = stages * (bm + bn) * bk * 2 + 1024 + 256
 
@@ -47,7 +48,7 @@ def fast_gemm(nanocuda, torch):
         maps = (nanocuda.TensorMap.tiled(a, (bm, bk), swizzle="128B"),
                 nanocuda.TensorMap.tiled(b, (bn, bk), swizzle="128B"))
         name = "hopper_gemm_f16" if a.dtype == torch.float16 else "hopper_gemm_bf16"
-        launch = getattr(mod, name)[min(-(-m // bm) * -(-n // bn), sms), 384, smem]
+        launch = getattr(mods[a.dtype], name)[min(-(-m // bm) * -(-n // bn), sms), 384, smem]
         return lambda: launch(*maps, c, m, n, k)
 
     return prepare
