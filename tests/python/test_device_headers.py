@@ -27,6 +27,49 @@ def test_each_header_compiles_alone_and_documents_itself(header):
     assert rc == 0, log
 
 
+EVERY_HELPER = r"""
+#include "nanocuda/device/cluster.cuh"
+#include "nanocuda/device/pdl.cuh"
+#include "nanocuda/device/tma.cuh"
+#include "nanocuda/device/warpgroup.cuh"
+#include "nanocuda/device/wgmma.cuh"
+using namespace nanocuda;
+extern "C" __global__ void __launch_bounds__(256, 1) every(const __grid_constant__ CUtensorMap m, int* out) {
+  __shared__ alignas(1024) unsigned short t[256 * 64];
+  __shared__ alignas(8) unsigned long long bar;
+  mbar::init(&bar, 1); mbar::fence_init();
+  mbar::expect_tx(&bar, 128); mbar::arrive_expect_tx(&bar, 128); mbar::arrive(&bar);
+  mbar::arrive_cluster(&bar, cluster::rank() ^ 1);
+  out[0] = mbar::try_wait(&bar, 0); mbar::wait(&bar, 1); mbar::wait_cluster(&bar, 0);
+  tma::load_tile_multicast(&m, t, &bar, 3, 0, 0); tma::load_tile_multicast(&m, t, &bar, 3, 0, 0, 0);
+  tma::prefetch_tile(&m, 0, 0); tma::store_tile(&m, t, 0, 0); tma::store_commit(); tma::store_wait_read<0>();
+  out[1] = cluster::size() + cluster::id_x() + *cluster::map_shared(out, 0);
+  cluster::arrive(); cluster::wait(); pdl::launch_dependents(); pdl::wait();
+  if (warpgroup::index() == 0) { warpgroup::dec_regs<24>(); warpgroup::named_sync(1, 128); }
+  else {
+    warpgroup::inc_regs<240>();
+    float d64[32] = {}, d128[64] = {}, d256[128] = {};
+    unsigned long long a = wgmma::desc_k128(t), b = wgmma::desc_k128(t + 16);
+    wgmma::fence();
+    wgmma::mma<64, wgmma::F16>(d64, a, b); wgmma::mma<64, wgmma::BF16>(d64, a, b, 0);
+    wgmma::mma<128, wgmma::F16>(d128, a, b); wgmma::mma<128, wgmma::BF16>(d128, a, b);
+    wgmma::mma<256, wgmma::F16>(d256, a, b); wgmma::mma<256, wgmma::BF16>(d256, a, b);
+    wgmma::commit(); wgmma::wait<0>(); wgmma::fence_operands(d64);
+    float s = 0;
+    for (int i = 0; i < 32; ++i) s += d64[i] + d128[i] + d256[i];
+    out[2 + threadIdx.x] = (int)s;
+  }
+}
+"""
+
+
+def test_every_helper_assembles_for_sm90a():
+    """Inline PTX is only assembled where it is used: this kernel uses every helper."""
+    rc, log, cubin = nvrtc_compile(EVERY_HELPER, OPTS)
+    assert rc == 0, log
+    assert "C7508" not in log, log
+
+
 def test_test_kernels_compile():
     rc, log, cubin = nvrtc_compile(TEST_KERNELS.read_text(), OPTS)
     assert rc == 0, log
