@@ -15,7 +15,8 @@
 // STAGES-deep ring of shared-memory buffers, each with an mbarrier that completes when its
 // bytes have landed; the four warps each compute a 32×32 quarter with WMMA 16×16×16
 // fragments. Then the fp32 result goes through shared memory to fp16 and out with one TMA
-// store. Correctness first; it is not tuned (no swizzle, no wgmma, no warp specialisation).
+// store. Correctness first; it is not tuned (no swizzle, no wgmma, no warp specialisation):
+// a teaching example. hopper_gemm_fast.cu is the fast one (TMA ring, wgmma, warp-specialized).
 #include <cuda_fp16.h>
 #include <mma.h>
 

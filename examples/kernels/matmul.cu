@@ -1,4 +1,6 @@
 // fp32 matmul C = A·B (A: M×K, B: K×N, C: M×N, all row-major), naive and shared-memory tiled.
+// Teaching examples: they show indexing and shared-memory tiling, not speed (they run far
+// below cuBLAS). The fast model is hopper_gemm.cu (TMA, wgmma, warp specialization).
 //
 // Launch both with block (16, 16) and grid (ceil(N/16), ceil(M/16)): x runs over columns of
 // C, y over rows, so neighbouring threads read neighbouring B and write neighbouring C.

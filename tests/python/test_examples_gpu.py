@@ -35,6 +35,17 @@ def test_saxpy_matches_torch(torch, n):
     torch.testing.assert_close(out, 2.5 * x + y)
 
 
+@pytest.mark.parametrize("n", [1, 5, 1000, (1 << 20) + 3])
+@pytest.mark.parametrize("offset", [0, 1])  # 1: views that are not 16-byte aligned (scalar path)
+@pytest.mark.parametrize("grid", [1, 7, None])
+def test_saxpy_vectorized_any_grid_and_alignment(torch, n, offset, grid):
+    saxpy = nanocuda.load(KERNELS / "saxpy.cu").saxpy
+    x, y = torch.rand(n + 1, device="cuda")[offset:offset + n], torch.rand(n + 1, device="cuda")[offset:offset + n]
+    out = torch.full((n + 1,), float("nan"), device="cuda")[offset:offset + n]
+    saxpy(-1.5, x, y, out, n, grid=grid or (n + 1023) // 1024, block=256)
+    torch.testing.assert_close(out, -1.5 * x + y)
+
+
 @pytest.mark.parametrize("n", [1, 777, 1 << 22])
 def test_square_matches_torch_with_call_and_bound_forms(torch, n):
     mod = nanocuda.load(KERNELS / "square.cu")
@@ -44,6 +55,10 @@ def test_square_matches_torch_with_call_and_bound_forms(torch, n):
     mod.square[64, 256](x, out2, n)  # grid-stride loop: a small grid still covers n
     torch.testing.assert_close(out1, x * x)
     torch.testing.assert_close(out2, x * x)
+    xs = torch.randn(n + 1, device="cuda")[1:]  # misaligned view: the scalar path
+    out3 = torch.full_like(xs, float("nan"))
+    mod.square[3, 128](xs, out3, n)
+    torch.testing.assert_close(out3, xs * xs)
 
 
 def test_workflow_launches_on_torchs_current_stream(torch):
@@ -108,9 +123,66 @@ def test_hopper_gemm_writes_nothing_outside_c(torch):
     assert bool((big[m:] == 7.0).all())
 
 
-@pytest.mark.parametrize("script", ["run_saxpy.py", "run_square.py", "run_matmul.py", "run_hopper_gemm.py"])
+def fast_gemm_example():
+    sys.path.insert(0, str(KERNELS))
+    try:
+        import run_hopper_gemm_fast as example
+    finally:
+        sys.path.remove(str(KERNELS))
+    return example
+
+
+FAST_SHAPES = [(128, 256, 64), (64, 64, 64), (1, 1, 8), (200, 136, 72), (1000, 333, 100), (300, 520, 13),
+               (257, 129, 4104), (4097, 3001, 1032), (2048, 2048, 2048), (129, 1, 4096), (513, 7, 24)]
+
+
+@pytest.mark.parametrize("m,n,k", FAST_SHAPES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("bn", [256, 128])
+def test_hopper_gemm_fast_matches_torch(torch, m, n, k, dtype, bn):
+    needs_sm90()
+    example = fast_gemm_example()
+    g = example.HopperGemm(bn=bn) if bn != 256 else example.HopperGemm()
+    dt = getattr(torch, dtype)
+    for _ in range(2):  # fresh inputs each time: a race shows as a moving error
+        a = torch.randn(m, k, device="cuda", dtype=dt)
+        b = torch.randn(n, k, device="cuda", dtype=dt)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+        g(a, b, out=c)
+        torch.cuda.synchronize()
+        assert not torch.isnan(c).any(), "every element is written"
+        ref = a.double() @ b.double().T
+        err = ((c.double() - ref).norm() / ref.norm()).item()
+        # fp32 accumulation, one rounding to 16 bits: ~ half an ulp of the output type.
+        assert err < (1e-3 if dtype == "float16" else 6e-3), err
+
+
+def test_hopper_gemm_fast_writes_nothing_outside_c(torch):
+    needs_sm90()
+    example = fast_gemm_example()
+    m, n, k = 200, 72, 40
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.float16)
+    big = torch.full((m + 300, n), 7.0, device="cuda", dtype=torch.float16)
+    c = big[:m]  # the rows after it must stay untouched by the predicated stores
+    example.gemm(a, b, out=c)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c.float(), a.float() @ b.float().T, rtol=2e-3, atol=2e-2)
+    assert bool((big[m:] == 7.0).all())
+
+
+def test_hopper_gemm_fast_rejects_mixed_dtypes(torch):
+    needs_sm90()
+    example = fast_gemm_example()
+    a = torch.randn(64, 64, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="both fp16 or both bf16"):
+        example.gemm(a, a.bfloat16())
+
+
+@pytest.mark.parametrize("script", ["run_saxpy.py", "run_square.py", "run_matmul.py", "run_hopper_gemm.py",
+                                    "run_hopper_gemm_fast.py"])
 def test_python_caller_runs(script):
-    if script == "run_hopper_gemm.py":
+    if script.startswith("run_hopper_gemm"):
         needs_sm90()
     r = subprocess.run([sys.executable, str(KERNELS / script)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -17,6 +17,7 @@ EXPECTED = {
     "square.cu": ["square"],
     "matmul.cu": ["matmul_naive", "matmul_tiled"],
     "hopper_gemm.cu": ["hopper_gemm"],
+    "hopper_gemm_fast.cu": ["hopper_gemm_bf16", "hopper_gemm_f16"],
 }
 
 

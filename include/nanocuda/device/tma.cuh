@@ -1,5 +1,6 @@
 // Kernel-side TMA: CUtensorMap for NVRTC code without <cuda.h>, and PTX helpers for mbarriers
-// and bulk tensor copies (sm_90+). Header-only; includes nothing, so NVRTC needs no paths.
+// and bulk tensor copies (sm_90+): tiled loads (also multicast to a cluster), im2col loads,
+// tiled stores, L2 prefetch. Header-only; includes only mbarrier.cuh, so NVRTC needs no paths.
 //
 // A kernel takes a map built by nanocuda.TensorMap by value:
 //   extern "C" __global__ void k(const __grid_constant__ CUtensorMap map) { ... &map ... }
@@ -25,61 +26,41 @@ typedef struct CUtensorMap_st {
 #undef NANOCUDA_TENSOR_MAP_ALIGN
 #endif
 
+#include "mbarrier.cuh"
+
 static_assert(sizeof(CUtensorMap) == 128, "a CUtensorMap is 128 bytes");
 static_assert(alignof(CUtensorMap) >= 64, "TMA descriptors need 64-byte alignment");
 
 namespace nanocuda {
 namespace tma {
 
-// 32-bit shared-memory address of a generic pointer into shared memory.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using nanocuda::smem_addr;
 
 __device__ __forceinline__ unsigned long long map_addr(const CUtensorMap* map) {
   return reinterpret_cast<unsigned long long>(map);
 }
 
-// ---- mbarriers (8-byte, 8-byte-aligned, in shared memory) --------------------------------
+// ---- mbarriers: the short names used with TMA (mbarrier.cuh has the full set) -------------
 
 __device__ __forceinline__ void mbarrier_init(unsigned long long* bar, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals)
-               : "memory");
+  mbar::init(bar, arrivals);
 }
-
 // Makes mbarrier_init visible to the async proxy (TMA) and the rest of the cluster.
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+__device__ __forceinline__ void fence_barrier_init() { mbar::fence_init(); }
+// Arrives once and tells the barrier to expect `bytes` more from TMA in this phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  mbar::arrive_expect_tx(bar, bytes);
+}
+__device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) { mbar::arrive(bar); }
+// Blocks until the phase with parity `phase` (0, 1, 0, ...) has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned phase) {
+  mbar::wait(bar, phase);
 }
 
 // Orders this thread's generic-proxy shared-memory writes before later TMA reads of them
 // (call before store_tile of data written with ordinary stores).
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-// Arrives once and tells the barrier to expect `bytes` more from TMA in this phase.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-
-// Blocks until the phase with parity `phase` (0, 1, 0, ...) has completed.
-__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned phase) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n"
-      "}\n" ::"r"(smem_addr(bar)),
-      "r"(phase)
-      : "memory");
 }
 
 // ---- descriptor prefetch -------------------------------------------------------------------
@@ -119,6 +100,27 @@ __device__ __forceinline__ void load_tile(const CUtensorMap* map, void* dst, uns
   NANOCUDA_TMA_LOAD(5, "%3, %4, %5, %6, %7", "r"(x), "r"(y), "r"(z), "r"(w), "r"(v));
 }
 #undef NANOCUDA_TMA_LOAD
+
+// ---- multicast tiled loads: one copy lands in every block of `mask` (bit i: cluster rank i)
+// at the same shared-memory offset, and completes bytes on each one's barrier at `bar`'s
+// offset. Each receiving block must expect_tx the bytes on its own barrier.
+
+__device__ __forceinline__ void load_tile_multicast(const CUtensorMap* map, void* dst,
+                                                    unsigned long long* bar, unsigned short mask,
+                                                    int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+               "l"(map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "h"(mask)
+               : "memory");
+}
+__device__ __forceinline__ void load_tile_multicast(const CUtensorMap* map, void* dst,
+                                                    unsigned long long* bar, unsigned short mask,
+                                                    int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(smem_addr(dst)),
+               "l"(map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "r"(z), "h"(mask)
+               : "memory");
+}
 
 // ---- im2col loads: coordinates {c, w, (h,) (d,) n}, offsets {w, (h,) (d)} (16-bit) ---------
 

@@ -1,18 +1,22 @@
 """`nanocuda bench kernels`: each example kernel's GPU time against its torch equivalent.
 
-Method: a sample is the mean of `min(burst, 20)` back-to-back launches between two CUDA
-events on torch's current stream (launches through the workflow's bound form,
-`mod.kernel[grid, block](...)`); nanocuda and torch alternate round by round, and the
-reported ratio is nanocuda / torch on min and median (below 1: the example is faster).
-Needs torch; the Hopper GEMM rows need an sm_90 device.
+Method (at most MAX_ROUNDS rounds): a sample is the mean of a burst of back-to-back launches between two CUDA events on
+torch's current stream (launches through the workflow's bound form, `mod.kernel[grid,
+block](...)`); nanocuda and torch alternate in a shuffled order every round, and the table
+gives medians over the rounds, the rate (GB/s for the elementwise kernels, TFLOP/s for the
+matmuls) and the speed relative to torch: torch time / nanocuda time (above 1: faster). The
+GEMM rows (hopper_gemm_fast.cu, against cuBLAS through torch.matmul) need an sm_90 device.
 """
 
 from __future__ import annotations
 
 from ..workflow import example_path
-from .harness import Variant, print_table, run_interleaved, summarize
+from .harness import Variant, run_interleaved, summarize
 
 MAX_REPEATS = 20  # launches per sample: enough to hide event overhead, few for slow kernels
+MAX_ROUNDS = 40  # the 8192³ GEMMs take ~30 ms a sample: 40 rounds keep the run near a minute
+GEMM_SIZES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000, 3000, 5000),
+              (8192, 1000, 3000)]
 
 
 def event_burst(torch, fn, repeats: int):
@@ -30,20 +34,42 @@ def event_burst(torch, fn, repeats: int):
     return run
 
 
-def pairs(torch, nanocuda) -> tuple[list[tuple[str, object, object]], list[str]]:
-    """(label, nanocuda call, torch call) per example, on fresh random inputs."""
+def fast_gemm(nanocuda, torch):
+    """hopper_gemm_fast.cu's default configuration (as examples/kernels/run_hopper_gemm_fast.py
+    calls it; only the .cu files are installed with the package): prepare(a, b, c) -> launch."""
+    bm, bn, bk, stages = 128, 256, 64, 4
+    mods = {dt: nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a", defines=[f"GEMM_ONLY_{name}"])
+            for dt, name in ((torch.float16, "F16"), (torch.bfloat16, "BF16"))}
+    sms = nanocuda.Device(0).multiprocessor_count
+    smem = stages * (bm + bn) * bk * 2 + 1024 + 256
+
+    def prepare(a, b, c):
+        (m, k), n = a.shape, b.shape[0]
+        maps = (nanocuda.TensorMap.tiled(a, (bm, bk), swizzle="128B"),
+                nanocuda.TensorMap.tiled(b, (bn, bk), swizzle="128B"))
+        name = "hopper_gemm_f16" if a.dtype == torch.float16 else "hopper_gemm_bf16"
+        launch = getattr(mods[a.dtype], name)[min(-(-m // bm) * -(-n // bn), sms), 384, smem]
+        return lambda: launch(*maps, c, m, n, k)
+
+    return prepare
+
+
+def pairs(torch, nanocuda, quick: bool = False):
+    """(label, work, unit, nanocuda call, torch call) per example, on fresh random inputs."""
     skipped: list[str] = []
     out = []
     dev = "cuda"
+    sms = nanocuda.Device(0).multiprocessor_count
 
     n = 512 * 32768  # the overview's SAXPY size
     x, y, o = torch.rand(n, device=dev), torch.rand(n, device=dev), torch.empty(n, device=dev)
-    saxpy = nanocuda.load(example_path("saxpy.cu")).saxpy[(n + 511) // 512, 512]
-    out.append((f"saxpy, {n} floats", lambda: saxpy(2.0, x, y, o, n),
+    blocks = min((n // 4 + 255) // 256, sms * 32)  # one float4 per thread, grid-stride beyond
+    saxpy = nanocuda.load(example_path("saxpy.cu")).saxpy[blocks, 256]
+    out.append((f"saxpy, {n} floats", 12.0 * n, "GB/s", lambda: saxpy(2.0, x, y, o, n),
                 lambda: torch.add(y, x, alpha=2.0, out=o)))
-
-    sq = nanocuda.load(example_path("square.cu")).square[(n + 255) // 256, 256]
-    out.append((f"square, {n} floats", lambda: sq(x, o, n), lambda: torch.mul(x, x, out=o)))
+    sq = nanocuda.load(example_path("square.cu")).square[blocks, 256]
+    out.append((f"square, {n} floats", 8.0 * n, "GB/s", lambda: sq(x, o, n),
+                lambda: torch.mul(x, x, out=o)))
 
     m = 1024
     a, b, c = (torch.randn(m, m, device=dev) for _ in range(3))
@@ -51,22 +77,46 @@ def pairs(torch, nanocuda) -> tuple[list[tuple[str, object, object]], list[str]]
     grid = ((m + 15) // 16, (m + 15) // 16)
     for kind in ("naive", "tiled"):
         f = getattr(mm, f"matmul_{kind}")[grid, (16, 16)]
-        out.append((f"matmul_{kind}, fp32 {m}³", lambda f=f: f(a, b, c, m, m, m),
-                    lambda: torch.matmul(a, b, out=c)))
+        out.append((f"matmul_{kind} (teaching), fp32 {m}³", 2.0 * m ** 3, "TFLOP/s",
+                    lambda f=f: f(a, b, c, m, m, m), lambda: torch.matmul(a, b, out=c)))
 
     major, minor = nanocuda.Device(0).compute_capability
     if (major, minor) == (9, 0):
-        gm = nanocuda.load(example_path("hopper_gemm.cu"), arch="sm_90a")
-        for s in (512, 2048):
-            a16, b16, c16 = (torch.randn(s, s, device=dev, dtype=torch.float16) for _ in range(3))
-            maps = [nanocuda.TensorMap.tiled(t, (64, 64), swizzle="none") for t in (a16, b16, c16)]
-            f = gm.hopper_gemm[((s + 63) // 64, (s + 63) // 64), 128]
-            bt = b16.T
-            out.append((f"hopper_gemm, fp16 {s}³ (A·Bᵀ)", lambda f=f, m=maps, s=s: f(*m, s),
-                        lambda a16=a16, bt=bt, c16=c16: torch.matmul(a16, bt, out=c16)))
+        prepare = fast_gemm(nanocuda, torch)
+        sizes = GEMM_SIZES[:2] if quick else GEMM_SIZES
+        for dtype in (torch.float16, torch.bfloat16):
+            for gm, gn, gk in sizes:
+                a16 = torch.randn(gm, gk, device=dev, dtype=dtype)
+                b16 = torch.randn(gn, gk, device=dev, dtype=dtype)
+                c16 = torch.empty(gm, gn, device=dev, dtype=dtype)
+                ours = prepare(a16, b16, c16)
+                ref = a16.float() @ b16.float().T
+                ours()
+                err = ((c16.float() - ref).norm() / ref.norm()).item()
+                del ref
+                label = f"hopper_gemm_fast, {str(dtype)[6:]} {gm}x{gn}x{gk}"
+                if not err < 1e-2:
+                    skipped.append(f"{label}: wrong result (relative error {err:.2e})")
+                    continue
+                bt = b16.T
+                out.append((label, 2.0 * gm * gn * gk, "TFLOP/s", ours,
+                            lambda a16=a16, bt=bt, c16=c16: torch.matmul(a16, bt, out=c16)))
     else:
-        skipped.append(f"hopper_gemm (sm_90a kernel; device 0 is sm_{major}{minor})")
+        skipped.append(f"hopper_gemm_fast (sm_90a kernel; device 0 is sm_{major}{minor})")
     return out, skipped
+
+
+def print_rates(title: str, rows: list[dict]) -> None:
+    """One line per kernel: medians, rates, and speed relative to torch."""
+    print(f"\n{title}")
+    w = max([44, *(len(r["label"]) for r in rows)])
+    head = (f"  {'kernel':<{w}} {'torch µs':>9} {'ours µs':>9} {'torch rate':>11} {'our rate':>10} "
+            f"{'unit':>8} {'× torch':>8} {'p10–p90':>12}")
+    print(head)
+    print("  " + "-" * (len(head) - 2))
+    for r in rows:
+        print(f"  {r['label']:<{w}} {r['torch_us']:>9.1f} {r['ours_us']:>9.1f} {r['torch_rate']:>11.1f} "
+              f"{r['our_rate']:>10.1f} {r['unit']:>8} {r['speed']:>8.3f} {r['spread']:>12}")
 
 
 def run(rounds: int, burst: int) -> dict:
@@ -79,16 +129,28 @@ def run(rounds: int, burst: int) -> dict:
     import nanocuda
 
     repeats = max(1, min(burst, MAX_REPEATS))
-    examples, skipped = pairs(torch, nanocuda)
+    rounds = min(rounds, MAX_ROUNDS)
+    examples, skipped = pairs(torch, nanocuda, quick=rounds < 10)  # --quick: 5 rounds
     variants = []
-    for label, ours, theirs in examples:
+    for label, _, _, ours, theirs in examples:
         base = f"torch: {label}"
         variants.append(Variant(base, event_burst(torch, theirs, repeats)))
         variants.append(Variant(f"nanocuda: {label}", event_burst(torch, ours, repeats), baseline=base))
     run_interleaved(variants, rounds, repeats, torch.cuda.synchronize, "bench kernels")
     rows = summarize(variants)
-    print_table(f"Example kernels vs torch, GPU time per launch (µs), mean of {repeats} launches, "
-                f"{rounds} rounds", rows, baseline_label="torch")
+    by_name = {r["name"]: r for r in rows}
+    rates = []
+    for label, work, unit, _, _ in examples:
+        t, o = by_name[f"torch: {label}"], by_name[f"nanocuda: {label}"]
+        scale = 1e-3 if unit == "GB/s" else 1e-6  # work per µs -> GB/s or TFLOP/s
+        per_round = sorted(a / b for a, b in zip(t["samples_us"], o["samples_us"]))
+        rates.append(dict(label=label, unit=unit, torch_us=t["median_us"], ours_us=o["median_us"],
+                          torch_rate=work / t["median_us"] * scale, our_rate=work / o["median_us"] * scale,
+                          speed=t["median_us"] / o["median_us"],
+                          spread=f"{per_round[int(0.1 * (len(per_round) - 1))]:.2f}–"
+                                 f"{per_round[int(0.9 * (len(per_round) - 1))]:.2f}"))
+    print_rates(f"Example kernels vs torch (cuBLAS for GEMMs): GPU time per launch, median of {rounds} "
+                f"interleaved rounds of {repeats} launches; × torch = torch time / ours", rates)
     for s in skipped:
         print(f"  skipped: {s}")
-    return {"rows": rows, "skipped": skipped, "repeats": repeats, "rounds": rounds}
+    return {"rows": rows, "rates": rates, "skipped": skipped, "repeats": repeats, "rounds": rounds}

@@ -1,0 +1,102 @@
+"""The device headers compile alone and together with NVRTC (sm_90a), and nvcc; CPU only."""
+
+import pathlib
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from test_tma_device_header import CUDA_HOME, INCLUDE, nvrtc_compile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HEADERS = sorted((INCLUDE / "nanocuda" / "device").glob("*.cuh"))
+TEST_KERNELS = ROOT / "tests" / "kernels" / "device_headers.cu"
+GEMM = ROOT / "examples" / "kernels" / "hopper_gemm_fast.cu"
+OPTS = ["-arch=sm_90a", f"-I{INCLUDE}", "-std=c++17"]
+
+
+@pytest.mark.parametrize("header", [h.name for h in HEADERS])
+def test_each_header_compiles_alone_and_documents_itself(header):
+    text = (INCLUDE / "nanocuda" / "device" / header).read_text()
+    assert text.startswith("//"), "a purpose comment at the top"
+    assert "#include <" not in text, "NVRTC has no libc headers: device headers include none"
+    src = f'#include "nanocuda/device/{header}"\n#include "nanocuda/device/{header}"\n' \
+          'extern "C" __global__ void k() {}\n'
+    rc, log, _ = nvrtc_compile(src, OPTS)
+    assert rc == 0, log
+
+
+EVERY_HELPER = r"""
+#include "nanocuda/device/cluster.cuh"
+#include "nanocuda/device/pdl.cuh"
+#include "nanocuda/device/tma.cuh"
+#include "nanocuda/device/warpgroup.cuh"
+#include "nanocuda/device/wgmma.cuh"
+using namespace nanocuda;
+extern "C" __global__ void __launch_bounds__(256, 1) every(const __grid_constant__ CUtensorMap m, int* out) {
+  __shared__ alignas(1024) unsigned short t[256 * 64];
+  __shared__ alignas(8) unsigned long long bar;
+  mbar::init(&bar, 1); mbar::fence_init();
+  mbar::expect_tx(&bar, 128); mbar::arrive_expect_tx(&bar, 128); mbar::arrive(&bar);
+  mbar::arrive_cluster(&bar, cluster::rank() ^ 1);
+  out[0] = mbar::try_wait(&bar, 0); mbar::wait(&bar, 1); mbar::wait_cluster(&bar, 0);
+  tma::load_tile_multicast(&m, t, &bar, 3, 0, 0); tma::load_tile_multicast(&m, t, &bar, 3, 0, 0, 0);
+  tma::prefetch_tile(&m, 0, 0); tma::store_tile(&m, t, 0, 0); tma::store_commit(); tma::store_wait_read<0>();
+  out[1] = cluster::size() + cluster::id_x() + *cluster::map_shared(out, 0);
+  cluster::arrive(); cluster::wait(); pdl::launch_dependents(); pdl::wait();
+  if (warpgroup::index() == 0) { warpgroup::dec_regs<24>(); warpgroup::named_sync(1, 128); }
+  else {
+    warpgroup::inc_regs<240>();
+    float d64[32] = {}, d128[64] = {}, d256[128] = {};
+    unsigned long long a = wgmma::desc_k128(t), b = wgmma::desc_k128(t + 16);
+    wgmma::fence();
+    wgmma::mma<64, wgmma::F16>(d64, a, b); wgmma::mma<64, wgmma::BF16>(d64, a, b, 0);
+    wgmma::mma<128, wgmma::F16>(d128, a, b); wgmma::mma<128, wgmma::BF16>(d128, a, b);
+    wgmma::mma<256, wgmma::F16>(d256, a, b); wgmma::mma<256, wgmma::BF16>(d256, a, b);
+    wgmma::commit(); wgmma::wait<0>(); wgmma::fence_operands(d64);
+    float s = 0;
+    for (int i = 0; i < 32; ++i) s += d64[i] + d128[i] + d256[i];
+    out[2 + threadIdx.x] = (int)s;
+  }
+}
+"""
+
+
+def test_every_helper_assembles_for_sm90a():
+    """Inline PTX is only assembled where it is used: this kernel uses every helper."""
+    rc, log, cubin = nvrtc_compile(EVERY_HELPER, OPTS)
+    assert rc == 0, log
+    assert "C7508" not in log, log
+
+
+def test_test_kernels_compile():
+    rc, log, cubin = nvrtc_compile(TEST_KERNELS.read_text(), OPTS)
+    assert rc == 0, log
+    assert b"wgmma_bf16_n256" in cubin and b"tma_multicast" in cubin
+
+
+@pytest.mark.parametrize("bn", [128, 256])
+def test_gemm_compiles_with_register_reallocation_and_no_serialized_wgmma(bn):
+    t0 = time.perf_counter()
+    rc, log, cubin = nvrtc_compile(GEMM.read_text(), OPTS + [f"-DGEMM_BN={bn}"])
+    seconds = time.perf_counter() - t0
+    assert rc == 0, log
+    assert b"hopper_gemm_f16" in cubin and b"hopper_gemm_bf16" in cubin
+    assert "C7508" not in log, "ptxas ignored setmaxnreg: " + log
+    assert "C7519" not in log, "ptxas serialized wgmma (warpgroup.arrive injected): " + log
+    print(f"NVRTC cold compile of hopper_gemm_fast.cu (BN={bn}, 2 kernels): {seconds:.2f} s")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None and not (CUDA_HOME / "bin" / "nvcc").exists(),
+                    reason="nvcc not found")
+def test_headers_compile_with_nvcc_and_cuda_h(tmp_path):
+    nvcc = shutil.which("nvcc") or str(CUDA_HOME / "bin" / "nvcc")
+    src = tmp_path / "all.cu"
+    src.write_text("#include <cuda.h>\n" + "".join(f'#include "nanocuda/device/{h.name}"\n' for h in HEADERS)
+                   + 'extern "C" __global__ void k(const __grid_constant__ CUtensorMap m) {\n'
+                   "  nanocuda::tma::prefetch_tensormap(&m); nanocuda::pdl::wait(); }\n")
+    for f in (src, GEMM):
+        r = subprocess.run([nvcc, "--cubin", "-gencode=arch=compute_90a,code=sm_90a", f"-I{INCLUDE}",
+                            "-o", str(tmp_path / "k.cubin"), str(f)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
