@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
+#include "nanocuda/compile/nvrtc_api.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
@@ -229,6 +230,15 @@ void bind_compile(nb::module_& m) {
         "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
         "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
+  // Where run-time compilation's pieces come from, for `nanocuda info` (nanocuda._compile).
+  m.def("_add_include_search_dirs", &detail::add_include_search_dirs, nb::arg("dirs"),
+        "Extra folders searched for cuda.h and cccl/cuda/std (after the toolkit).");
+  m.def("_nvjitlink_library", [] { return detail::nvjitlink().path; },
+        "The nvJitLink library file in use (loads nvJitLink).");
+  m.def("_cuda_include_dirs", [] {
+    const auto& api = detail::nvrtc();
+    return std::make_pair(api.include, api.cccl_include);
+  }, "(folder of cuda.h, folder of cuda/std) paired with the loaded NVRTC; '' if none.");
 }
 
 }  // namespace nanocuda::py
