@@ -65,8 +65,7 @@ def _pip_owner(path: str) -> str | None:
         if not name.lower().startswith("nvidia") and name.lower() != "cuda-toolkit":
             continue
         for f in dist.files or ():
-            located = os.path.realpath(dist.locate_file(f))
-            if located == real or located.startswith(real + os.sep):
+            if os.path.realpath(dist.locate_file(f)) == real:
                 return f"{name} {dist.version}"
     return None
 
@@ -116,9 +115,11 @@ def toolkit_sources() -> list[tuple[str, str, str]]:
         include, cccl = _nanocuda._cuda_include_dirs()
     except NanocudaError:
         return rows  # NVRTC is missing: its row already says what to install
-    for piece, path in (("cuda.h", include), ("cuda/std", cccl)):
+    # A folder's origin is that of the file that made it the choice (several pip packages
+    # share nvidia/cu13/include).
+    for piece, path, marker in (("cuda.h", include, "cuda.h"), ("cuda/std", cccl, "cuda/std/cstdint")):
         if path:
-            rows.append((piece, path, _origin(path)))
+            rows.append((piece, path, _origin(os.path.join(path, marker))))
         else:
             rows.append((piece, "", f"not found: pip install {PIP_PACKAGES[piece]}"))
     return rows
@@ -146,7 +147,15 @@ def compile(  # noqa: A001 - mirrors the verb users expect
 
     ``options`` are ProgramOptions fields: arch, std, fast_math, lineinfo, debug,
     max_registers, relocatable_device_code, default_device, extra_flags. ``defines`` may be
-    a dict ({"N": 128, "FAST": None}) or a list of "NAME[=VALUE]" strings.
+    a dict ({"N": 128, "FAST": None}) or a list of "NAME[=VALUE]" strings. NVRTC and the
+    CUDA headers come from the toolkit or, with no toolkit, from ``pip install
+    "nanocuda[nvrtc]"``; ``nanocuda info`` says which.
+
+    Example::
+
+        src = 'extern "C" __global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }'
+        code = nanocuda.compile(src, arch="90a", defines={"N": 128})
+        kernel = code.get_kernel("scale")
     """
     opts = ProgramOptions(
         defines=_defines(defines), include_dirs=[os.fspath(d) for d in include_dirs], **options

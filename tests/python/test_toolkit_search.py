@@ -76,3 +76,29 @@ def test_wheel_include_folders_on_sys_path_are_found(tmp_path, monkeypatch):
     lib = tmp_path / "nvidia" / "cu13" / "lib"
     lib.mkdir()
     assert _compile.wheel_library_dirs()[0] == str(lib)
+
+
+@pytest.mark.gpu
+def test_fp16_bf16_kernel_runs_with_the_found_headers():
+    # Compiled for the device at hand with whatever headers were found (pip or toolkit),
+    # then run: the conversions must match numpy's float16 and a bfloat16 rounding.
+    import numpy as np
+
+    n = 1000
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    kernel = nanocuda.compile(KERNEL).get_kernel("convert")
+    stream = nanocuda.Stream()
+    dx = nanocuda.Buffer(4 * n, stream=stream)
+    dh, db = (nanocuda.Buffer(2 * n, stream=stream) for _ in range(2))
+    nanocuda.copy(dx, x, stream=stream)
+    nanocuda.launch(stream, nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256), kernel,
+                    dx, dh, db, n, 0)
+    h = np.empty(n, np.float16)
+    b = np.empty(n, np.uint16)
+    nanocuda.copy(h, dh, stream=stream)
+    nanocuda.copy(b, db, stream=stream)
+    stream.sync()
+    assert np.array_equal(h, x.astype(np.float16))
+    bits = x.view(np.uint32)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # round to nearest even
+    assert np.array_equal(b, rounded)
