@@ -172,6 +172,10 @@ std::vector<std::string> Program::flags(CodeType target) const {
   // The toolkit's headers last, so user folders can override them.
   if (!api.include.empty()) f.push_back("-I" + api.include);
   if (!api.cccl_include.empty()) f.push_back("-I" + api.cccl_include);
+  // NVIDIA's header packages may sit in another site-packages than cuda.h's (user site vs
+  // system): crt/ (nvidia-cuda-crt) and the rest are found through every wheel include folder.
+  for (const auto& d : detail::include_search_dirs_extra())
+    if (d != api.include && d + "/cccl" != api.cccl_include) f.push_back("-I" + d);
   for (const auto& x : o.extra_flags) f.push_back(x);
   return f;
 }
@@ -226,6 +230,8 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
                "provides cuda.h, cuda_fp16.h, cuda_bf16.h)";
       if (api.cccl_include.empty())
         log += "\n(no cuda/std headers found: `pip install nvidia-cuda-cccl` provides them)";
+      if (log.find("\"crt/") != std::string::npos)
+        log += "\n(crt/ headers are in `pip install nvidia-cuda-crt`)";
     }
     throw CompileError(std::move(log), f, name_);
   }
