@@ -13,11 +13,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     built = nanocuda.BUILT_CUDA_VERSION
     print(f"nanocuda {nanocuda.__version__}  (built against CUDA {built // 1000}.{built % 1000 // 10})")
     print(f"Python   {platform.python_version()} ({sys.executable})")
-    try:
-        v = nanocuda.nvrtc_version()
-        print(f"NVRTC    {v // 1000}.{v % 1000 // 10} ({nanocuda.nvrtc_library()})")
-    except nanocuda.NanocudaError as e:
-        print(f"NVRTC    not available: {e}")
+    _print_toolkit(nanocuda)
     _print_torch_bridge()
     try:
         version = nanocuda.driver_version()
@@ -35,6 +31,21 @@ def _cmd_info(args: argparse.Namespace) -> int:
             f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  {d.uuid}"
         )
     return 0
+
+
+def _print_toolkit(nanocuda) -> None:
+    # Where run-time compilation's pieces come from: the toolkit, a pip package, or $NANOCUDA_*.
+    from ._compile import toolkit_sources
+
+    try:
+        v = nanocuda.nvrtc_version()
+        print(f"NVRTC    {v // 1000}.{v % 1000 // 10}")
+    except nanocuda.NanocudaError as e:
+        print(f"NVRTC    not available: {e}")
+        return
+    for piece, path, origin in toolkit_sources():
+        print(f"  {piece:<9} {path or '-'}  ({origin})")
+    print(f"  {'device':<9} {nanocuda.include_dir()}  (nanocuda's kernel-side headers)")
 
 
 def _print_torch_bridge() -> None:

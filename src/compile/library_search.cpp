@@ -1,4 +1,4 @@
-// Finds NVRTC and nvJitLink: explicit path, toolkit, pip wheels, build toolkit, then the loader.
+// Finds NVRTC, nvJitLink and the CUDA headers: explicit path, toolkit, pip wheels, build toolkit, loader.
 #include "nanocuda/compile/library_search.h"
 
 #include <dirent.h>
@@ -19,6 +19,7 @@ namespace {
 
 std::mutex g_dirs_mutex;
 std::vector<std::string> g_extra_dirs;
+std::vector<std::string> g_extra_include_dirs;
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -64,11 +65,23 @@ std::vector<std::string> candidates_in(const std::string& dir, const std::string
 
 }  // namespace
 
-void add_library_search_dirs(const std::vector<std::string>& dirs) {
+namespace {
+void add_unique(std::vector<std::string>& list, const std::vector<std::string>& dirs) {
   std::lock_guard<std::mutex> lock(g_dirs_mutex);
   for (const auto& d : dirs)
-    if (std::find(g_extra_dirs.begin(), g_extra_dirs.end(), d) == g_extra_dirs.end())
-      g_extra_dirs.push_back(d);
+    if (std::find(list.begin(), list.end(), d) == list.end()) list.push_back(d);
+}
+}  // namespace
+
+void add_library_search_dirs(const std::vector<std::string>& dirs) { add_unique(g_extra_dirs, dirs); }
+
+void add_include_search_dirs(const std::vector<std::string>& dirs) {
+  add_unique(g_extra_include_dirs, dirs);
+}
+
+std::vector<std::string> include_search_dirs_extra() {
+  std::lock_guard<std::mutex> lock(g_dirs_mutex);
+  return g_extra_include_dirs;
 }
 
 namespace {
@@ -84,11 +97,14 @@ std::string device_include_dir() {
   if (const char* env = std::getenv("NANOCUDA_INCLUDE_DIR"); env && *env) return env;
   std::lock_guard<std::mutex> lock(g_dirs_mutex);
   if (!g_device_include_dir.empty()) return g_device_include_dir;
+  // A C++ program: the source tree it was built from, else where `cmake --install` put them.
 #ifdef NANOCUDA_SOURCE_INCLUDE_DIR
-  return NANOCUDA_SOURCE_INCLUDE_DIR;
-#else
-  return {};
+  if (exists(std::string(NANOCUDA_SOURCE_INCLUDE_DIR) + "/nanocuda/device")) return NANOCUDA_SOURCE_INCLUDE_DIR;
 #endif
+#ifdef NANOCUDA_INSTALL_INCLUDE_DIR
+  if (exists(std::string(NANOCUDA_INSTALL_INCLUDE_DIR) + "/nanocuda/device")) return NANOCUDA_INSTALL_INCLUDE_DIR;
+#endif
+  return {};
 }
 
 std::vector<std::string> library_search_dirs_extra() {
@@ -109,7 +125,8 @@ std::vector<std::string> library_search_dirs() {
   return dirs;
 }
 
-LoadedLibrary load_toolkit_library(const char* what, const char* stem, const char* env_var) {
+LoadedLibrary load_toolkit_library(const char* what, const char* stem, const char* env_var,
+                                   const char* pip_package) {
   std::string looked;
   auto note = [&](const std::string& where, const char* why) {
     looked += "\n  " + where + (why ? std::string(" (") + why + ")" : std::string());
@@ -138,27 +155,52 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
     return {h, path};
   }
   note(std::string(stem) + " via the dynamic loader", "not found");
-  throw ToolkitNotFoundError(std::string(what) + " not found. Install the CUDA toolkit or the "
-                             "NVIDIA pip wheel (pip install nvidia-cuda-nvrtc / cuda-toolkit), "
-                             "or set $" + env_var + " to the library's path. Looked in:" + looked);
+  throw ToolkitNotFoundError(std::string(what) + " not found. Install it with `pip install " +
+                             pip_package + "` (or `pip install \"nanocuda[nvrtc]\"` for "
+                             "everything run-time compilation needs), or install the CUDA "
+                             "toolkit, or set $" + env_var + " to the library's path. Looked in:" +
+                             looked);
 }
 
-std::string toolkit_include_dir(const std::string& library_path) {
+namespace {
+
+std::string resolved(const std::string& d) {
+  char buf[PATH_MAX];
+  return ::realpath(d.c_str(), buf) ? std::string(buf) : d;
+}
+
+// The folders searched for CUDA headers, nearest to the loaded NVRTC first.
+std::vector<std::string> include_candidates(const std::string& library_path) {
   std::vector<std::string> dirs;
   if (auto slash = library_path.rfind('/'); slash != std::string::npos) {
     std::string lib_dir = library_path.substr(0, slash);
+    // Toolkit lib64/ and CUDA 13 wheels (nvidia/cu13/lib) alike: ../include.
     dirs.push_back(lib_dir + "/../include");
-    // Wheels: nvidia/cuda_nvrtc/lib -> nvidia/cuda_runtime/include holds cuda.h.
+    // CUDA 12 wheels: nvidia/cuda_nvrtc/lib -> nvidia/cuda_runtime/include holds cuda.h.
     dirs.push_back(lib_dir + "/../../cuda_runtime/include");
   }
   for (const auto& root : toolkit_roots()) dirs.push_back(root + "/include");
+  for (const auto& d : include_search_dirs_extra()) dirs.push_back(d);
 #ifdef NANOCUDA_TOOLKIT_INCLUDE_DIR
   append_list(dirs, NANOCUDA_TOOLKIT_INCLUDE_DIR);
 #endif
-  for (const auto& d : dirs) {
-    if (!exists(d + "/cuda.h")) continue;
-    char resolved[PATH_MAX];
-    return ::realpath(d.c_str(), resolved) ? std::string(resolved) : d;
+  return dirs;
+}
+
+}  // namespace
+
+std::string toolkit_include_dir(const std::string& library_path) {
+  for (const auto& d : include_candidates(library_path))
+    if (exists(d + "/cuda.h")) return resolved(d);
+  return {};
+}
+
+std::string cccl_include_dir(const std::string& library_path) {
+  // CUDA 13 keeps libcu++ in include/cccl (toolkit and nvidia-cuda-cccl alike); CUDA 12's
+  // toolkit and cccl wheel put cuda/std directly in include.
+  for (const auto& d : include_candidates(library_path)) {
+    if (exists(d + "/cccl/cuda/std/cstdint")) return resolved(d + "/cccl");
+    if (exists(d + "/cuda/std/cstdint")) return resolved(d);
   }
   return {};
 }

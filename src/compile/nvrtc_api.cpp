@@ -43,7 +43,8 @@ Slot<NvJitLinkApi> g_nvjitlink;
 
 const NvrtcApi& nvrtc() {
   return load_once(g_nvrtc, [](NvrtcApi& api) {
-    LoadedLibrary lib = load_toolkit_library("NVRTC (libnvrtc.so)", "libnvrtc.so", "NANOCUDA_NVRTC");
+    LoadedLibrary lib = load_toolkit_library("NVRTC (libnvrtc.so)", "libnvrtc.so", "NANOCUDA_NVRTC",
+                                             "nvidia-cuda-nvrtc");
     std::string missing;
 #define NANOCUDA_LOAD_POINTER(name)                                                  \
   api.name = reinterpret_cast<decltype(&::name)>(::dlsym(lib.handle, #name));        \
@@ -58,13 +59,15 @@ const NvrtcApi& nvrtc() {
     api.version = major * 1000 + minor * 10;
     api.path = lib.path;
     api.include = toolkit_include_dir(lib.path);
+    api.cccl_include = cccl_include_dir(lib.path);
   });
 }
 
 const NvJitLinkApi& nvjitlink() {
   return load_once(g_nvjitlink, [](NvJitLinkApi& api) {
     LoadedLibrary lib =
-        load_toolkit_library("nvJitLink (libnvJitLink.so)", "libnvJitLink.so", "NANOCUDA_NVJITLINK");
+        load_toolkit_library("nvJitLink (libnvJitLink.so)", "libnvJitLink.so", "NANOCUDA_NVJITLINK",
+                             "nvidia-nvjitlink");
     std::string missing;
 #define NANOCUDA_LOAD_POINTER(name, symbol)                                          \
   api.name = reinterpret_cast<decltype(&::symbol)>(::dlsym(lib.handle, #symbol));    \

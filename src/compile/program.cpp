@@ -30,11 +30,6 @@ constexpr const char* kStdintShimNoCccl =
     "typedef unsigned int uint32_t; typedef unsigned long long uint64_t;\n"
     "typedef long long intptr_t; typedef unsigned long long uintptr_t;\n";
 
-bool is_dir(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -175,10 +170,12 @@ std::vector<std::string> Program::flags(CodeType target) const {
   // nanocuda's kernel-side headers (tma.cuh), so CUtensorMap needs no user effort.
   if (std::string dir = detail::device_include_dir(); !dir.empty()) f.push_back("-I" + dir);
   // The toolkit's headers last, so user folders can override them.
-  if (!api.include.empty()) {
-    f.push_back("-I" + api.include);
-    if (is_dir(api.include + "/cccl")) f.push_back("-I" + api.include + "/cccl");
-  }
+  if (!api.include.empty()) f.push_back("-I" + api.include);
+  if (!api.cccl_include.empty()) f.push_back("-I" + api.cccl_include);
+  // NVIDIA's header packages may sit in another site-packages than cuda.h's (user site vs
+  // system): crt/ (nvidia-cuda-crt) and the rest are found through every wheel include folder.
+  for (const auto& d : detail::include_search_dirs_extra())
+    if (d != api.include && d + "/cccl" != api.cccl_include) f.push_back("-I" + d);
   for (const auto& x : o.extra_flags) f.push_back(x);
   return f;
 }
@@ -205,7 +202,7 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
           .with_arch(options_.resolved_arch());
   }
 
-  const bool has_cccl = !api.include.empty() && is_dir(api.include + "/cccl");
+  const bool has_cccl = !api.cccl_include.empty();
   const char* headers[] = {kStdlibShim, has_cccl ? kStdintShim : kStdintShimNoCccl};
   const char* header_names[] = {"stdlib.h", "stdint.h"};
   nvrtcProgram prog = nullptr;
@@ -226,6 +223,16 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
   if (rc != NVRTC_SUCCESS) {
     std::string log = program_log(api, prog);
     if (log.empty()) log = api.nvrtcGetErrorString(rc);
+    // NVRTC ships no CUDA headers: say which package has them when none were found.
+    if (log.find("cannot open source file") != std::string::npos) {
+      if (api.include.empty())
+        log += "\n(no cuda.h found next to NVRTC or in a toolkit: `pip install nvidia-cuda-runtime` "
+               "provides cuda.h, cuda_fp16.h, cuda_bf16.h)";
+      if (api.cccl_include.empty())
+        log += "\n(no cuda/std headers found: `pip install nvidia-cuda-cccl` provides them)";
+      if (log.find("\"crt/") != std::string::npos)
+        log += "\n(crt/ headers are in `pip install nvidia-cuda-crt`)";
+    }
     throw CompileError(std::move(log), f, name_);
   }
 

@@ -4,8 +4,7 @@
 // finds it (see library_search.h for the order) and fills the table once per process.
 #pragma once
 
-#include <nvJitLink.h>
-#include <nvrtc.h>
+#include "nanocuda/compile/nvrtc_decls.h"
 
 #include <string>
 
@@ -49,6 +48,7 @@ struct NvrtcApi {
 #undef NANOCUDA_DECLARE_POINTER
   std::string path;      // the library file loaded
   std::string include;   // the matching toolkit include dir (holding cuda.h), or empty
+  std::string cccl_include;  // the folder holding cuda/std (libcu++), or empty
   int version = 0;       // major * 1000 + minor * 10
 };
 

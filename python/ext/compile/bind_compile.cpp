@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
+#include "nanocuda/compile/nvrtc_api.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
@@ -79,33 +80,33 @@ void bind_compile(nb::module_& m) {
            nb::arg("extra_flags") = std::vector<std::string>{},
            "arch: 'sm_90a', '90a', 'compute_90a' (default: device 0's). defines: 'NAME' or "
            "'NAME=VALUE' strings.")
-      .def_rw("arch", &ProgramOptions::arch)
-      .def_rw("std", &ProgramOptions::std)
-      .def_rw("defines", &ProgramOptions::defines)
-      .def_rw("include_dirs", &ProgramOptions::include_dirs)
-      .def_rw("fast_math", &ProgramOptions::fast_math)
-      .def_rw("lineinfo", &ProgramOptions::lineinfo)
-      .def_rw("debug", &ProgramOptions::debug)
-      .def_rw("max_registers", &ProgramOptions::max_registers)
-      .def_rw("relocatable_device_code", &ProgramOptions::relocatable_device_code)
-      .def_rw("default_device", &ProgramOptions::default_device)
-      .def_rw("extra_flags", &ProgramOptions::extra_flags)
+      .def_rw("arch", &ProgramOptions::arch, "Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's.")
+      .def_rw("std", &ProgramOptions::std, "C++ standard passed as -std= (default 'c++17').")
+      .def_rw("defines", &ProgramOptions::defines, "Macros as 'NAME' or 'NAME=VALUE' strings (-D).")
+      .def_rw("include_dirs", &ProgramOptions::include_dirs, "Folders searched for #include, before the toolkit's (-I).")
+      .def_rw("fast_math", &ProgramOptions::fast_math, "--use_fast_math.")
+      .def_rw("lineinfo", &ProgramOptions::lineinfo, "-lineinfo: source lines for profilers.")
+      .def_rw("debug", &ProgramOptions::debug, "-G: device debug information.")
+      .def_rw("max_registers", &ProgramOptions::max_registers, "--maxrregcount; 0 leaves it to NVRTC.")
+      .def_rw("relocatable_device_code", &ProgramOptions::relocatable_device_code, "-rdc=true, for linking with link().")
+      .def_rw("default_device", &ProgramOptions::default_device, "-default-device: unannotated functions are device code (on by default).")
+      .def_rw("extra_flags", &ProgramOptions::extra_flags, "Further NVRTC flags, passed as given.")
       .def("__repr__", [](const ProgramOptions& o) {
         return "<nanocuda.ProgramOptions arch='" + o.arch + "' std='" + o.std + "'>";
       });
 
   nb::class_<KernelAttributes>(m, "KernelAttributes", "A kernel's attributes on one device.")
-      .def_ro("num_registers", &KernelAttributes::num_registers)
-      .def_ro("shared_size_bytes", &KernelAttributes::shared_size_bytes)
-      .def_ro("max_dynamic_shared_size_bytes", &KernelAttributes::max_dynamic_shared_size_bytes)
-      .def_ro("max_threads_per_block", &KernelAttributes::max_threads_per_block)
-      .def_ro("local_size_bytes", &KernelAttributes::local_size_bytes)
-      .def_ro("const_size_bytes", &KernelAttributes::const_size_bytes)
-      .def_ro("ptx_version", &KernelAttributes::ptx_version)
-      .def_ro("binary_version", &KernelAttributes::binary_version)
-      .def_ro("preferred_shared_memory_carveout", &KernelAttributes::preferred_shared_memory_carveout)
+      .def_ro("num_registers", &KernelAttributes::num_registers, "Registers per thread.")
+      .def_ro("shared_size_bytes", &KernelAttributes::shared_size_bytes, "Static shared memory per block, bytes.")
+      .def_ro("max_dynamic_shared_size_bytes", &KernelAttributes::max_dynamic_shared_size_bytes, "Dynamic shared memory a launch may request, bytes.")
+      .def_ro("max_threads_per_block", &KernelAttributes::max_threads_per_block, "Largest block this kernel can launch with.")
+      .def_ro("local_size_bytes", &KernelAttributes::local_size_bytes, "Local memory per thread, bytes.")
+      .def_ro("const_size_bytes", &KernelAttributes::const_size_bytes, "Constant memory used, bytes.")
+      .def_ro("ptx_version", &KernelAttributes::ptx_version, "PTX virtual architecture, major*10 + minor.")
+      .def_ro("binary_version", &KernelAttributes::binary_version, "Binary architecture, major*10 + minor.")
+      .def_ro("preferred_shared_memory_carveout", &KernelAttributes::preferred_shared_memory_carveout, "Preferred shared-memory share of L1, percent.")
       .def_ro("max_shared_memory_per_block_optin",
-              &KernelAttributes::max_shared_memory_per_block_optin);
+              &KernelAttributes::max_shared_memory_per_block_optin, "Shared memory a block may opt in to, bytes.");
 
   nb::class_<Occupancy>(m, "KernelOccupancy", "Occupancy calculator for one kernel.")
       .def("max_active_blocks_per_multiprocessor",
@@ -113,7 +114,7 @@ void bind_compile(nb::module_& m) {
              return o.kernel.max_active_blocks_per_multiprocessor(block_size, smem, to_device(device));
            },
            nb::arg("block_size"), nb::kw_only(), nb::arg("dynamic_shared_memory") = 0,
-           nb::arg("device") = nb::none())
+           nb::arg("device") = nb::none(), "Blocks of block_size threads resident per SM at once.")
       .def("max_potential_block_size",
            [](const Occupancy& o, size_t smem, int limit, nb::object device) {
              return o.kernel.max_potential_block_size(smem, limit, to_device(device));
@@ -127,10 +128,11 @@ void bind_compile(nb::module_& m) {
                                                  smem, to_device(device));
            },
            nb::arg("grid"), nb::arg("block"), nb::arg("cluster"), nb::kw_only(),
-           nb::arg("dynamic_shared_memory") = 0, nb::arg("device") = nb::none());
+           nb::arg("dynamic_shared_memory") = 0, nb::arg("device") = nb::none(),
+           "Clusters of this shape that can be co-resident on the device.");
 
   nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.")
-      .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro("name", &Kernel::name, "The kernel's (mangled, for C++) name.")
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uint64_t>(k.handle()); },
                    "The CUkernel handle as an int.")
       .def_prop_ro("param_layout",
@@ -143,22 +145,26 @@ void bind_compile(nb::module_& m) {
       .def_prop_ro("attributes", [](const Kernel& k) { return k.attributes(Device(0)); },
                    "KernelAttributes on device 0 (get_attributes(device) for others).")
       .def("get_attributes", [](const Kernel& k, nb::object d) { return k.attributes(to_device(d)); },
-           nb::arg("device") = nb::none())
-      .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; })
+           nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
+      .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
+                   "KernelOccupancy: occupancy queries for this kernel.")
       .def("set_max_dynamic_shared_memory",
            [](const Kernel& k, int bytes, nb::object d) { k.set_max_dynamic_shared_memory(bytes, to_device(d)); },
-           nb::arg("bytes"), nb::kw_only(), nb::arg("device") = nb::none())
+           nb::arg("bytes"), nb::kw_only(), nb::arg("device") = nb::none(),
+           "Allow launches with up to `bytes` of dynamic shared memory (above 48 KiB needs this).")
       .def("set_preferred_shared_memory_carveout",
            [](const Kernel& k, int percent, nb::object d) {
              k.set_preferred_shared_memory_carveout(percent, to_device(d));
            },
-           nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none())
+           nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none(),
+           "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).")
       .def("__repr__", [](const Kernel& k) { return "<nanocuda." + k.describe() + ">"; });
 
   nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX or LTO-IR.")
       .def_static("from_cubin", [](nb::object d) { return to_object_code(CodeType::cubin, d); }, nb::arg("data"),
                   "From bytes, or a path to read.")
-      .def_static("from_fatbin", [](nb::object d) { return to_object_code(CodeType::fatbin, d); }, nb::arg("data"))
+      .def_static("from_fatbin", [](nb::object d) { return to_object_code(CodeType::fatbin, d); }, nb::arg("data"),
+                  "From bytes, or a path to read.")
       .def_static("from_ptx", [](nb::object d) {
                     if (nb::isinstance<nb::str>(d)) {
                       std::string text = nb::borrow<nb::str>(d).c_str();
@@ -166,11 +172,14 @@ void bind_compile(nb::module_& m) {
                         return ObjectCode::from_ptx(std::move(text));  // PTX text, not a path
                     }
                     return to_object_code(CodeType::ptx, d);
-                  }, nb::arg("data"))
-      .def_static("from_ltoir", [](nb::object d) { return to_object_code(CodeType::ltoir, d); }, nb::arg("data"))
-      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); })
-      .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); })
-      .def_prop_ro("name", &ObjectCode::name)
+                  }, nb::arg("data"), "From PTX text (str), bytes, or a path to read.")
+      .def_static("from_ltoir", [](nb::object d) { return to_object_code(CodeType::ltoir, d); }, nb::arg("data"),
+                  "From bytes, or a path to read.")
+      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
+                   "The image's bytes (PTX as text bytes).")
+      .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); },
+                   "'cubin', 'fatbin', 'ptx' or 'ltoir'.")
+      .def_prop_ro("name", &ObjectCode::name, "The name it was compiled or loaded under.")
       .def_prop_ro("lowered_names", &ObjectCode::lowered_names, "{name expression: lowered name}.")
       .def_prop_ro("kernel_names", [](const ObjectCode& o) { return o.library()->kernel_names(); },
                    "Every kernel in the loaded code (loads it).")
@@ -195,10 +204,11 @@ void bind_compile(nb::module_& m) {
                     ProgramOptions opts = options.is_none() ? ProgramOptions{} : nb::cast<ProgramOptions>(options);
                     return Program::from_file(fspath(path), std::move(opts));
                   },
-                  nb::arg("path"), nb::arg("options") = nb::none())
-      .def_prop_ro("source", &Program::source)
-      .def_prop_ro("name", &Program::name)
-      .def_prop_ro("options", &Program::options)
+                  nb::arg("path"), nb::arg("options") = nb::none(),
+                  "A Program of a .cu file: its folder is on the include path.")
+      .def_prop_ro("source", &Program::source, "The CUDA C++ source text.")
+      .def_prop_ro("name", &Program::name, "The file name NVRTC reports in messages.")
+      .def_prop_ro("options", &Program::options, "The ProgramOptions it compiles with.")
       .def("compile",
            [](const Program& p, const std::string& target, std::vector<std::string> exprs) {
              return p.compile(parse_code_type(target), exprs);
@@ -222,13 +232,23 @@ void bind_compile(nb::module_& m) {
   m.def("nvrtc_version", &Program::nvrtc_version, "NVRTC's version as major*1000 + minor*10 (loads NVRTC).");
   m.def("nvrtc_library", &Program::nvrtc_path, "The NVRTC library file in use (loads NVRTC).");
   m.def("compile_cache_dir", &CompileCache::directory, "Where compiled code is cached on disk.");
-  m.def("compile_cache_enabled", &CompileCache::enabled);
+  m.def("compile_cache_enabled", &CompileCache::enabled,
+        "Whether compiled code is cached on disk (NANOCUDA_CACHE=0 turns it off).");
   m.def("clear_memory_cache", &CompileCache::clear_memory,
         "Forget in-process compile results (the disk cache stays).");
   m.def("_set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
         "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
         "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
+  // Where run-time compilation's pieces come from, for `nanocuda info` (nanocuda._compile).
+  m.def("_add_include_search_dirs", &detail::add_include_search_dirs, nb::arg("dirs"),
+        "Extra folders searched for cuda.h and cccl/cuda/std (after the toolkit).");
+  m.def("_nvjitlink_library", [] { return detail::nvjitlink().path; },
+        "The nvJitLink library file in use (loads nvJitLink).");
+  m.def("_cuda_include_dirs", [] {
+    const auto& api = detail::nvrtc();
+    return std::make_pair(api.include, api.cccl_include);
+  }, "(folder of cuda.h, folder of cuda/std) paired with the loaded NVRTC; '' if none.");
 }
 
 }  // namespace nanocuda::py

@@ -147,7 +147,11 @@ void bind_buffer(nb::module_& m) {
   nb::class_<PyBuffer>(m, "Buffer",
                        "Device memory from the device's stream-ordered pool. Exports __dlpack__ "
                        "and __cuda_array_interface__, so torch.from_dlpack(buf) and "
-                       "cupy.asarray(buf) see the same memory.")
+                       "cupy.asarray(buf) see the same memory.\n\n"
+                       "Example::\n\n"
+                       "    buf = nanocuda.Buffer(4 * n, stream=stream, dtype=\"float32\")\n"
+                       "    nanocuda.copy(buf, numpy_array, stream=stream)\n"
+                       "    t = torch.from_dlpack(buf)  # same memory, no copy\n")
       .def("__init__",
            [](PyBuffer* self, nb::handle size_obj, nb::handle stream, nb::handle device,
               nb::handle dtype, nb::handle shape) {
@@ -178,16 +182,19 @@ void bind_buffer(nb::module_& m) {
       .def_prop_ro("ptr", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
                    "The device address as an int.")
       .def_prop_ro("size", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
-      .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); })
-      .def_prop_ro("device", [](const PyBuffer& b) { return b.buffer.device(); })
-      .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); })
-      .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; })
+      .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
+      .def_prop_ro("device", [](const PyBuffer& b) { return b.buffer.device(); }, "The Device holding the memory.")
+      .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); },
+                   "The allocating Stream; the memory is freed in its order.")
+      .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; },
+                   "Element type name seen by DLPack/CUDA-array-interface consumers ('uint8' by default).")
       .def_prop_ro("shape", [](const PyBuffer& b) {
         nb::list l;
         for (int64_t s : b.shape) l.append(s);
         return nb::tuple(l);
-      })
-      .def_prop_ro("is_closed", [](const PyBuffer& b) { return b.buffer.is_closed(); })
+      }, "Shape seen by DLPack/CUDA-array-interface consumers (1-D by default).")
+      .def_prop_ro("is_closed", [](const PyBuffer& b) { return b.buffer.is_closed(); },
+                   "True once close() has freed the memory.")
       .def("close", [](PyBuffer& b, nb::handle stream) {
              if (stream.is_none()) b.buffer.close();
              else b.buffer.close(to_stream(stream, "Buffer.close"));
@@ -243,10 +250,11 @@ void bind_buffer(nb::module_& m) {
       .def("__init__", [](PinnedBuffer* self, std::size_t size, nb::handle device) {
              new (self) PinnedBuffer(size, Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
            }, nb::arg("size"), nb::kw_only(), nb::arg("device") = nb::none())
-      .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); })
-      .def_prop_ro("size", &PinnedBuffer::size)
-      .def_prop_ro("is_closed", &PinnedBuffer::is_closed)
-      .def("close", &PinnedBuffer::close)
+      .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); },
+                   "The host address as an int.")
+      .def_prop_ro("size", &PinnedBuffer::size, "Size in bytes.")
+      .def_prop_ro("is_closed", &PinnedBuffer::is_closed, "True once close() has freed the memory.")
+      .def("close", &PinnedBuffer::close, "Free the memory now (also on garbage collection).")
       .def("__len__", &PinnedBuffer::size)
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__exit__", [](PinnedBuffer& p, nb::args) { p.close(); })

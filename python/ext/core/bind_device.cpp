@@ -12,13 +12,16 @@ namespace nanocuda::py {
 
 void bind_device(nb::module_& m) {
   auto cls = nb::class_<Device>(m, "Device", "A CUDA device, using its primary context (shared "
-                                             "with PyTorch and CuPy).")
+                                             "with PyTorch and CuPy).\n\n"
+                                             "Example::\n\n"
+                                             "    d = nanocuda.Device(0)\n"
+                                             "    print(d.name, d.compute_capability, d.memory_info)\n")
       .def(nb::init<int>(), nb::arg("ordinal") = 0, "The device with this ordinal (default 0).")
       .def_static("count", &Device::count, "Number of CUDA devices.")
       .def_static("driver_version", &Device::driver_version,
                   "The driver's CUDA version, major*1000 + minor*10.")
-      .def_prop_ro("ordinal", &Device::ordinal)
-      .def_prop_ro("name", &Device::name)
+      .def_prop_ro("ordinal", &Device::ordinal, "The device index (0, 1, ...).")
+      .def_prop_ro("name", &Device::name, "The product name, e.g. 'NVIDIA H100 80GB HBM3'.")
       .def_prop_ro("uuid", &Device::uuid_string, "'GPU-...' as nvidia-smi prints it.")
       .def_prop_ro("compute_capability", &Device::compute_capability, "(major, minor).")
       .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a'.")

@@ -33,7 +33,8 @@ void bind_info(nb::module_& m) {
   m.def("result_name", [](int code) { return result_name(static_cast<CUresult>(code)); },
         nb::arg("code"), "The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'.");
   m.def("result_description",
-        [](int code) { return result_description(static_cast<CUresult>(code)); }, nb::arg("code"));
+        [](int code) { return result_description(static_cast<CUresult>(code)); }, nb::arg("code"),
+        "The driver's description of a CUresult, e.g. 'invalid argument'.");
 
   // Introspection of nanocuda's reading of foreign objects, for tests and debugging.
   m.def("_device_pointer", [](nb::handle obj, int device) {

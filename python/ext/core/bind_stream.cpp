@@ -12,7 +12,11 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 void bind_stream(nb::module_& m) {
-  nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).")
+  nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).\n\n"
+                                  "Example::\n\n"
+                                  "    stream = nanocuda.Stream()              # a new stream on device 0\n"
+                                  "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
+                                  "    stream.sync()\n")
       .def("__init__",
            [](Stream* self, nb::object device, bool non_blocking, int priority) {
              Device dev(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
@@ -37,11 +41,12 @@ void bind_stream(nb::module_& m) {
                   nb::arg("device"), "The legacy default stream of `device`.")
       .def_prop_ro("handle", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.handle()); },
                    "The CUstream handle as an int.")
-      .def_prop_ro("device", &Stream::device)
-      .def_prop_ro("is_owned", &Stream::is_owned)
-      .def_prop_ro("is_closed", &Stream::is_closed)
-      .def_prop_ro("priority", &Stream::priority)
-      .def_prop_ro("is_non_blocking", &Stream::is_non_blocking)
+      .def_prop_ro("device", &Stream::device, "The Device this stream belongs to.")
+      .def_prop_ro("is_owned", &Stream::is_owned, "True when nanocuda created it (and destroys it on close).")
+      .def_prop_ro("is_closed", &Stream::is_closed, "True after close().")
+      .def_prop_ro("priority", &Stream::priority, "Scheduling priority (lower numbers run first).")
+      .def_prop_ro("is_non_blocking", &Stream::is_non_blocking,
+                   "True when it does not synchronize with the legacy default stream.")
       .def("sync", &Stream::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Block until all queued work is done.")
       .def("query", &Stream::query, "True when all queued work has completed.")
@@ -83,9 +88,10 @@ void bind_event(nb::module_& m) {
       .def("elapsed_time", [](const Event& start, const Event& end) {
              return end.elapsed_time_since(start);
            }, nb::arg("end"), "Milliseconds from this event to `end` (torch's convention).")
-      .def_prop_ro("is_timing", &Event::is_timing)
-      .def_prop_ro("handle", [](const Event& e) { return reinterpret_cast<uint64_t>(e.handle()); })
-      .def_prop_ro("device", &Event::device)
+      .def_prop_ro("is_timing", &Event::is_timing, "True when it records time (elapsed_time works).")
+      .def_prop_ro("handle", [](const Event& e) { return reinterpret_cast<uint64_t>(e.handle()); },
+                   "The CUevent handle as an int.")
+      .def_prop_ro("device", &Event::device, "The Device this event belongs to.")
       .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
 }
 

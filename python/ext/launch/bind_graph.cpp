@@ -52,7 +52,7 @@ PyMethodDef g_graph_launch_def = {
 
 void bind_graph(nb::module_& m) {
   nb::class_<PyGraph>(m, "Graph",
-                      "A CUDA graph: capture work on a stream once, replay it cheaply.\n\n"
+                      "A CUDA graph: capture work on a stream once, replay it cheaply. Example::\n\n"
                       "    graph = nanocuda.Graph()\n"
                       "    with graph.capture(stream):\n"
                       "        launcher(x, y, n)\n"
@@ -79,7 +79,8 @@ void bind_graph(nb::module_& m) {
              g.set(std::move(captured));
              return false;
            }, nb::arg("exc_type").none(), nb::arg("exc").none(), nb::arg("traceback").none())
-      .def_prop_ro("node_count", [](PyGraph& g) { return g.ready("Graph.node_count").node_count(); })
+      .def_prop_ro("node_count", [](PyGraph& g) { return g.ready("Graph.node_count").node_count(); },
+                   "Number of nodes in the captured graph.")
       .def_prop_ro("kernel_nodes", [](PyGraph& g) {
              std::vector<std::string> names;
              for (const auto& k : g.ready("Graph.kernel_nodes").kernel_nodes()) names.push_back(k.name);

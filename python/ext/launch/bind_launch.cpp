@@ -94,7 +94,11 @@ PyMethodDef g_launch_def = {
     METH_FASTCALL,
     "launch(stream, config, kernel, *args)\n--\n\nLaunch `kernel` with `config` on `stream`. "
     "Arguments are checked against the kernel's real parameter layout (count and every "
-    "size). For hot loops, bind once with kernel.bind(config, stream) and call the Launcher."};
+    "size). For hot loops, bind once with kernel.bind(config, stream) and call the Launcher.\n\n"
+    "Example::\n\n"
+    "    kernel = nanocuda.compile(src).get_kernel(\"saxpy\")\n"
+    "    config = nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256)\n"
+    "    nanocuda.launch(stream, config, kernel, 2.0, x, y, out, n)\n"};
 
 // --- the bound Launcher: a raw CPython type whose call is a vectorcall --------------------
 
@@ -330,14 +334,15 @@ void bind_launch(nb::module_& m) {
            },
            nb::kw_only(), nb::arg("grid"), nb::arg("block"), nb::arg("shared_mem") = 0,
            nb::arg("cluster") = nb::none(), nb::arg("cooperative") = false, nb::arg("pdl") = false)
-      .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); })
-      .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); })
-      .def_prop_ro("shared_mem", [](const LaunchConfig& c) { return c.shared_mem; })
+      .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); }, "Blocks per grid, (x, y, z).")
+      .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
+      .def_prop_ro("shared_mem", [](const LaunchConfig& c) { return c.shared_mem; }, "Dynamic shared memory per block, bytes.")
       .def_prop_ro("cluster", [](const LaunchConfig& c) -> nb::object {
         return c.has_cluster() ? nb::object(from_dim3(c.cluster)) : nb::none();
-      })
-      .def_prop_ro("cooperative", [](const LaunchConfig& c) { return c.cooperative; })
-      .def_prop_ro("pdl", [](const LaunchConfig& c) { return c.programmatic_dependent_launch; })
+      }, "Thread-block cluster shape (x, y, z), or None.")
+      .def_prop_ro("cooperative", [](const LaunchConfig& c) { return c.cooperative; }, "True for a cooperative launch (grid-wide sync).")
+      .def_prop_ro("pdl", [](const LaunchConfig& c) { return c.programmatic_dependent_launch; },
+                   "True for programmatic dependent launch (overlaps the previous kernel's tail).")
       .def("__repr__", [](const LaunchConfig& c) { return "LaunchConfig" + c.describe(); });
 
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());

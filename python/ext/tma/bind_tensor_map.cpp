@@ -124,13 +124,15 @@ void bind_tensor_map(nb::module_& m) {
   };
   static_method("im2col", nb::cpp_function(&im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
-                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo, nb::name("im2col")));
+                  "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo, nb::name("im2col"),
+                  "An im2col descriptor (convolutions) for a tensor's memory, read like tiled()."));
   static_method("im2col_from_pointer",
                 nb::cpp_function(&im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
                   "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a,
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
                   "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo,
-                  nb::name("im2col_from_pointer")));
+                  nb::name("im2col_from_pointer"),
+                  "An im2col descriptor from a raw address, dtype, shape and byte strides."));
   static_method("from_bytes", nb::cpp_function([](nb::bytes b) {
             if (b.size() != 128)
               throw ValueError("TensorMap.from_bytes: a tensor map is 128 bytes, got " +
@@ -138,7 +140,7 @@ void bind_tensor_map(nb::module_& m) {
             return new_tensor_map(TensorMap::from_bytes(std::span<const std::byte, 128>(
                                       static_cast<const std::byte*>(b.data()), 128)),
                                   PyTensorMap::Kind::Raw);
-          }, "data"_a, nb::name("from_bytes")));
+          }, "data"_a, nb::name("from_bytes"), "A map from its 128 descriptor bytes (as to_bytes() gives)."));
   method("replace_address", nb::cpp_function([](nb::handle self, nb::handle ptr_or_tensor) {
             PyTensorMap& tm = self_of(self);
             std::uint64_t p = device_pointer(ptr_or_tensor, -1, "TensorMap.replace_address");
@@ -149,7 +151,8 @@ void bind_tensor_map(nb::module_& m) {
             tm.im2col.address = p;
           }, nb::is_method(), "ptr_or_tensor"_a, nb::name("replace_address"),
           "Point the map at new memory of the same geometry (no re-encode)."));
-  method("to_bytes", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("to_bytes")));
+  method("to_bytes", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("to_bytes"),
+                                      "The 128 descriptor bytes the kernel receives."));
   method("__bytes__", nb::cpp_function(&to_bytes, nb::is_method(), nb::name("__bytes__")));
   property("address", nb::cpp_function([](nb::handle self) {
             const PyTensorMap& s = self_of(self);
