@@ -3,7 +3,7 @@
 //
 // The handle comes from GraphBuilder.create_conditional_handle() and is passed to the kernel
 // as a 64-bit argument:
-//   #include <nanocuda/device/graph.cuh>
+//   #include "nanocuda/device/graph.cuh"
 //   extern "C" __global__ void step(nanocuda::conditional_handle h, int* counter, int n) {
 //     if (threadIdx.x == 0 && blockIdx.x == 0)
 //       nanocuda::set_conditional(h, ++*counter < n);  // 0 ends a while_loop
