@@ -114,7 +114,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     rounds = args.rounds or (5 if args.quick else 300)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
-    names = list(SUBCOMMANDS) if args.which == "all" else [args.which]
+    # `nanocuda bench launch tma` runs both, in the order given; no name (or "all") runs all.
+    which = [args.which] if isinstance(args.which, str) else list(dict.fromkeys(args.which))
+    names = list(SUBCOMMANDS) if not which or "all" in which else which
     for name in names:
         module = importlib.import_module(SUBCOMMANDS[name][0])
         extra = {}
@@ -150,8 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmarks against C++ and peers (needs a GPU)")
     from .bench import SUBCOMMANDS
 
-    bench.add_argument("which", nargs="?", default="all", choices=["all", *SUBCOMMANDS],
-                       help="which benchmark (default: all): " +
+    bench.add_argument("which", nargs="*", default="all", choices=["all", *SUBCOMMANDS],
+                       metavar="WHICH",
+                       help="one or more benchmarks (default: all): " +
                        "; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
     bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
     bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 300)")

@@ -40,14 +40,15 @@ def test_parser_accepts_each_subcommand_and_the_options():
     parser = cli.build_parser()
     for name in SUBCOMMANDS:
         args = parser.parse_args(["bench", name, "--quick", "--json", "out.json", "--plot", "p.png"])
-        assert (args.which, args.quick, args.json, args.plot) == (name, True, "out.json", "p.png")
+        assert (args.which, args.quick, args.json, args.plot) == ([name], True, "out.json", "p.png")
+    assert parser.parse_args(["bench", "launch", "tma"]).which == ["launch", "tma"]
     args = parser.parse_args(["bench"])
     assert (args.which, args.quick, args.rounds, args.burst) == ("all", False, 0, 0)
     args = parser.parse_args(["bench", "gemm", "--rounds", "7", "--burst", "9"])
     assert (args.rounds, args.burst) == (7, 9)
 
 
-@pytest.mark.parametrize("argv", [["bench", "nonsense"], ["bench", "--rounds", "x"], ["bench", "--bogus"]])
+@pytest.mark.parametrize("argv", [["bench", "nonsense"], ["bench", "launch", "nonsense"], ["bench", "--rounds", "x"], ["bench", "--bogus"]])
 def test_parser_rejects_bad_arguments(argv, capsys):
     with pytest.raises(SystemExit) as info:
         cli.build_parser().parse_args(argv)
