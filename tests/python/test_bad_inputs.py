@@ -97,7 +97,7 @@ CPU = [
     Case("config-grid-huge", "nanocuda.LaunchConfig(grid=2**40, block=32)", (T, V), r"grid", owner="cc-runtime"),
     # --- buffers and memory options ---
     Case("buffer-negative", "nanocuda.Buffer(-1)", V, r"Buffer: size must be >= 0"),
-    Case("buffer-negative-5", "nanocuda.Buffer(-5)", V, r"Buffer: size must be >= 0, got -5", owner="cc-runtime"),
+    Case("buffer-negative-5", "nanocuda.Buffer(-5)", V, r"Buffer: size must be >= 0, got -5"),
     Case("buffer-float-size", "nanocuda.Buffer(1.5)", T, r"Buffer: size must be an int"),
     Case("buffer-str-size", "nanocuda.Buffer('10')", T, r"Buffer: size must be an int"),
     Case("buffer-huge", "nanocuda.Buffer(2**64)", V, r"does not fit in 64 bits"),
@@ -273,10 +273,11 @@ def test_bad_input(case, results):
     assert res["outcome"] == "clear", res
 
 
-def test_catalogue_summary(results):
+def test_catalogue_summary(results, capsys):
     counts = collections.Counter(r["outcome"] for r in results["by_id"].values())
     tried = sum(counts.values())
-    print(f"\nbad-input catalogue: {tried} inputs tried, " +
-          ", ".join(f"{k} {counts.get(k, 0)}" for k in ("clear", "wrong-error", "accepted", "crash", "hang")),
-          file=sys.__stderr__)
+    line = (f"bad-input catalogue: {tried} inputs tried, " +
+            ", ".join(f"{k} {counts.get(k, 0)}" for k in ("clear", "wrong-error", "accepted", "crash", "hang")))
+    with capsys.disabled():  # printed even when pytest captures output
+        print("\n" + line)
     assert counts.get("crash", 0) == 0 and counts.get("hang", 0) == 0
