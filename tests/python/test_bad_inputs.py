@@ -189,7 +189,7 @@ GPU = [
     Case("gpu-copy-too-big", "nanocuda.copy(buf, np.zeros(10000, np.float32), stream=s)", V, r"size|bytes", gpu=True),
     Case("gpu-buffer-oom", "nanocuda.Buffer(1 << 50, stream=s)", "CudaError", r"OUT_OF_MEMORY|out of memory", gpu=True),
     Case("gpu-closed-stream", "t = nanocuda.Stream(); t.close(); nanocuda.launch(t, cfg, add, buf, buf, 4)", (V, "CudaError"), r"clos", gpu=True),
-    Case("gpu-tensormap-misaligned", "TensorMap.tiled_from_pointer(buf.handle + 8, 'float16', (16, 16), box=(8, 8))", V, r"16-byte aligned", gpu=True),
+    Case("gpu-tensormap-misaligned", "TensorMap.tiled_from_pointer(buf.ptr + 8, 'float16', (16, 16), box=(8, 8))", V, r"16-byte aligned", gpu=True),
 ]
 
 CASES = CPU + GPU

@@ -83,7 +83,7 @@ def _device_base():
     except nanocuda.CudaError:
         return None
     _device_base.buf = nanocuda.Buffer(1 << 16)
-    return _device_base.buf.handle
+    return _device_base.buf.ptr
 
 
 BASE = _device_base()

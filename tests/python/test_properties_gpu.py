@@ -90,7 +90,7 @@ def test_random_geometries_agree_with_the_driver():
     n = int(os.environ.get("NANOCUDA_TMA_GEOMETRIES", "20000"))
     rng = np.random.default_rng(int(os.environ.get("NANOCUDA_TMA_SEED", "16")))
     buf = nanocuda.Buffer(1 << 20)
-    base = (buf.handle + 255) // 256 * 256
+    base = (buf.ptr + 255) // 256 * 256
     both, neither, stricter, bad = 0, 0, collections.Counter(), []
     for _ in range(n):
         g = random_geometry(rng, base)
@@ -119,7 +119,7 @@ def test_memo_on_and_off_give_identical_descriptors():
     fresh encode, over random geometries visited twice in shuffled order."""
     rng = np.random.default_rng(7)
     buf = nanocuda.Buffer(1 << 20)
-    base = (buf.handle + 255) // 256 * 256
+    base = (buf.ptr + 255) // 256 * 256
     geoms = []
     while len(geoms) < 300:
         g = random_geometry(rng, base)
