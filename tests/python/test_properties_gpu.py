@@ -131,3 +131,77 @@ def test_memo_on_and_off_give_identical_descriptors():
             for offset in (0, 256, 512, 256, 0, 4096):
                 g = dict(geoms[i], ptr=base + offset)
                 assert via_nanocuda(g)[0] == via_driver(g)[0]
+
+
+def random_im2col(rng, base):
+    rank = int(rng.integers(3, 6))
+    dtype = str(rng.choice(list(DTYPES)))
+    size = DTYPES[dtype][1]
+    shape = [int(rng.integers(1, 5))] + [int(rng.integers(1, 48)) for _ in range(rank - 2)] + \
+        [int(rng.choice([8, 16, 32, 64, 128, 256, 3]))]
+    strides, acc = [0] * rank, size
+    for d in range(rank - 1, -1, -1):
+        strides[d] = acc
+        acc = (acc * shape[d] + 15) // 16 * 16
+    strides[-1] = size
+    span = {3: 1 << 15, 4: 1 << 7, 5: 1 << 4}[rank]
+    corner = lambda: [int(rng.integers(-span - 2, span + 2)) if rng.random() < 0.1 else int(rng.integers(-2, 3))
+                      for _ in range(rank - 2)]
+    return dict(ptr=base + int(rng.choice([0, 0, 0, 16, 8])), dtype=dtype, shape=shape, strides=strides,
+                pixels_per_column=int(rng.choice([1, 8, 32, 64, 128, 256, 1024, 0, 1025])),
+                channels_per_pixel=int(min(shape[-1], rng.choice([8, 16, 32, 64, 256, 3]))),
+                lower_corner=corner(), upper_corner=corner(),
+                element_strides=[1] * rank if rng.random() < 0.7 else [int(rng.integers(1, 9)) for _ in range(rank)],
+                swizzle=str(rng.choice(list(SWIZZLE))), interleave="none",
+                l2_promotion=str(rng.choice(list(L2))), oob_fill=str(rng.choice(list(FILL))))
+
+
+def test_random_im2col_geometries_agree_with_the_driver():
+    try:
+        from cuda.bindings import driver as cu
+    except ImportError:
+        pytest.skip("cuda.bindings is needed for the raw cuTensorMapEncodeIm2col call")
+    n = int(os.environ.get("NANOCUDA_TMA_GEOMETRIES", "20000")) // 4
+    rng = np.random.default_rng(61)
+    buf = nanocuda.Buffer(1 << 20)
+    base = (buf.ptr + 255) // 256 * 256
+    both, neither, stricter, bad = 0, 0, collections.Counter(), []
+    for _ in range(n):
+        g = random_im2col(rng, base)
+        try:
+            ours = bytes(TensorMap.im2col_from_pointer(
+                g["ptr"], g["dtype"], g["shape"], g["strides"], pixels_per_column=g["pixels_per_column"],
+                channels_per_pixel=g["channels_per_pixel"], lower_corner=g["lower_corner"],
+                upper_corner=g["upper_corner"], element_strides=g["element_strides"], swizzle=g["swizzle"],
+                interleave=g["interleave"], l2_promotion=g["l2_promotion"], oob_fill=g["oob_fill"]))
+            why = None
+        except (ValueError, TypeError, OverflowError) as e:
+            ours, why = None, str(e)
+        rank = len(g["shape"])
+        err, ref = cu.cuTensorMapEncodeIm2col(
+            cu.CUtensorMapDataType(DTYPES[g["dtype"]][0]), rank, g["ptr"],
+            [cu.cuuint64_t(v) for v in g["shape"][::-1]], [cu.cuuint64_t(v) for v in g["strides"][::-1][1:]],
+            g["lower_corner"][::-1], g["upper_corner"][::-1], g["channels_per_pixel"], g["pixels_per_column"],
+            [cu.cuuint32_t(v) for v in g["element_strides"][::-1]], cu.CUtensorMapInterleave(0),
+            cu.CUtensorMapSwizzle(SWIZZLE[g["swizzle"]]), cu.CUtensorMapL2promotion(L2[g["l2_promotion"]]),
+            cu.CUtensorMapFloatOOBfill(FILL[g["oob_fill"]]))
+        theirs = None
+        if int(err) == 0:
+            theirs = bytes(ref.opaque) if not isinstance(ref.opaque, list) else b"".join(
+                int(q).to_bytes(8, "little") for q in ref.opaque)
+        if ours is not None and theirs is not None:
+            both += 1
+            if ours != theirs:
+                bad.append(("different bytes", g))
+        elif ours is not None:
+            bad.append((f"accepted, driver refused: {int(err)}", g))
+        elif theirs is not None:
+            stricter[rule_of(why)] += 1
+        else:
+            neither += 1
+    print(f"\nim2col geometries: {n} tried, {both} accepted by both (bytes identical), {neither} refused by "
+          f"both, {sum(stricter.values())} refused only by nanocuda's stricter rules, {len(bad)} bad")
+    for rule, k in stricter.most_common():
+        print(f"  stricter ({k}): {rule}")
+    assert both > 0
+    assert not bad, bad[:5]
