@@ -2,12 +2,10 @@
 (illegal address, __trap, a long kernel under a timed wait, OOM during graph capture),
 each fault in its own process, with a later process checked to be unharmed."""
 
-import os
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import numpy as np
 import pytest
