@@ -156,7 +156,10 @@ FAULTS = {
     "graph-capture-oom": ("""
         g = nanocuda.Graph()
         with g.capture(s):
-            nanocuda.Buffer(1 << 50, stream=s)
+            b = nanocuda.Buffer(1 << 50, stream=s)  # a 1 PiB allocation node
+            b.close()
+        g.launch()  # if capture accepted it, instantiation or launch must refuse it
+        s.sync()
         """, "OUT_OF_MEMORY|out of memory|CUDA_ERROR"),
 }
 
