@@ -2,7 +2,9 @@
  * GPU: every entry point returns CUDA_SUCCESS and leaves its outputs zeroed. Not a test
  * double for correctness (nothing runs), only for `perf`/callgrind of the Python paths.
  *   cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
- *   NANOCUDA_LIBCUDA=/tmp/libcuda_mock.so python3 ...                                   */
+ *   NANOCUDA_LIBCUDA=/tmp/libcuda_mock.so python3 ...
+ * NANOCUDA_MOCK_MISSING="cuA,cuB" makes those entry points absent, like an older driver
+ * (the reliability tests use it to check that a missing one is a clear error). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +42,16 @@ CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
                              int* status) {
+  const char* missing = getenv("NANOCUDA_MOCK_MISSING");
+  size_t len = strlen(symbol);
   (void)v; (void)flags;
   if (status) *status = 0;
+  for (const char* at = missing; at && (at = strstr(at, symbol)); at += len)
+    if ((at == missing || at[-1] == ',') && (at[len] == ',' || at[len] == 0)) {
+      *fn = NULL;
+      if (status) *status = 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
+      return 500;              /* CUDA_ERROR_NOT_FOUND */
+    }
   if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;

@@ -1427,6 +1427,11 @@ def compile_cache_dir() -> str:
 
 def compile_cache_enabled() -> bool: ...
 
+def compile_cache_info() -> dict:
+    """
+    The compile cache's state: directory, enabled, disk_entries/disk_bytes/disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and rejected (corrupt) disk entries.
+    """
+
 def clear_memory_cache() -> None:
     """Forget in-process compile results (the disk cache stays)."""
 

@@ -1,16 +1,19 @@
 // The compiled-code cache: in-memory map, then checked files written atomically.
 #include "nanocuda/compile/compile_cache.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace nanocuda {
 
@@ -37,10 +40,69 @@ struct Header {
   std::uint64_t checksum;  // hash64 of key then payload
 };
 
+constexpr std::uint64_t kDefaultDiskLimit = 256ull << 20;
+constexpr std::uint64_t kMemoryLimitBytes = 64ull << 20;
+constexpr std::size_t kMemoryLimitEntries = 512;
+
+// The in-process level. Every access holds g_memory_mutex (never the GIL: C++ users and
+// threads without it share this map), so it is safe under free-threaded Python too.
+struct MemoryEntry {
+  std::string payload;
+  std::uint64_t last_use;
+};
 std::mutex g_memory_mutex;
-std::unordered_map<std::string, std::string>& memory() {
-  static auto* map = new std::unordered_map<std::string, std::string>();  // never destroyed
+std::uint64_t g_memory_bytes = 0;  // guarded by g_memory_mutex
+std::uint64_t g_tick = 0;          // guarded by g_memory_mutex
+std::atomic<std::uint64_t> g_evicted{0};
+std::atomic<std::uint64_t> g_rejected{0};
+std::unordered_map<std::string, MemoryEntry>& memory() {
+  static auto* map = new std::unordered_map<std::string, MemoryEntry>();  // never destroyed
   return *map;
+}
+
+// Inserts under g_memory_mutex, then drops least recently used entries past the limits.
+// A linear scan per eviction: the map is small (<= 512) and stores follow a compile.
+void memory_put_locked(const std::string& key, const std::string& payload) {
+  if (key.size() + payload.size() > kMemoryLimitBytes) return;  // would evict everything
+  auto& map = memory();
+  if (auto it = map.find(key); it != map.end()) {
+    g_memory_bytes -= it->first.size() + it->second.payload.size();
+    map.erase(it);
+  }
+  while (!map.empty() && (map.size() >= kMemoryLimitEntries ||
+                          g_memory_bytes + key.size() + payload.size() > kMemoryLimitBytes)) {
+    auto oldest = std::min_element(map.begin(), map.end(), [](const auto& a, const auto& b) {
+      return a.second.last_use < b.second.last_use;
+    });
+    g_memory_bytes -= oldest->first.size() + oldest->second.payload.size();
+    map.erase(oldest);
+  }
+  map.emplace(key, MemoryEntry{payload, ++g_tick});
+  g_memory_bytes += key.size() + payload.size();
+}
+
+struct DiskEntry {
+  std::string path;
+  std::uint64_t size;
+  std::int64_t mtime_ns;
+};
+
+// The cache's entry files (*.ncc) and their sizes; temporaries are not counted.
+std::vector<DiskEntry> list_entries(const std::string& dir) {
+  std::vector<DiskEntry> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() < 5 || name.compare(name.size() - 4, 4, ".ncc") != 0) continue;
+    std::string path = dir + "/" + name;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.push_back({std::move(path), static_cast<std::uint64_t>(st.st_size),
+                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+  }
+  ::closedir(d);
+  return out;
 }
 
 std::uint64_t checksum(const std::string& key, const char* payload, std::size_t size) {
@@ -75,8 +137,13 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
   if (!f) return std::nullopt;
   std::optional<std::string> result;
   Header h{};
-  if (std::fread(&h, sizeof h, 1, f) == 1 && std::memcmp(h.magic, kMagic, 8) == 0 &&
-      h.format == kFormat && h.key_size == key.size() && h.payload_size < (1ull << 32)) {
+  struct stat st {};
+  // The header's lengths must add up to the file's size before anything is allocated, so
+  // a truncated or garbage file can neither be returned nor make us allocate gigabytes.
+  if (::fstat(::fileno(f), &st) == 0 && std::fread(&h, sizeof h, 1, f) == 1 &&
+      std::memcmp(h.magic, kMagic, 8) == 0 && h.format == kFormat && h.key_size == key.size() &&
+      h.payload_size < (1ull << 32) &&
+      static_cast<std::uint64_t>(st.st_size) == sizeof h + h.key_size + h.payload_size) {
     std::string stored_key(h.key_size, '\0');
     std::string payload(h.payload_size, '\0');
     if (std::fread(stored_key.data(), 1, stored_key.size(), f) == stored_key.size() &&
@@ -86,6 +153,7 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
       result = std::move(payload);
   }
   std::fclose(f);
+  if (!result) g_rejected.fetch_add(1, std::memory_order_relaxed);
   return result;
 }
 
@@ -113,12 +181,18 @@ std::optional<std::string> CompileCache::load(const std::string& key) {
   if (!enabled()) return std::nullopt;
   {
     std::lock_guard<std::mutex> lock(g_memory_mutex);
-    if (auto it = memory().find(key); it != memory().end()) return it->second;
+    if (auto it = memory().find(key); it != memory().end()) {
+      it->second.last_use = ++g_tick;
+      return it->second.payload;
+    }
   }
-  auto payload = read_entry(path_for(key), key);
+  const std::string path = path_for(key);
+  if (::access(path.c_str(), F_OK) != 0) return std::nullopt;  // a plain miss
+  auto payload = read_entry(path, key);
   if (payload) {
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: evicted last (may fail: read-only)
     std::lock_guard<std::mutex> lock(g_memory_mutex);
-    memory().emplace(key, *payload);
+    memory_put_locked(key, *payload);
   }
   return payload;
 }
@@ -128,7 +202,7 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
   try {
     {
       std::lock_guard<std::mutex> lock(g_memory_mutex);
-      memory()[key] = payload;
+      memory_put_locked(key, payload);
     }
     const std::string dir = directory();
     make_dirs(dir);
@@ -150,7 +224,15 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
               write_all(fd, payload.data(), payload.size());
     ok = (::close(fd) == 0) && ok;
     // rename() is atomic within a directory: readers see the old entry or the new one.
-    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return;
+    }
+    if (const std::uint64_t limit = max_disk_bytes(); limit > 0) {
+      std::uint64_t total = 0;
+      for (const DiskEntry& e : list_entries(dir)) total += e.size;
+      if (total > limit) trim_disk(limit / 4 * 3);
+    }
   } catch (...) {
     // Allocation failure while caching: skip the cache, the compile result stands.
   }
@@ -159,6 +241,58 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
 void CompileCache::clear_memory() noexcept {
   std::lock_guard<std::mutex> lock(g_memory_mutex);
   memory().clear();
+  g_memory_bytes = 0;
+}
+
+std::uint64_t CompileCache::max_disk_bytes() {
+  const char* v = std::getenv("NANOCUDA_CACHE_MAX_BYTES");
+  if (!v || !*v) return kDefaultDiskLimit;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || v[0] == '-') return kDefaultDiskLimit;  // not a number
+  return n;
+}
+
+std::uint64_t CompileCache::trim_disk(std::uint64_t limit) noexcept {
+  try {
+    std::vector<DiskEntry> entries = list_entries(directory());
+    std::uint64_t total = 0;
+    for (const DiskEntry& e : entries) total += e.size;
+    if (total <= limit) return 0;
+    std::sort(entries.begin(), entries.end(),
+              [](const DiskEntry& a, const DiskEntry& b) { return a.mtime_ns < b.mtime_ns; });
+    std::uint64_t removed = 0;
+    for (const DiskEntry& e : entries) {
+      if (total <= limit) break;
+      // Another process may have deleted it already; either way it no longer counts.
+      if (::unlink(e.path.c_str()) == 0) ++removed;
+      total -= e.size;
+    }
+    g_evicted.fetch_add(removed, std::memory_order_relaxed);
+    return removed;
+  } catch (...) {
+    return 0;
+  }
+}
+
+CompileCacheInfo CompileCache::info() {
+  CompileCacheInfo out;
+  out.directory = directory();
+  out.enabled = enabled();
+  out.disk_max_bytes = max_disk_bytes();
+  for (const DiskEntry& e : list_entries(out.directory)) {
+    ++out.disk_entries;
+    out.disk_bytes += e.size;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_memory_mutex);
+    out.memory_entries = memory().size();
+    out.memory_bytes = g_memory_bytes;
+  }
+  out.memory_max_bytes = kMemoryLimitBytes;
+  out.evicted = g_evicted.load(std::memory_order_relaxed);
+  out.rejected = g_rejected.load(std::memory_order_relaxed);
+  return out;
 }
 
 }  // namespace nanocuda

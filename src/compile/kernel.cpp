@@ -22,9 +22,9 @@ struct Kernel::State {
 
 namespace {
 
-ParamLayout query_layout(CUkernel kernel, const std::string& what) {
+ParamLayout query_layout(CUkernel kernel, const std::string& name, const std::string& what) {
   const auto& api = detail::driver();
-  if (!api.cuKernelGetParamInfo)
+  if (!detail::entry_point_available(api.cuKernelGetParamInfo))
     throw Error(CUDA_ERROR_NOT_SUPPORTED, "cuKernelGetParamInfo", what,
                 "the installed driver is older than CUDA 12.4 and cannot report kernel "
                 "parameter layouts");
@@ -39,6 +39,10 @@ ParamLayout query_layout(CUkernel kernel, const std::string& what) {
     detail::check(rc, "cuKernelGetParamInfo", what);
     layout.params.push_back({static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(size)});
   }
+  // Parameter classes from the mangled name (none for extern "C" kernels): they let the
+  // launch reject a float for a pointer, which the sizes alone cannot.
+  std::vector<ParamClass> classes = param_classes_from_mangled_name(name);
+  if (classes.size() == layout.params.size()) layout.classes = std::move(classes);
   return layout;
 }
 
@@ -49,7 +53,7 @@ Kernel::Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::str
   state_->library = std::move(library);
   state_->handle = handle;
   state_->name = std::move(name);
-  state_->layout = query_layout(handle, describe());
+  state_->layout = query_layout(handle, state_->name, describe());
 }
 
 CUkernel Kernel::handle() const noexcept { return state_->handle; }

@@ -24,7 +24,9 @@ std::shared_ptr<Library> Library::load(const void* image, std::string descriptio
 
 std::vector<std::string> Library::kernel_names() const {
   const auto& api = detail::driver();
-  if (!api.cuLibraryGetKernelCount || !api.cuLibraryEnumerateKernels || !api.cuKernelGetName)
+  if (!detail::entry_point_available(api.cuLibraryGetKernelCount) ||
+      !detail::entry_point_available(api.cuLibraryEnumerateKernels) ||
+      !detail::entry_point_available(api.cuKernelGetName))
     return {};  // drivers before 12.4 cannot enumerate; the error message just lists nothing
   auto what = [&] { return "Library from " + description_; };
   unsigned count = 0;

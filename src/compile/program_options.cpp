@@ -48,7 +48,7 @@ std::string ProgramOptions::resolved_arch() const {
     return Device(0).arch();
   } catch (const DriverNotFoundError& e) {
     throw DriverNotFoundError(e.code(), e.call(), e.object(),
-                std::string(e.what()) +
+                (e.detail().empty() ? std::string(e.what()) : e.detail()) +
                     " (no GPU to take the default arch from: pass arch=\"sm_90a\" or similar)");
   }
 }

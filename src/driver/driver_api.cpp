@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "nanocuda/driver/error.h"
 
@@ -21,6 +22,8 @@ std::string g_library_path;
 // Set when loading failed; later calls rethrow the same failure without retrying dlopen.
 CUresult g_failure_code = CUDA_SUCCESS;
 std::string g_failure_message;
+// Entry points this driver lacks, ", "-separated; their table slots hold a stub.
+std::string g_missing;
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
                                     CUdriverProcAddressQueryResult*);
@@ -65,18 +68,23 @@ void load_locked() {
     void* fn = nullptr;                                                                    \
     CUdriverProcAddressQueryResult status{};                                               \
     if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && \
-        fn)                                                                                \
+        fn) {                                                                              \
       g_table.name = reinterpret_cast<decltype(&::name)>(fn);                             \
-    else                                                                                   \
+    } else {                                                                               \
+      g_table.name = &MissingEntryPoint<decltype(&::name)>::call;                          \
       missing += std::string(missing.empty() ? "" : ", ") + #name;                        \
+    }                                                                                      \
   }
   NANOCUDA_DRIVER_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
 #undef NANOCUDA_LOAD_POINTER
-  // A driver lacking a few newer entry points is still usable; calling one of those
-  // raises CUDA_ERROR_NOT_SUPPORTED (see the null checks at their call sites). The core
-  // set below is required.
-  if (!g_table.cuDeviceGet || !g_table.cuCtxSetCurrent || !g_table.cuLaunchKernel)
+  // A driver lacking a few newer entry points is still usable: their slots return
+  // CUDA_ERROR_NOT_SUPPORTED, and the checked call's message names the missing function
+  // (driver_lacks). The core set below is required.
+  if (!entry_point_available(g_table.cuDeviceGet) ||
+      !entry_point_available(g_table.cuCtxSetCurrent) ||
+      !entry_point_available(g_table.cuLaunchKernel))
     fail(CUDA_ERROR_NOT_SUPPORTED, wanted + " lacks required entry points: " + missing);
+  g_missing = missing;
   g_driver_table.store(&g_table, std::memory_order_release);
 }
 
@@ -96,5 +104,18 @@ const DriverApi* loaded_driver() noexcept {
 }
 
 const char* driver_library_path() noexcept { return g_library_path.c_str(); }
+
+bool driver_lacks(const char* name) noexcept {
+  if (!loaded_driver() || g_missing.empty()) return false;
+  // g_missing is written before the table is published and never after.
+  const std::string_view list = g_missing, wanted = name;
+  for (size_t at = 0; at < list.size();) {
+    size_t end = list.find(", ", at);
+    if (end == std::string_view::npos) end = list.size();
+    if (list.substr(at, end - at) == wanted) return true;
+    at = end + 2;
+  }
+  return false;
+}
 
 }  // namespace nanocuda::detail

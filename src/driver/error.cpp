@@ -56,7 +56,8 @@ Error::Error(CUresult code, std::string call, std::string object, std::string de
     : std::runtime_error(compose(code, call, object, detail)),
       code_(code),
       call_(std::move(call)),
-      object_(std::move(object)) {}
+      object_(std::move(object)),
+      detail_(std::move(detail)) {}
 
 const char* Error::name() const noexcept {
   const ResultInfo* info = find_result(code_);
@@ -71,6 +72,14 @@ const char* Error::description() const noexcept {
 namespace detail {
 
 void throw_error(CUresult code, const char* call, const std::string& object) {
+  if (code == CUDA_ERROR_NOT_SUPPORTED && driver_lacks(call)) {
+    int version = 0;
+    if (const auto* api = loaded_driver()) api->cuDriverGetVersion(&version);
+    throw Error(code, call, object,
+                "CUDA_ERROR_NOT_SUPPORTED: the installed NVIDIA driver (CUDA " +
+                    std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10) +
+                    ") does not provide " + call + "; update the driver to use this feature");
+  }
   throw Error(code, call, object);
 }
 

@@ -141,6 +141,22 @@ struct DriverApi {
 #undef NANOCUDA_DECLARE_POINTER
 };
 
+// What a slot holds when the installed driver lacks that entry point: a function of the
+// same type returning CUDA_ERROR_NOT_SUPPORTED, so an older driver gives a clear error
+// (the checked call names the missing function) instead of a call through a null pointer.
+template <class F>
+struct MissingEntryPoint;
+template <class... Args>
+struct MissingEntryPoint<CUresult (*)(Args...)> {
+  static CUresult call(Args...) noexcept { return CUDA_ERROR_NOT_SUPPORTED; }
+};
+
+// False when the driver lacks the entry point held in `fn` (a slot of the table).
+template <class F>
+[[nodiscard]] bool entry_point_available(F fn) noexcept {
+  return fn != nullptr && fn != static_cast<F>(&MissingEntryPoint<F>::call);
+}
+
 // Set once the table is complete; the fast path of driver() is one acquire load.
 extern std::atomic<const DriverApi*> g_driver_table;
 
@@ -162,5 +178,8 @@ const DriverApi* loaded_driver() noexcept;
 
 // Where nanocuda looked for the driver and what it found, for `nanocuda info`.
 const char* driver_library_path() noexcept;
+
+// True when the loaded driver has no entry point `name` (its slot holds the stub).
+bool driver_lacks(const char* name) noexcept;
 
 }  // namespace nanocuda::detail

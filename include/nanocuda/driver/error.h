@@ -26,11 +26,15 @@ class Error : public std::runtime_error {
   [[nodiscard]] const std::string& call() const noexcept { return call_; }
   // The object involved, e.g. "Buffer(4096 bytes) on device 0"; may be empty.
   [[nodiscard]] const std::string& object() const noexcept { return object_; }
+  // The explanation given instead of the code's description; empty when there was none.
+  // Rethrowing with more text starts from this, so the "call: " prefix is not repeated.
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
 
  private:
   CUresult code_;
   std::string call_;
   std::string object_;
+  std::string detail_;
 };
 
 // No usable driver: libcuda.so.1 missing, the toolkit's stub library, or cuInit failing.

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "nanocuda/launch/param_class.h"
+
 namespace nanocuda {
 
 struct ParamInfo {
@@ -16,6 +18,13 @@ struct ParamInfo {
 // cuFuncGetParamInfo; launches pack arguments against it.
 struct ParamLayout {
   std::vector<ParamInfo> params;
+  // One class per parameter when the kernel's mangled name says them, else empty (kept
+  // apart from `params` so the packing loop reads the same 8 bytes per parameter).
+  std::vector<ParamClass> classes;
+
+  [[nodiscard]] ParamClass class_of(std::size_t i) const noexcept {
+    return i < classes.size() ? classes[i] : ParamClass::Unknown;
+  }
 
   [[nodiscard]] std::size_t count() const noexcept { return params.size(); }
   // Size of the packed parameter buffer: the end of the last parameter.

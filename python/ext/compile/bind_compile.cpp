@@ -236,6 +236,25 @@ void bind_compile(nb::module_& m) {
         "Whether compiled code is cached on disk (NANOCUDA_CACHE=0 turns it off).");
   m.def("clear_memory_cache", &CompileCache::clear_memory,
         "Forget in-process compile results (the disk cache stays).");
+  m.def("compile_cache_info", [] {
+          CompileCacheInfo i = CompileCache::info();
+          nb::dict d;
+          d["directory"] = i.directory;
+          d["enabled"] = i.enabled;
+          d["disk_entries"] = i.disk_entries;
+          d["disk_bytes"] = i.disk_bytes;
+          d["disk_max_bytes"] = i.disk_max_bytes;
+          d["memory_entries"] = i.memory_entries;
+          d["memory_bytes"] = i.memory_bytes;
+          d["memory_max_bytes"] = i.memory_max_bytes;
+          d["evicted"] = i.evicted;
+          d["rejected"] = i.rejected;
+          return d;
+        },
+        "The compile cache's state: directory, enabled, disk_entries/disk_bytes/"
+        "disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), "
+        "memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and "
+        "rejected (corrupt) disk entries.");
   m.def("_set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
         "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),

@@ -89,7 +89,21 @@ Kind classify(nb::handle obj) {
   return k;
 }
 
+void parse_interface_fields(nb::handle obj, const char* attr, ArrayView& v);
+
+// A malformed interface (data=None, a shape of strings...) is a TypeError naming the
+// attribute and the expected form, not nanobind's std::bad_cast.
 void parse_interface(nb::handle obj, const char* attr, ArrayView& v) {
+  try {
+    parse_interface_fields(obj, attr, v);
+  } catch (const nb::cast_error&) {
+    raise_type(py_type_name(obj) + "." + attr + " is malformed: expected a dict with "
+               "'data': (int address, bool), 'typestr': str, 'shape': tuple of ints and "
+               "optional 'strides': tuple of ints or None");
+  }
+}
+
+void parse_interface_fields(nb::handle obj, const char* attr, ArrayView& v) {
   nb::dict d = nb::cast<nb::dict>(obj.attr(attr));
   nb::tuple data = nb::cast<nb::tuple>(d["data"]);
   v.ptr = nb::cast<uint64_t>(data[0]);

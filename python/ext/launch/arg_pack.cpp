@@ -73,6 +73,39 @@ std::string where(const ParamPacker& p, std::size_t i) {
   throw nb::builtin_exception(e.type(), (where(p, i) + ": " + text).c_str());
 }
 
+// A Python value whose kind contradicts the parameter's declared class (a float for a
+// `float*`, an int for a `float`). Run only when a slot sees a new type, so the hot loop
+// pays nothing; on failure the slot forgets the type, so the next call checks again.
+[[gnu::noinline, gnu::cold]] void check_class(const ParamPacker& p, std::size_t i, ArgSlot& slot,
+                                              PyObject* arg) {
+  const ParamClass c = p.layout().class_of(i);
+  if (c == ParamClass::Unknown) return;
+  const char* hint = nullptr;
+  switch (slot.kind) {
+    case ArgKind::Float:
+      if (c == ParamClass::Pointer) hint = "pass a device array, or an int address";
+      else if (c != ParamClass::Floating) hint = "pass an int, or a numpy/ctypes scalar of the exact type";
+      break;
+    case ArgKind::Int:
+      if (c == ParamClass::Floating) hint = "pass a float (e.g. 2.0), or a numpy/ctypes scalar of the exact type";
+      break;
+    case ArgKind::Bool:
+      if (c == ParamClass::Floating || c == ParamClass::Pointer) hint = "pass a value of the parameter's type";
+      break;
+    case ArgKind::Exchange:
+    case ArgKind::Torch:
+    case ArgKind::Pointer:
+      if (c == ParamClass::Floating) hint = "a device array is passed as a pointer";
+      break;
+    default: break;
+  }
+  if (!hint) return;
+  slot.type = nullptr;
+  throw nanocuda::TypeError(where(p, i) + " is " + describe(c) +
+                            " in the kernel's signature; cannot pass a " + type_name_of(arg) +
+                            " there (" + hint + ")");
+}
+
 [[noreturn]] void unsupported(const ParamPacker& p, std::size_t i, PyObject* arg) {
   throw nb::type_error((where(p, i) + ": cannot pass a " + type_name_of(arg) +
                         " to a kernel (expected int, float, bool, a device array, a TensorMap, "
@@ -109,7 +142,10 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
   for (std::size_t i = 0; i < n; ++i) {
     PyObject* arg = args[i];
     ArgSlot& slot = slots[i];
-    if (Py_TYPE(arg) != slot.type) [[unlikely]] classify(slot, arg);
+    if (Py_TYPE(arg) != slot.type) [[unlikely]] {
+      classify(slot, arg);
+      check_class(p, i, slot, arg);
+    }
     switch (slot.kind) {
       case ArgKind::Int: {
         long long small;

@@ -152,7 +152,13 @@ void bind_options(nb::module_& m) {
       std::string k = nb::cast<std::string>(key);
       bool found = false;
       for (const auto& [name, member] : kDebugFields)
-        if (k == name) { o.*member = nb::cast<bool>(value); found = true; }
+        if (k == name) {
+          if (!PyBool_Check(value.ptr()))
+            throw nb::type_error(("GraphDebugPrintOptions: " + k + " must be a bool, got " +
+                                  std::string(Py_TYPE(value.ptr())->tp_name)).c_str());
+          o.*member = value.ptr() == Py_True;
+          found = true;
+        }
       if (!found) throw nb::type_error(("GraphDebugPrintOptions: no option '" + k + "'").c_str());
     }
     new (self) GraphDebugPrintOptions(o);

@@ -395,6 +395,9 @@ void bind_launch(nb::module_& m) {
           ParamLayout l;
           for (nb::handle p : layout)
             l.params.push_back({nb::cast<std::uint32_t>(p[0]), nb::cast<std::uint32_t>(p[1])});
+          // A mangled name gives classes, as Kernel does (extern "C" names give none).
+          if (auto c = param_classes_from_mangled_name(name); c.size() == l.params.size())
+            l.classes = std::move(c);
           std::vector<unsigned char> buf(l.total_size() + 16);
           auto* aligned = reinterpret_cast<unsigned char*>(
               (reinterpret_cast<std::uintptr_t>(buf.data()) + 15) & ~std::uintptr_t{15});
