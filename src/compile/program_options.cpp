@@ -18,7 +18,8 @@ using detail::OptionSpec;
 // are typed ProgramOptions fields (arch, std, debug, ...) are handled by set() itself.
 constexpr std::array kNvrtcOptions = {
     OptionSpec{"extensible_whole_program", OptionKind::flag, "--extensible-whole-program"},
-    OptionSpec{"device_code_optimize", OptionKind::on_off, "--dopt"},
+    // NVRTC takes only --dopt=on; False leaves its default (off unless -G).
+    OptionSpec{"device_code_optimize", OptionKind::flag, "--dopt=on"},
     OptionSpec{"ptxas_options", OptionKind::text_list, "--ptxas-options"},
     OptionSpec{"ftz", OptionKind::true_false, "--ftz"},
     OptionSpec{"prec_sqrt", OptionKind::true_false, "--prec-sqrt"},
