@@ -1286,6 +1286,11 @@ class ProgramOptions:
     def named_flags(self) -> list[str]:
         """The NVRTC flags of the cuda.core-named options."""
 
+    def as_bytes(self, backend: str = 'nvrtc', target_type: object | None = None) -> list:
+        """
+        The flags, as bytes, this compiles with on `backend` ('nvrtc', 'nvjitlink', 'nvvm').
+        """
+
     @staticmethod
     def option_names() -> list[str]:
         """Every cuda.core ProgramOptions name accepted."""
@@ -2094,6 +2099,9 @@ class LinkerOptions:
 
     def flags(self, target: str = 'cubin') -> list[str]:
         """The nvJitLink flags a link to target uses (resolves the arch)."""
+
+    def as_bytes(self, backend: str = 'nvjitlink') -> list:
+        """The nvJitLink flags, as bytes, a link to cubin uses."""
 
     @staticmethod
     def option_names() -> list[str]:

@@ -202,6 +202,21 @@ void bind_program(nb::module_& m) {
       .def_rw("extra_flags", &ProgramOptions::extra_flags, "Further NVRTC flags, passed as given.")
       .def("__getattr__", &program_option, nb::arg("name"), "A cuda.core option by name (None when unset).")
       .def("named_flags", &ProgramOptions::named_flags, "The NVRTC flags of the cuda.core-named options.")
+      .def("as_bytes",
+           [](const ProgramOptions& o, const std::string& backend, nb::object target) {
+             SourceType type = backend == "nvrtc" || backend == "NVRTC" ? SourceType::cxx
+                               : backend == "nvjitlink" || backend == "nvJitLink" ? SourceType::ptx
+                               : backend == "nvvm" || backend == "NVVM" ? SourceType::nvvm
+                               : throw ValueError("ProgramOptions.as_bytes: unknown backend '" + backend +
+                                                  "': expected 'nvrtc', 'nvjitlink' or 'nvvm'");
+             CodeType t = target.is_none() ? (type == SourceType::nvvm ? CodeType::ptx : CodeType::cubin)
+                                           : parse_code_type(nb::cast<std::string>(target));
+             nb::list out;
+             for (const auto& f : Program("", type, o).flags(t)) out.append(nb::bytes(f.data(), f.size()));
+             return out;
+           },
+           nb::arg("backend") = "nvrtc", nb::arg("target_type") = nb::none(),
+           "The flags, as bytes, this compiles with on `backend` ('nvrtc', 'nvjitlink', 'nvvm').")
       .def_static("option_names", &ProgramOptions::option_names, "Every cuda.core ProgramOptions name accepted.")
       .def("__repr__", [](const ProgramOptions& o) {
         return "<nanocuda.ProgramOptions arch='" + o.arch + "' std='" + o.std + "'>";
@@ -340,6 +355,15 @@ void bind_program(nb::module_& m) {
       .def_rw("extra_flags", &LinkerOptions::extra_flags, "Further nvJitLink flags, passed as given.")
       .def("flags", [](const LinkerOptions& o, const std::string& target) { return o.flags(parse_code_type(target)); },
            nb::arg("target") = "cubin", "The nvJitLink flags a link to target uses (resolves the arch).")
+      .def("as_bytes",
+           [](const LinkerOptions& o, const std::string& backend) {
+             if (backend != "nvjitlink" && backend != "nvJitLink")
+               throw ValueError("LinkerOptions.as_bytes: backend '" + backend + "' is not used: nanocuda links with 'nvjitlink'");
+             nb::list out;
+             for (const auto& f : o.flags(CodeType::cubin)) out.append(nb::bytes(f.data(), f.size()));
+             return out;
+           },
+           nb::arg("backend") = "nvjitlink", "The nvJitLink flags, as bytes, a link to cubin uses.")
       .def_static("option_names", &LinkerOptions::option_names, "Every cuda.core LinkerOptions name accepted.");
 
   nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
