@@ -179,6 +179,10 @@ def test_code_type_and_target_type_errors_list_valid_ones():
         prog.compile("fatbin")
     with pytest.raises(TypeError, match=r"Program: code must be a str"):
         Program(b"bytes", code_type="c++")
+    with pytest.raises(TypeError, match=r"Program.compile: cache= .* is not supported"):
+        prog.compile("ptx", cache=object())
+    with pytest.raises(TypeError, match=r"Program: options must be a nanocuda.ProgramOptions"):
+        Program(CODE, "c++", options={"arch": ARCH})
 
 
 def test_compile_error_carries_the_log():

@@ -304,7 +304,10 @@ void bind_program(nb::module_& m) {
       .def_prop_ro("backend", [](const Program& p) { return std::string(p.backend()); },
                    "'NVRTC', 'nvJitLink' or 'NVVM'.")
       .def("compile",
-           [](const Program& p, const std::string& target, nb::object exprs, nb::object logs) {
+           [](const Program& p, const std::string& target, nb::object exprs, nb::object logs, nb::object cache) {
+             if (!cache.is_none())
+               throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
+                               "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
              std::vector<std::string> names;
              if (!exprs.is_none()) names = words(exprs);
              ObjectCode out = [&] {
@@ -315,6 +318,7 @@ void bind_program(nb::module_& m) {
              return out;
            },
            nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(), nb::arg("logs") = nb::none(),
+           nb::kw_only(), nb::arg("cache") = nb::none(),
            "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
            "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
            "when it is not empty. Raises CompileError with the log on failure.")
