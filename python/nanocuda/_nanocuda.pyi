@@ -1192,78 +1192,108 @@ def result_name(code: int) -> str:
 def result_description(code: int) -> str: ...
 
 class ProgramOptions:
-    """NVRTC options; every field is keyword-only."""
+    """
+    NVRTC options: nanocuda's keywords and every cuda.core ProgramOptions name.
+    """
 
-    def __init__(self, *, arch: str = '', std: str = 'c++17', defines: Sequence[str] = [], include_dirs: Sequence[str] = [], fast_math: bool = False, lineinfo: bool = False, debug: bool = False, max_registers: int = 0, relocatable_device_code: bool = False, default_device: bool = True, extra_flags: Sequence[str] = []) -> None:
+    def __init__(self, **kwargs) -> None:
         """
-        arch: 'sm_90a', '90a', 'compute_90a' (default: device 0's). defines: 'NAME' or 'NAME=VALUE' strings.
+        Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.
         """
 
     @property
-    def arch(self) -> str: ...
+    def arch(self) -> str:
+        """Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's."""
 
     @arch.setter
     def arch(self, arg: str, /) -> None: ...
 
     @property
-    def std(self) -> str: ...
+    def std(self) -> str:
+        """C++ standard passed as -std= (default 'c++17')."""
 
     @std.setter
     def std(self, arg: str, /) -> None: ...
 
     @property
-    def defines(self) -> list[str]: ...
+    def defines(self) -> list[str]:
+        """Macros as 'NAME' or 'NAME=VALUE' strings (-D)."""
 
     @defines.setter
     def defines(self, arg: Sequence[str], /) -> None: ...
 
     @property
-    def include_dirs(self) -> list[str]: ...
+    def include_dirs(self) -> list[str]:
+        """Folders searched for #include, before the toolkit's (-I)."""
 
     @include_dirs.setter
     def include_dirs(self, arg: Sequence[str], /) -> None: ...
 
     @property
-    def fast_math(self) -> bool: ...
+    def fast_math(self) -> bool:
+        """--use_fast_math."""
 
     @fast_math.setter
     def fast_math(self, arg: bool, /) -> None: ...
 
     @property
-    def lineinfo(self) -> bool: ...
+    def lineinfo(self) -> bool:
+        """-lineinfo: source lines for profilers."""
 
     @lineinfo.setter
     def lineinfo(self, arg: bool, /) -> None: ...
 
     @property
-    def debug(self) -> bool: ...
+    def debug(self) -> bool:
+        """-G: device debug information."""
 
     @debug.setter
     def debug(self, arg: bool, /) -> None: ...
 
     @property
-    def max_registers(self) -> int: ...
+    def max_registers(self) -> int:
+        """--maxrregcount; 0 leaves it to NVRTC."""
 
     @max_registers.setter
     def max_registers(self, arg: int, /) -> None: ...
 
     @property
-    def relocatable_device_code(self) -> bool: ...
+    def relocatable_device_code(self) -> bool:
+        """-rdc=true, for linking with link()."""
 
     @relocatable_device_code.setter
     def relocatable_device_code(self, arg: bool, /) -> None: ...
 
     @property
-    def default_device(self) -> bool: ...
+    def default_device(self) -> bool:
+        """
+        -default-device: unannotated functions are device code (on by default).
+        """
 
     @default_device.setter
     def default_device(self, arg: bool, /) -> None: ...
 
     @property
-    def extra_flags(self) -> list[str]: ...
+    def extra_flags(self) -> list[str]:
+        """Further NVRTC flags, passed as given."""
 
     @extra_flags.setter
     def extra_flags(self, arg: Sequence[str], /) -> None: ...
+
+    def __getattr__(self, name: str) -> object:
+        """A cuda.core option by name (None when unset)."""
+
+    def named_flags(self) -> list[str]:
+        """The NVRTC flags of the cuda.core-named options."""
+
+    def as_bytes(self, backend: str = 'nvrtc', target_type: object | None = None) -> list:
+        """
+        The flags, as bytes, this compiles with on `backend` ('nvrtc', 'nvjitlink', 'nvvm').
+        """
+
+    @staticmethod
+    def option_names() -> list[str]:
+        """Every cuda.core ProgramOptions name accepted."""
 
     def __repr__(self) -> str: ...
 
@@ -1271,50 +1301,105 @@ class KernelAttributes:
     """A kernel's attributes on one device."""
 
     @property
-    def num_registers(self) -> int: ...
+    def num_registers(self) -> int:
+        """Registers per thread."""
 
     @property
-    def shared_size_bytes(self) -> int: ...
+    def num_regs(self) -> int:
+        """Registers per thread (cuda.core's name for num_registers)."""
 
     @property
-    def max_dynamic_shared_size_bytes(self) -> int: ...
+    def shared_size_bytes(self) -> int:
+        """Static shared memory per block, bytes."""
 
     @property
-    def max_threads_per_block(self) -> int: ...
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """Dynamic shared memory a launch may request, bytes."""
 
     @property
-    def local_size_bytes(self) -> int: ...
+    def max_threads_per_block(self) -> int:
+        """Largest block this kernel can launch with."""
 
     @property
-    def const_size_bytes(self) -> int: ...
+    def local_size_bytes(self) -> int:
+        """Local memory per thread, bytes."""
 
     @property
-    def ptx_version(self) -> int: ...
+    def const_size_bytes(self) -> int:
+        """Constant memory used, bytes."""
 
     @property
-    def binary_version(self) -> int: ...
+    def ptx_version(self) -> int:
+        """PTX virtual architecture, major*10 + minor."""
 
     @property
-    def preferred_shared_memory_carveout(self) -> int: ...
+    def binary_version(self) -> int:
+        """Binary architecture, major*10 + minor."""
 
     @property
-    def max_shared_memory_per_block_optin(self) -> int: ...
+    def preferred_shared_memory_carveout(self) -> int:
+        """Preferred shared-memory share of L1, percent."""
+
+    @property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """Shared memory a block may opt in to, bytes."""
+
+    @property
+    def cache_mode_ca(self) -> bool:
+        """Compiled with global loads cached in L1 (-dlcm=ca)."""
+
+    @property
+    def cluster_size_must_be_set(self) -> bool:
+        """A launch must give a cluster shape."""
+
+    @property
+    def required_cluster_width(self) -> int:
+        """Compile-time cluster width (0: none)."""
+
+    @property
+    def required_cluster_height(self) -> int:
+        """Compile-time cluster height (0: none)."""
+
+    @property
+    def required_cluster_depth(self) -> int:
+        """Compile-time cluster depth (0: none)."""
+
+    @property
+    def non_portable_cluster_size_allowed(self) -> bool:
+        """Clusters above 8 blocks are allowed."""
+
+    @property
+    def cluster_scheduling_policy_preference(self) -> int:
+        """CUclusterSchedulingPolicy value."""
 
 class KernelOccupancy:
     """Occupancy calculator for one kernel."""
 
-    def max_active_blocks_per_multiprocessor(self, block_size: int, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int: ...
+    def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_shared_memory_size: object | None = None, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> int:
+        """Blocks of block_size threads resident per SM at once."""
 
-    def max_potential_block_size(self, *, dynamic_shared_memory: int = 0, block_size_limit: int = 0, device: object | None = None) -> tuple[int, int]:
-        """(min_grid_size, block_size) for full occupancy."""
+    def max_potential_block_size(self, dynamic_shared_memory_needed: object | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> object:
+        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
 
-    def max_active_clusters(self, grid: object, block: object, cluster: object, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int: ...
+    def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: object | None = None) -> int:
+        """Dynamic shared memory per block, bytes, at that occupancy."""
+
+    def max_potential_cluster_size(self, config: object, *, stream: object | None = None, device: object | None = None) -> int:
+        """
+        Largest cluster this kernel can launch with under config (its cluster is ignored).
+        """
+
+    def max_active_clusters(self, config: object, block: object | None = None, cluster: object | None = None, *, stream: object | None = None, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
+        """
+        Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).
+        """
 
 class Kernel:
     """A kernel in loaded code; keeps its library loaded."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The kernel's (mangled, for C++) name."""
 
     @property
     def handle(self) -> int:
@@ -1325,17 +1410,33 @@ class Kernel:
         """[(offset, size), ...] of each parameter, in bytes."""
 
     @property
+    def num_arguments(self) -> int:
+        """The number of parameters."""
+
+    @property
+    def arguments_info(self) -> list:
+        """
+        [ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).
+        """
+
+    @property
     def attributes(self) -> KernelAttributes:
         """KernelAttributes on device 0 (get_attributes(device) for others)."""
 
-    def get_attributes(self, device: object | None = None) -> KernelAttributes: ...
+    def get_attributes(self, device: object | None = None) -> KernelAttributes:
+        """KernelAttributes on `device` (default: device 0)."""
 
     @property
-    def occupancy(self) -> KernelOccupancy: ...
+    def occupancy(self) -> KernelOccupancy:
+        """KernelOccupancy: occupancy queries for this kernel."""
 
-    def set_max_dynamic_shared_memory(self, bytes: int, *, device: object | None = None) -> None: ...
+    def set_max_dynamic_shared_memory(self, bytes: int, *, device: object | None = None) -> None:
+        """
+        Allow launches with up to `bytes` of dynamic shared memory (above 48 KiB needs this).
+        """
 
-    def set_preferred_shared_memory_carveout(self, percent: int, *, device: object | None = None) -> None: ...
+    def set_preferred_shared_memory_carveout(self, percent: int, *, device: object | None = None) -> None:
+        """Preferred shared-memory share of L1/shared, 0-100 percent (a hint)."""
 
     def __repr__(self) -> str: ...
 
@@ -1347,69 +1448,115 @@ class Kernel:
         """
 
 class ObjectCode:
-    """Compiled device code: cubin, fatbin, PTX or LTO-IR."""
+    """
+    Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.
+    """
 
     @staticmethod
-    def from_cubin(data: object) -> ObjectCode:
+    def from_cubin(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
 
     @staticmethod
-    def from_fatbin(data: object) -> ObjectCode: ...
+    def from_fatbin(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+        """From bytes, or a path to read."""
 
     @staticmethod
-    def from_ptx(data: object) -> ObjectCode: ...
+    def from_ptx(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+        """From PTX text (str), bytes, or a path to read."""
 
     @staticmethod
-    def from_ltoir(data: object) -> ObjectCode: ...
+    def from_ltoir(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+        """From bytes, or a path to read."""
+
+    @staticmethod
+    def from_object(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+        """A relocatable device object (.o), for Linker; from bytes or a path."""
+
+    @staticmethod
+    def from_library(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+        """A device library (.a), for Linker; from bytes or a path."""
 
     @property
-    def code(self) -> bytes: ...
+    def code(self) -> bytes:
+        """The image's bytes (PTX as text bytes)."""
 
     @property
-    def code_type(self) -> str: ...
+    def code_type(self) -> str:
+        """'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The name it was compiled or loaded under."""
 
     @property
     def lowered_names(self) -> dict[str, str]:
         """{name expression: lowered name}."""
 
     @property
+    def symbol_mapping(self) -> dict[str, str]:
+        """{name expression: lowered name} (cuda.core's name for lowered_names)."""
+
+    @property
     def kernel_names(self) -> list[str]:
         """Every kernel in the loaded code (loads it)."""
 
-    def get_kernel(self, name: str) -> Kernel:
-        """By name expression, extern "C" name or mangled name."""
+    @property
+    def handle(self) -> int:
+        """The CUlibrary handle as an int (loads the code)."""
+
+    def get_kernel(self, name: object) -> Kernel:
+        """By name expression, extern "C" name or mangled name (str or bytes)."""
 
     def __len__(self) -> int: ...
 
     def __repr__(self) -> str: ...
 
 class Program:
-    """CUDA C++ source compiled with NVRTC (cached)."""
+    """C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile."""
 
-    def __init__(self, source: str, options: object | None = None, *, name: str = 'kernel.cu') -> None: ...
+    def __init__(self, code: object, code_type: object | None = None, options: object | None = None, *, name: object | None = None) -> None:
+        """
+        Program(code, code_type='c++'|'ptx'|'nvvm', options=ProgramOptions(...)); nanocuda's Program(source, options) works too.
+        """
 
     @staticmethod
-    def from_file(path: object, options: object | None = None) -> Program: ...
+    def from_file(path: object, options: object | None = None) -> Program:
+        """A Program of a .cu file: its folder is on the include path."""
 
     @property
-    def source(self) -> str: ...
+    def source(self) -> str:
+        """The source text (or NVVM bitcode)."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The file name the compiler reports in messages."""
 
     @property
-    def options(self) -> ProgramOptions: ...
+    def options(self) -> ProgramOptions:
+        """The ProgramOptions it compiles with."""
 
-    def compile(self, target: str = 'cubin', *, name_expressions: Sequence[str] = []) -> ObjectCode:
+    @property
+    def code_type(self) -> str:
+        """'c++', 'ptx' or 'nvvm'."""
+
+    @property
+    def backend(self) -> str:
+        """'NVRTC', 'nvJitLink' or 'NVVM'."""
+
+    def compile(self, target_type: str = 'cubin', name_expressions: object | None = None, logs: object | None = None) -> ObjectCode:
         """
-        Compile to 'cubin', 'ptx' or 'ltoir'; raises CompileError with the log on failure.
+        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
         """
 
     def flags(self, target: str = 'cubin') -> list[str]:
-        """The NVRTC flags compile(target) uses."""
+        """The compiler flags compile(target) uses."""
+
+    def close(self) -> None:
+        """Nothing to release: nanocuda keeps no compiler state between compiles."""
+
+    @property
+    def is_closed(self) -> bool:
+        """Always False (close() has nothing to free)."""
 
 def link(objects: Sequence[ObjectCode], *, arch: str = '', lto: bool = False, debug: bool = False, lineinfo: bool = False, extra_flags: Sequence[str] = []) -> ObjectCode:
     """
@@ -1874,3 +2021,93 @@ class ConditionalHandle(int):
     remembers the graph it was made in (graph_id)."""
 
     graph_id: int
+
+class Linker:
+    """Links ObjectCodes into one cubin or PTX with nvJitLink."""
+
+    def __init__(self, *object_codes, options: object | None = None) -> None:
+        """Linker(*object_codes, options=LinkerOptions(...))."""
+
+    def link(self, target_type: str = 'cubin') -> ObjectCode:
+        """Link to 'cubin' or 'ptx'; raises CompileError with nvJitLink's log."""
+
+    def get_error_log(self) -> str:
+        """nvJitLink's error log of the last link()."""
+
+    def get_info_log(self) -> str:
+        """nvJitLink's info log of the last link()."""
+
+    def close(self) -> None:
+        """Marks the linker closed (each link() owns its nvJitLink session)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether close() was called."""
+
+    @staticmethod
+    def which_backend() -> str:
+        """Always 'nvJitLink'."""
+
+    @staticmethod
+    def backend() -> str:
+        """Always 'nvJitLink'."""
+
+class LinkerOptions:
+    """nvJitLink options, by cuda.core's LinkerOptions names."""
+
+    def __init__(self, **kwargs) -> None:
+        """
+        Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, ftz, prec_div, prec_sqrt, fma, optimization_level, ptxas_options, ... (cuda.core's names).
+        """
+
+    @property
+    def arch(self) -> str:
+        """Target ('sm_90a', '90a'); empty means device 0's."""
+
+    @arch.setter
+    def arch(self, arg: str, /) -> None: ...
+
+    @property
+    def name(self) -> str:
+        """The linked ObjectCode's name."""
+
+    @name.setter
+    def name(self, arg: str, /) -> None: ...
+
+    @property
+    def debug(self) -> bool:
+        """-g."""
+
+    @debug.setter
+    def debug(self, arg: bool, /) -> None: ...
+
+    @property
+    def lineinfo(self) -> bool:
+        """-lineinfo."""
+
+    @lineinfo.setter
+    def lineinfo(self, arg: bool, /) -> None: ...
+
+    @property
+    def link_time_optimization(self) -> bool:
+        """-lto (on by itself when an input is LTO-IR)."""
+
+    @link_time_optimization.setter
+    def link_time_optimization(self, arg: bool, /) -> None: ...
+
+    @property
+    def extra_flags(self) -> list[str]:
+        """Further nvJitLink flags, passed as given."""
+
+    @extra_flags.setter
+    def extra_flags(self, arg: Sequence[str], /) -> None: ...
+
+    def flags(self, target: str = 'cubin') -> list[str]:
+        """The nvJitLink flags a link to target uses (resolves the arch)."""
+
+    def as_bytes(self, backend: str = 'nvjitlink') -> list:
+        """The nvJitLink flags, as bytes, a link to cubin uses."""
+
+    @staticmethod
+    def option_names() -> list[str]:
+        """Every cuda.core LinkerOptions name accepted."""

@@ -97,6 +97,15 @@ KernelAttributes Kernel::attributes(const Device& device) const {
       attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, device);
   a.max_shared_memory_per_block_optin =
       device.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  a.cache_mode_ca = attribute(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA, device) != 0;
+  a.cluster_size_must_be_set = attribute(CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, device) != 0;
+  a.required_cluster_width = attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, device);
+  a.required_cluster_height = attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, device);
+  a.required_cluster_depth = attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, device);
+  a.non_portable_cluster_size_allowed =
+      attribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, device) != 0;
+  a.cluster_scheduling_policy_preference =
+      attribute(CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, device);
   return a;
 }
 
@@ -131,6 +140,33 @@ std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_
   NANOCUDA_CALL(cuOccupancyMaxPotentialBlockSize, [&] { return describe(); }, &min_grid, &block,
                 fn, nullptr, dynamic_shared_memory, block_size_limit);
   return {min_grid, block};
+}
+
+std::size_t Kernel::available_dynamic_shared_memory_per_block(int blocks_per_multiprocessor,
+                                                              int block_size, const Device& device) const {
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  std::size_t bytes = 0;
+  NANOCUDA_CALL(cuOccupancyAvailableDynamicSMemPerBlock, [&] { return describe(); }, &bytes, fn,
+                blocks_per_multiprocessor, block_size);
+  return bytes;
+}
+
+int Kernel::max_potential_cluster_size(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                                       std::size_t dynamic_shared_memory, const Device& device) const {
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_memory);
+  int size = 0;
+  NANOCUDA_CALL(cuOccupancyMaxPotentialClusterSize, [&] { return describe(); }, &size, fn, &config);
+  return size;
 }
 
 int Kernel::max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,

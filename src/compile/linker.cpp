@@ -1,5 +1,7 @@
-// Linker: one nvJitLink session per link(), its handle owned for the session's scope.
+// Linker: cuda.core's option names as nvJitLink flags, and one nvJitLink session per link().
 #include "nanocuda/compile/linker.h"
+
+#include <array>
 
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/compile/nvrtc_api.h"
@@ -9,17 +11,46 @@ namespace nanocuda {
 
 namespace {
 
+using detail::OptionKind;
+using detail::OptionSpec;
+
+constexpr const char* kOwner = "LinkerOptions";
+
+// cuda.core 1.2's LinkerOptions names with their nvJitLink flags (the typed fields name,
+// arch, debug, lineinfo and link_time_optimization are handled by set()).
+constexpr std::array kNvJitLinkOptions = {
+    OptionSpec{"max_register_count", OptionKind::integer, "-maxrregcount"},
+    OptionSpec{"time", OptionKind::flag, "-time"},
+    OptionSpec{"verbose", OptionKind::flag, "-verbose"},
+    OptionSpec{"ptx", OptionKind::flag, "-ptx"},
+    OptionSpec{"optimization_level", OptionKind::prefix_list, "-O"},
+    OptionSpec{"ftz", OptionKind::true_false, "-ftz"},
+    OptionSpec{"prec_div", OptionKind::true_false, "-prec-div"},
+    OptionSpec{"prec_sqrt", OptionKind::true_false, "-prec-sqrt"},
+    OptionSpec{"fma", OptionKind::true_false, "-fma"},
+    OptionSpec{"kernels_used", OptionKind::text_list, "-kernels-used"},
+    OptionSpec{"variables_used", OptionKind::text_list, "-variables-used"},
+    OptionSpec{"optimize_unused_variables", OptionKind::flag, "-optimize-unused-variables"},
+    OptionSpec{"ptxas_options", OptionKind::text_list, "-Xptxas"},
+    OptionSpec{"split_compile", OptionKind::integer, "-split-compile"},
+    OptionSpec{"split_compile_extended", OptionKind::integer, "-split-compile-extended"},
+    OptionSpec{"no_cache", OptionKind::flag, "-no-cache"},
+    OptionSpec{"numba_debug", OptionKind::flag, "-numba-debug"},
+};
+
 nvJitLinkInputType input_type(CodeType type) {
   switch (type) {
     case CodeType::cubin: return NVJITLINK_INPUT_CUBIN;
     case CodeType::ptx: return NVJITLINK_INPUT_PTX;
     case CodeType::ltoir: return NVJITLINK_INPUT_LTOIR;
     case CodeType::fatbin: return NVJITLINK_INPUT_FATBIN;
+    case CodeType::object: return NVJITLINK_INPUT_OBJECT;
+    case CodeType::library: return NVJITLINK_INPUT_LIBRARY;
   }
   return NVJITLINK_INPUT_ANY;
 }
 
-std::string read_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
+std::string read_error_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
   std::string log;
   size_t size = 0;
   if (api.nvJitLinkGetErrorLogSize(h, &size) == NVJITLINK_SUCCESS && size > 1) {
@@ -27,46 +58,111 @@ std::string read_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
     api.nvJitLinkGetErrorLog(h, log.data());
     log.resize(size - 1);
   }
+  return log;
+}
+
+std::string read_info_log(const detail::NvJitLinkApi& api, nvJitLinkHandle h) {
+  std::string log;
+  size_t size = 0;
   if (api.nvJitLinkGetInfoLogSize(h, &size) == NVJITLINK_SUCCESS && size > 1) {
-    std::string info(size, '\0');
-    api.nvJitLinkGetInfoLog(h, info.data());
-    info.resize(size - 1);
-    log += (log.empty() ? "" : "\n") + info;
+    log.resize(size);
+    api.nvJitLinkGetInfoLog(h, log.data());
+    log.resize(size - 1);
   }
   return log;
 }
 
 }  // namespace
 
+std::vector<std::string> LinkerOptions::option_names() {
+  std::vector<std::string> names{"name", "arch", "link_time_optimization", "debug", "lineinfo"};
+  for (const auto& spec : kNvJitLinkOptions) names.emplace_back(spec.name);
+  return names;
+}
+
+LinkerOptions& LinkerOptions::set(const std::string& option, OptionValue value) {
+  auto text = [&] {
+    if (const auto* s = std::get_if<std::string>(&value)) return *s;
+    throw TypeError(std::string(kOwner) + ": option '" + option + "' takes a str");
+  };
+  if (option == "name") name = text();
+  else if (option == "arch") arch = text();
+  else if (option == "link_time_optimization") lto = detail::as_bool(kOwner, option.c_str(), value);
+  else if (option == "debug") debug = detail::as_bool(kOwner, option.c_str(), value);
+  else if (option == "lineinfo") lineinfo = detail::as_bool(kOwner, option.c_str(), value);
+  else {
+    const OptionSpec* spec = detail::find_option(kNvJitLinkOptions, option);
+    if (!spec) detail::throw_unknown_option(kOwner, option, option_names());
+    std::vector<std::string> check;
+    detail::append_flags(kOwner, *spec, value, check);
+    for (auto& n : named)
+      if (n.name == option) {
+        n.value = std::move(value);
+        return *this;
+      }
+    named.push_back({option, std::move(value)});
+  }
+  return *this;
+}
+
+std::vector<std::string> LinkerOptions::flags(CodeType target, bool has_ltoir) const {
+  if (target != CodeType::cubin && target != CodeType::ptx)
+    throw ValueError(std::string("Linker.link: unknown target_type '") + code_type_name(target) +
+                     "': expected 'cubin' or 'ptx'");
+  std::string a = arch.empty() ? ProgramOptions{}.resolved_arch() : normalize_arch(arch);
+  std::vector<std::string> f{"-arch=sm_" + a};
+  if (lto || has_ltoir) f.push_back("-lto");
+  if (debug) f.push_back("-g");
+  if (lineinfo) f.push_back("-lineinfo");
+  bool ptx = target == CodeType::ptx;
+  for (const auto& n : named) {
+    if (n.name == "ptx" && std::get_if<bool>(&n.value) && std::get<bool>(n.value)) ptx = false;  // added once below
+    if (const OptionSpec* spec = detail::find_option(kNvJitLinkOptions, n.name))
+      detail::append_flags(kOwner, *spec, n.value, f);
+  }
+  if (ptx) f.push_back("-ptx");
+  for (const auto& x : extra_flags) f.push_back(x);
+  return f;
+}
+
 Linker& Linker::add(const ObjectCode& object) {
   inputs_.push_back(object);
   return *this;
 }
 
-ObjectCode Linker::link() const {
-  if (inputs_.empty()) throw ValueError("Linker::link: no inputs were added");
+ObjectCode Linker::link(CodeType target) {
+  if (inputs_.empty()) throw ValueError("Linker.link: no inputs were added");
   const auto& api = detail::nvjitlink();
-  LinkerOptions opts = options_;
-  std::string arch = opts.arch.empty() ? ProgramOptions{}.resolved_arch() : normalize_arch(opts.arch);
-  std::vector<std::string> flags{"-arch=sm_" + arch};
-  bool lto = opts.lto;
-  for (const auto& in : inputs_) lto = lto || in.type() == CodeType::ltoir;
-  if (lto) flags.push_back("-lto");
-  if (opts.debug) flags.push_back("-g");
-  if (opts.lineinfo) flags.push_back("-lineinfo");
-  for (const auto& f : opts.extra_flags) flags.push_back(f);
+  bool has_ltoir = false;
+  for (const auto& in : inputs_) has_ltoir = has_ltoir || in.type() == CodeType::ltoir;
+  const std::vector<std::string> flags = options_.flags(target, has_ltoir);
   std::vector<const char*> argv;
   for (const auto& f : flags) argv.push_back(f.c_str());
+  error_log_.clear();
+  info_log_.clear();
 
   nvJitLinkHandle h = nullptr;
-  if (api.nvJitLinkCreate(&h, static_cast<uint32_t>(argv.size()), argv.data()) != NVJITLINK_SUCCESS)
-    throw CompileError(h ? read_log(api, h) : "nvJitLinkCreate failed", flags, "link");
-  // Destroys the session on every path out of here.
+  if (api.nvJitLinkCreate(&h, static_cast<uint32_t>(argv.size()), argv.data()) != NVJITLINK_SUCCESS) {
+    error_log_ = h ? read_error_log(api, h) : "nvJitLinkCreate failed (an option it does not take?)";
+    if (h) api.nvJitLinkDestroy(&h);
+    throw CompileError(error_log_, flags, "link");
+  }
+  // Keeps both logs and destroys the session on every path out of here.
   struct Guard {
+    Linker& self;
     const detail::NvJitLinkApi& api;
     nvJitLinkHandle& h;
-    ~Guard() { if (h) api.nvJitLinkDestroy(&h); }
-  } guard{api, h};
+    ~Guard() {
+      self.error_log_ = read_error_log(api, h);
+      self.info_log_ = read_info_log(api, h);
+      api.nvJitLinkDestroy(&h);
+    }
+  } guard{*this, api, h};
+  auto fail = [&](const std::string& where) {
+    std::string log = read_error_log(api, h);
+    std::string info = read_info_log(api, h);
+    throw CompileError(log + (log.empty() || info.empty() ? "" : "\n") + info, flags, where);
+  };
 
   std::map<std::string, std::string> names;
   for (const auto& in : inputs_) {
@@ -81,22 +177,32 @@ ObjectCode Linker::link() const {
     }
     if (api.nvJitLinkAddData(h, input_type(in.type()), data->data(), data->size(),
                              label.c_str()) != NVJITLINK_SUCCESS)
-      throw CompileError(read_log(api, h), flags, "link input " + label);
+      fail("link input " + label);
     for (const auto& kv : in.lowered_names()) names.insert(kv);
   }
-  if (api.nvJitLinkComplete(h) != NVJITLINK_SUCCESS) throw CompileError(read_log(api, h), flags, "link");
+  if (api.nvJitLinkComplete(h) != NVJITLINK_SUCCESS) fail("link");
+  std::string out;
   size_t size = 0;
-  api.nvJitLinkGetLinkedCubinSize(h, &size);
-  std::string cubin(size, '\0');
-  if (api.nvJitLinkGetLinkedCubin(h, cubin.data()) != NVJITLINK_SUCCESS)
-    throw CompileError(read_log(api, h), flags, "link");
-  return ObjectCode::from_cubin(std::move(cubin)).with_lowered_names(std::move(names)).with_arch(arch);
+  if (target == CodeType::ptx) {
+    api.nvJitLinkGetLinkedPtxSize(h, &size);
+    out.resize(size);
+    if (api.nvJitLinkGetLinkedPtx(h, out.data()) != NVJITLINK_SUCCESS) fail("link");
+    while (!out.empty() && out.back() == '\0') out.pop_back();
+  } else {
+    api.nvJitLinkGetLinkedCubinSize(h, &size);
+    out.resize(size);
+    if (api.nvJitLinkGetLinkedCubin(h, out.data()) != NVJITLINK_SUCCESS) fail("link");
+  }
+  std::string arch = flags[0].substr(std::string("-arch=sm_").size());
+  return ObjectCode::from_bytes(target, std::move(out), options_.name)
+      .with_lowered_names(std::move(names))
+      .with_arch(arch);
 }
 
-ObjectCode link(const std::vector<ObjectCode>& objects, LinkerOptions options) {
+ObjectCode link(const std::vector<ObjectCode>& objects, LinkerOptions options, CodeType target) {
   Linker linker(std::move(options));
   for (const auto& o : objects) linker.add(o);
-  return linker.link();
+  return linker.link(target);
 }
 
 }  // namespace nanocuda

@@ -1,8 +1,11 @@
-// Loads NVRTC and nvJitLink on first use and fills their entry-point tables with dlsym.
+// Loads NVRTC, nvJitLink and libNVVM on first use and fills their entry-point tables with dlsym.
 #include "nanocuda/compile/nvrtc_api.h"
 
 #include <dlfcn.h>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 
@@ -38,6 +41,12 @@ const Api& load_once(Slot<Api>& slot, Fill fill) {
 
 Slot<NvrtcApi> g_nvrtc;
 Slot<NvJitLinkApi> g_nvjitlink;
+Slot<NvvmApi> g_nvvm;
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
 
 }  // namespace
 
@@ -78,6 +87,41 @@ const NvJitLinkApi& nvjitlink() {
       throw ToolkitNotFoundError(lib.path + " lacks nvJitLink entry points: " + missing +
                                  " (nanocuda needs nvJitLink 13)");
     api.path = lib.path;
+  });
+}
+
+const NvvmApi& nvvm() {
+  return load_once(g_nvvm, [](NvvmApi& api) {
+    // The toolkit keeps libNVVM in nvvm/lib64, outside the usual library folders.
+    LoadedLibrary lib;
+    if (const char* env = std::getenv("NANOCUDA_NVVM"); !(env && *env)) {
+      for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* root = std::getenv(var); root && *root && !lib.handle)
+          if (std::string p = std::string(root) + "/nvvm/lib64/libnvvm.so"; is_file(p))
+            if (void* h = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL)) lib = {h, p};
+      if (!lib.handle && is_file("/usr/local/cuda/nvvm/lib64/libnvvm.so"))
+        if (void* h = ::dlopen("/usr/local/cuda/nvvm/lib64/libnvvm.so", RTLD_NOW | RTLD_LOCAL))
+          lib = {h, "/usr/local/cuda/nvvm/lib64/libnvvm.so"};
+    }
+    if (!lib.handle)
+      lib = load_toolkit_library("libNVVM (libnvvm.so, needed for Program(code_type=\"nvvm\"))",
+                                 "libnvvm.so", "NANOCUDA_NVVM", "nvidia-nvvm");
+    std::string missing;
+#define NANOCUDA_LOAD_POINTER(name)                                                  \
+  api.name = reinterpret_cast<decltype(&::name)>(::dlsym(lib.handle, #name));        \
+  if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
+    NANOCUDA_NVVM_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
+#undef NANOCUDA_LOAD_POINTER
+    if (!missing.empty()) throw ToolkitNotFoundError(lib.path + " lacks libNVVM entry points: " + missing);
+    api.path = lib.path;
+    // libdevice sits in <root>/nvvm/libdevice; the library in <root>/nvvm/lib64 or <root>/lib.
+    auto slash = lib.path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : lib.path.substr(0, slash);
+    for (const char* rel : {"/../libdevice/libdevice.10.bc", "/../nvvm/libdevice/libdevice.10.bc"})
+      if (is_file(dir + rel)) {
+        api.libdevice = dir + rel;
+        break;
+      }
   });
 }
 

@@ -16,6 +16,7 @@ struct ObjectCode::State {
   std::string bytes;
   std::string name;
   std::string arch;
+  std::string log;
   std::map<std::string, std::string> lowered;
   std::once_flag load_once;
   std::shared_ptr<Library> library;
@@ -41,6 +42,7 @@ CodeType ObjectCode::type() const noexcept { return state_->type; }
 const std::string& ObjectCode::bytes() const noexcept { return state_->bytes; }
 const std::string& ObjectCode::name() const noexcept { return state_->name; }
 const std::string& ObjectCode::arch() const noexcept { return state_->arch; }
+const std::string& ObjectCode::log() const noexcept { return state_->log; }
 const std::map<std::string, std::string>& ObjectCode::lowered_names() const noexcept {
   return state_->lowered;
 }
@@ -48,7 +50,14 @@ const std::map<std::string, std::string>& ObjectCode::lowered_names() const noex
 ObjectCode ObjectCode::with_lowered_names(std::map<std::string, std::string> names) const {
   ObjectCode copy = from_bytes(type(), bytes(), name());
   copy.state_->arch = arch();
+  copy.state_->log = log();
   copy.state_->lowered = std::move(names);
+  return copy;
+}
+
+ObjectCode ObjectCode::with_log(std::string log) const {
+  ObjectCode copy = with_lowered_names(lowered_names());
+  copy.state_->log = std::move(log);
   return copy;
 }
 
@@ -62,7 +71,7 @@ std::shared_ptr<Library> ObjectCode::library() const {
   std::call_once(state_->load_once, [&] {
     std::string description =
         std::string(code_type_name(type())) + (name().empty() ? "" : " " + name());
-    if (type() == CodeType::ltoir) {
+    if (type() == CodeType::ltoir || type() == CodeType::object || type() == CodeType::library) {
       LinkerOptions opts;
       opts.arch = arch();
       ObjectCode linked = link({*this}, opts);

@@ -11,6 +11,7 @@
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/compile/library_search.h"
+#include "nanocuda/compile/linker.h"
 #include "nanocuda/compile/nvrtc_api.h"
 #include "nanocuda/driver/error.h"
 
@@ -96,8 +97,9 @@ bool get_str(const std::string& in, size_t& pos, std::string& s) {
   return true;
 }
 
-// Payload: code, then (expression, lowered name) pairs.
-std::string serialize(const std::string& code, const std::map<std::string, std::string>& names) {
+// Payload: code, then (expression, lowered name) pairs, then the compile log.
+std::string serialize(const std::string& code, const std::map<std::string, std::string>& names,
+                      const std::string& log) {
   std::string out;
   put_u32(out, static_cast<std::uint32_t>(code.size()));
   out += code;
@@ -108,10 +110,13 @@ std::string serialize(const std::string& code, const std::map<std::string, std::
     put_u32(out, static_cast<std::uint32_t>(v.size()));
     out += v;
   }
+  put_u32(out, static_cast<std::uint32_t>(log.size()));
+  out += log;
   return out;
 }
 
-bool deserialize(const std::string& in, std::string& code, std::map<std::string, std::string>& names) {
+bool deserialize(const std::string& in, std::string& code, std::map<std::string, std::string>& names,
+                 std::string& log) {
   size_t pos = 0;
   std::uint32_t count = 0;
   if (!get_str(in, pos, code) || !get_u32(in, pos, count)) return false;
@@ -120,6 +125,8 @@ bool deserialize(const std::string& in, std::string& code, std::map<std::string,
     if (!get_str(in, pos, k) || !get_str(in, pos, v)) return false;
     names.emplace(std::move(k), std::move(v));
   }
+  // Entries written before the log was kept end here.
+  if (pos < in.size() && !get_str(in, pos, log)) return false;
   return pos == in.size();
 }
 
@@ -135,8 +142,39 @@ std::string program_log(const detail::NvrtcApi& api, nvrtcProgram prog) {
 }  // namespace
 
 Program::Program(std::string source, ProgramOptions options, std::string name)
-    : source_(std::move(source)), options_(std::move(options)), name_(std::move(name)) {
+    : Program(std::move(source), SourceType::cxx, std::move(options), std::move(name)) {}
+
+Program::Program(std::string source, SourceType type, ProgramOptions options, std::string name)
+    : source_(std::move(source)), options_(std::move(options)), name_(std::move(name)), type_(type) {
+  if (name_.empty()) name_ = options_.name.empty() ? "kernel.cu" : options_.name;
   if (name_.find('/') != std::string::npos) source_dir_ = dirname_of(name_);
+}
+
+const char* Program::backend() const noexcept {
+  switch (type_) {
+    case SourceType::ptx: return "nvJitLink";
+    case SourceType::nvvm: return "NVVM";
+    default: return "NVRTC";
+  }
+}
+
+// What each source type compiles to, for the error message.
+static const char* targets_of(SourceType type) {
+  switch (type) {
+    case SourceType::ptx: return "'cubin'";
+    case SourceType::nvvm: return "'ptx', 'cubin' or 'ltoir'";
+    default: return "'ptx', 'cubin' or 'ltoir'";
+  }
+}
+
+static void check_target(SourceType type, CodeType target) {
+  bool ok = type == SourceType::ptx
+                ? target == CodeType::cubin
+                : target == CodeType::cubin || target == CodeType::ptx || target == CodeType::ltoir;
+  if (!ok)
+    throw ValueError(std::string("Program.compile: target_type '") + code_type_name(target) +
+                     "' is not supported for code_type '" + source_type_name(type) +
+                     "': expected " + targets_of(type));
 }
 
 Program Program::from_file(const std::string& path, ProgramOptions options) {
@@ -148,15 +186,35 @@ Program Program::from_file(const std::string& path, ProgramOptions options) {
 std::string Program::nvrtc_path() { return detail::nvrtc().path; }
 int Program::nvrtc_version() { return detail::nvrtc().version; }
 
+// The LinkerOptions a PTX program links with: ProgramOptions' arch, debug info and the
+// options nvJitLink shares with NVRTC.
+static LinkerOptions linker_options_of(const ProgramOptions& o) {
+  LinkerOptions l;
+  l.arch = o.arch;
+  l.debug = o.debug;
+  l.lineinfo = o.lineinfo;
+  l.name = o.name;
+  if (o.max_registers > 0) l.set("max_register_count", static_cast<long long>(o.max_registers));
+  for (const char* shared : {"ftz", "prec_div", "prec_sqrt", "fma", "ptxas_options", "split_compile", "no_cache"})
+    if (const OptionValue* v = o.get(shared)) l.set(shared, *v);
+  if (const OptionValue* v = o.get("link_time_optimization"); v && std::get_if<bool>(v))
+    l.lto = std::get<bool>(*v);
+  return l;
+}
+
 std::vector<std::string> Program::flags(CodeType target) const {
-  if (target == CodeType::fatbin)
-    throw ValueError("NVRTC cannot produce a fatbin; compile to cubin or ptx");
+  check_target(type_, target);
+  if (type_ == SourceType::ptx) return linker_options_of(options_).flags(target);
+  if (type_ == SourceType::nvvm) return nvvm_flags(target);
   const auto& api = detail::nvrtc();
   const ProgramOptions& o = options_;
   const std::string arch = o.resolved_arch();
   std::vector<std::string> f;
   f.push_back((target == CodeType::ptx ? "-arch=compute_" : "-arch=sm_") + arch);
-  if (target == CodeType::ltoir) f.push_back("-dlto");
+  bool lto_flag = false;
+  if (const OptionValue* v = o.get("link_time_optimization"); v && std::get_if<bool>(v))
+    lto_flag = std::get<bool>(*v);
+  if (target == CodeType::ltoir && !lto_flag) f.push_back("-dlto");
   if (!o.std.empty()) f.push_back("-std=" + o.std);
   if (o.default_device) f.push_back("-default-device");
   if (o.fast_math) f.push_back("--use_fast_math");
@@ -165,7 +223,11 @@ std::vector<std::string> Program::flags(CodeType target) const {
   if (o.max_registers > 0) f.push_back("--maxrregcount=" + std::to_string(o.max_registers));
   if (o.relocatable_device_code) f.push_back("-rdc=true");
   for (const auto& d : o.defines) f.push_back("-D" + d);
-  if (!source_dir_.empty()) f.push_back("-I" + source_dir_);
+  for (auto& x : o.named_flags()) f.push_back(std::move(x));
+  const OptionValue* no_source_include = o.get("no_source_include");
+  bool skip_source_dir = no_source_include && std::get_if<bool>(no_source_include) &&
+                         std::get<bool>(*no_source_include);
+  if (!source_dir_.empty() && !skip_source_dir) f.push_back("-I" + source_dir_);
   for (const auto& d : o.include_dirs) f.push_back("-I" + d);
   // nanocuda's kernel-side headers (tma.cuh), so CUtensorMap needs no user effort.
   if (std::string dir = detail::device_include_dir(); !dir.empty()) f.push_back("-I" + dir);
@@ -181,6 +243,20 @@ std::vector<std::string> Program::flags(CodeType target) const {
 }
 
 ObjectCode Program::compile(CodeType target, const std::vector<std::string>& name_expressions) const {
+  check_target(type_, target);
+  if (type_ != SourceType::cxx && !name_expressions.empty())
+    throw ValueError(std::string("Program.compile: name_expressions need code_type 'c++', not '") +
+                     source_type_name(type_) + "'");
+  if (type_ == SourceType::ptx) {
+    LinkerOptions lo = linker_options_of(options_);
+    lo.name = name_;
+    return link({ObjectCode::from_bytes(CodeType::ptx, source_, name_)}, std::move(lo), target);
+  }
+  if (type_ == SourceType::nvvm) return compile_nvvm(target);
+  return compile_cxx(target, name_expressions);
+}
+
+ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>& name_expressions) const {
   const auto& api = detail::nvrtc();
   const std::vector<std::string> f = flags(target);
 
@@ -196,10 +272,12 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
   if (auto payload = CompileCache::load(key)) {
     std::string code;
     std::map<std::string, std::string> names;
-    if (deserialize(*payload, code, names))
+    std::string log;
+    if (deserialize(*payload, code, names, log))
       return ObjectCode::from_bytes(target, std::move(code), name_)
           .with_lowered_names(std::move(names))
-          .with_arch(options_.resolved_arch());
+          .with_arch(options_.resolved_arch())
+          .with_log(std::move(log));
   }
 
   const bool has_cccl = !api.cccl_include.empty();
@@ -266,10 +344,12 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
     if (api.nvrtcGetLoweredName(prog, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
       names.emplace(e, lowered);
   }
-  CompileCache::store(key, serialize(code, names));
+  std::string log = program_log(api, prog);
+  CompileCache::store(key, serialize(code, names, log));
   return ObjectCode::from_bytes(target, std::move(code), name_)
       .with_lowered_names(std::move(names))
-      .with_arch(options_.resolved_arch());
+      .with_arch(options_.resolved_arch())
+      .with_log(std::move(log));
 }
 
 }  // namespace nanocuda

@@ -28,6 +28,13 @@ struct KernelAttributes {
   int binary_version = 0;             // e.g. 90
   int preferred_shared_memory_carveout = 0;
   int max_shared_memory_per_block_optin = 0;  // device limit for dynamic + static
+  bool cache_mode_ca = false;         // compiled with -Xptxas --dlcm=ca (global loads cached in L1)
+  bool cluster_size_must_be_set = false;
+  int required_cluster_width = 0;     // compile-time cluster shape (__cluster_dims__), 0 = none
+  int required_cluster_height = 0;
+  int required_cluster_depth = 0;
+  bool non_portable_cluster_size_allowed = false;
+  int cluster_scheduling_policy_preference = 0;  // CUclusterSchedulingPolicy
 };
 
 // Cheap to copy: copies share the handle, the cached parameter layout and the cached
@@ -63,6 +70,15 @@ class Kernel {
   [[nodiscard]] std::pair<int, int> max_potential_block_size(
       std::size_t dynamic_shared_memory = 0, int block_size_limit = 0,
       const Device& device = Device(0)) const;
+  // Dynamic shared memory a block may use when `blocks_per_multiprocessor` blocks of
+  // `block_size` threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock).
+  [[nodiscard]] std::size_t available_dynamic_shared_memory_per_block(
+      int blocks_per_multiprocessor, int block_size, const Device& device = Device(0)) const;
+  // The largest cluster this kernel can launch with in a grid of `grid` blocks of `block`
+  // threads (cuOccupancyMaxPotentialClusterSize).
+  [[nodiscard]] int max_potential_cluster_size(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                                               std::size_t dynamic_shared_memory = 0,
+                                               const Device& device = Device(0)) const;
   // Clusters of `cluster` blocks of `block` threads that can be co-resident
   // (cuOccupancyMaxActiveClusters); grid must be a multiple of cluster.
   [[nodiscard]] int max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,

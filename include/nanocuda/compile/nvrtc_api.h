@@ -37,10 +37,26 @@ namespace nanocuda::detail {
   X(nvJitLinkComplete, __nvJitLinkComplete_13_0)                    \
   X(nvJitLinkGetLinkedCubinSize, __nvJitLinkGetLinkedCubinSize_13_0) \
   X(nvJitLinkGetLinkedCubin, __nvJitLinkGetLinkedCubin_13_0)        \
+  X(nvJitLinkGetLinkedPtxSize, __nvJitLinkGetLinkedPtxSize_13_0)    \
+  X(nvJitLinkGetLinkedPtx, __nvJitLinkGetLinkedPtx_13_0)            \
   X(nvJitLinkGetErrorLogSize, __nvJitLinkGetErrorLogSize_13_0)      \
   X(nvJitLinkGetErrorLog, __nvJitLinkGetErrorLog_13_0)              \
   X(nvJitLinkGetInfoLogSize, __nvJitLinkGetInfoLogSize_13_0)        \
   X(nvJitLinkGetInfoLog, __nvJitLinkGetInfoLog_13_0)
+
+// X(name): libNVVM's C API, unversioned symbols.
+#define NANOCUDA_NVVM_ENTRY_POINTS(X) \
+  X(nvvmGetErrorString)               \
+  X(nvvmVersion)                      \
+  X(nvvmCreateProgram)                \
+  X(nvvmDestroyProgram)               \
+  X(nvvmAddModuleToProgram)           \
+  X(nvvmLazyAddModuleToProgram)       \
+  X(nvvmCompileProgram)               \
+  X(nvvmGetCompiledResultSize)        \
+  X(nvvmGetCompiledResult)            \
+  X(nvvmGetProgramLogSize)            \
+  X(nvvmGetProgramLog)
 
 struct NvrtcApi {
 #define NANOCUDA_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
@@ -59,10 +75,21 @@ struct NvJitLinkApi {
   std::string path;
 };
 
+struct NvvmApi {
+#define NANOCUDA_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+  NANOCUDA_NVVM_ENTRY_POINTS(NANOCUDA_DECLARE_POINTER)
+#undef NANOCUDA_DECLARE_POINTER
+  std::string path;
+  std::string libdevice;  // nvvm/libdevice/libdevice.10.bc next to it, or empty
+};
+
 // Loads NVRTC ($NANOCUDA_NVRTC first) once per process; throws ToolkitNotFoundError,
 // remembering the failure so later calls fail fast.
 const NvrtcApi& nvrtc();
 // Loads nvJitLink ($NANOCUDA_NVJITLINK first) the same way.
 const NvJitLinkApi& nvjitlink();
+// Loads libNVVM ($NANOCUDA_NVVM first, then the toolkit's nvvm/lib64, then the library
+// search of library_search.h; pip package nvidia-nvvm) the same way.
+const NvvmApi& nvvm();
 
 }  // namespace nanocuda::detail

@@ -49,6 +49,8 @@ enum nvJitLinkInputType : int {
   NVJITLINK_INPUT_PTX = 2,
   NVJITLINK_INPUT_LTOIR = 3,
   NVJITLINK_INPUT_FATBIN = 4,
+  NVJITLINK_INPUT_OBJECT = 5,
+  NVJITLINK_INPUT_LIBRARY = 6,
   NVJITLINK_INPUT_ANY = 10,
 };
 typedef struct nvJitLink* nvJitLinkHandle;
@@ -61,9 +63,31 @@ nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputTy
 nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t* size);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void* cubin);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t* size);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char* ptx);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t* size);
 nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char* log);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t* size);
 nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char* log);
+}  // extern "C"
+#endif
+
+// libNVVM (NVVM IR -> PTX / LTO-IR). nvvm.h ships with the toolkit's nvvm/ folder only.
+#if !defined(__NVVM_H__)
+extern "C" {
+enum nvvmResult : int { NVVM_SUCCESS = 0 };
+typedef struct _nvvmProgram* nvvmProgram;
+
+const char* nvvmGetErrorString(nvvmResult result);
+nvvmResult nvvmVersion(int* major, int* minor);
+nvvmResult nvvmCreateProgram(nvvmProgram* prog);
+nvvmResult nvvmDestroyProgram(nvvmProgram* prog);
+nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name);
+nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name);
+nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** options);
+nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRet);
+nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer);
+nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet);
+nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer);
 }  // extern "C"
 #endif

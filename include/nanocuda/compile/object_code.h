@@ -1,4 +1,4 @@
-// Compiled device code (cubin, fatbin, PTX or LTO-IR) and the kernels in it.
+// Compiled device code (cubin, fatbin, PTX, LTO-IR, device objects and libraries) and the kernels in it.
 #pragma once
 
 #include <map>
@@ -33,13 +33,16 @@ class ObjectCode {
   [[nodiscard]] const std::map<std::string, std::string>& lowered_names() const noexcept;
   // The arch an LTO-IR image is linked for on load ("90a"); empty = Device(0)'s.
   [[nodiscard]] const std::string& arch() const noexcept;
+  // The compiler's log (warnings) from the compile that made this code; often empty.
+  [[nodiscard]] const std::string& log() const noexcept;
 
   // A copy with these lowered names / this arch attached.
   [[nodiscard]] ObjectCode with_lowered_names(std::map<std::string, std::string> names) const;
   [[nodiscard]] ObjectCode with_arch(std::string arch) const;
+  [[nodiscard]] ObjectCode with_log(std::string log) const;
 
-  // The loaded library (cuLibraryLoadData; LTO-IR is first linked to cubin with
-  // nvJitLink), loaded once and shared by every copy of this ObjectCode.
+  // The loaded library (cuLibraryLoadData; LTO-IR, device objects and libraries are first
+  // linked to cubin with nvJitLink), loaded once and shared by every copy of this ObjectCode.
   [[nodiscard]] std::shared_ptr<Library> library() const;
   // The kernel `name`: a name expression given at compile time, an extern "C" name or a
   // mangled name. A missing name raises ValueError listing the kernels present.

@@ -1,4 +1,4 @@
-// A CUDA C++ program compiled at run time with NVRTC, through the compiled-code cache.
+// A program compiled at run time: CUDA C++ with NVRTC (cached), PTX with nvJitLink, NVVM IR with libNVVM.
 #pragma once
 
 #include <string>
@@ -12,23 +12,31 @@ namespace nanocuda {
 class Program {
  public:
   // `name` is used in messages and logs ("kernel.cu(3): error ..."); when it is a path,
-  // its folder is searched for quoted #includes.
-  explicit Program(std::string source, ProgramOptions options = {}, std::string name = "kernel.cu");
+  // its folder is searched for quoted #includes. Empty: options.name, else "kernel.cu".
+  explicit Program(std::string source, ProgramOptions options = {}, std::string name = {});
+  // A program of PTX or NVVM IR (text or bitcode) as well as C++.
+  Program(std::string source, SourceType type, ProgramOptions options = {}, std::string name = {});
   // Reads `path`; the program is named after it.
   static Program from_file(const std::string& path, ProgramOptions options = {});
 
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] const ProgramOptions& options() const noexcept { return options_; }
+  [[nodiscard]] SourceType source_type() const noexcept { return type_; }
+  // The library that compiles it: "NVRTC", "nvJitLink" or "NVVM".
+  [[nodiscard]] const char* backend() const noexcept;
 
-  // Compiles to `target` (cubin, ptx or ltoir). `name_expressions` ("gemm<128, 64>") are
-  // instantiated and their lowered names kept in the result, so get_kernel() takes them.
-  // Served from the cache when the same source, options, local headers, NVRTC and
-  // target were compiled before. Throws CompileError on a compile error.
+  // Compiles to `target`: C++ to cubin, ptx or ltoir; PTX to cubin (nvJitLink); NVVM IR to
+  // ptx, cubin (through nvJitLink) or ltoir. `name_expressions` ("gemm<128, 64>", C++ only)
+  // are instantiated and their lowered names kept in the result, so get_kernel() takes
+  // them. C++ is served from the cache when the same source, options, local headers, NVRTC
+  // and target were compiled before. Throws CompileError on a compile error; a target the
+  // source type cannot produce throws ValueError naming the ones it can.
   [[nodiscard]] ObjectCode compile(CodeType target = CodeType::cubin,
                                    const std::vector<std::string>& name_expressions = {}) const;
 
-  // The exact NVRTC flags compile(target) uses (arch resolved, toolkit paths added).
+  // The exact flags compile(target) gives the compiler (NVRTC, nvJitLink or libNVVM; arch
+  // resolved, toolkit paths added).
   [[nodiscard]] std::vector<std::string> flags(CodeType target) const;
   // The NVRTC library in use and its version (major*1000 + minor*10); loads NVRTC.
   [[nodiscard]] static std::string nvrtc_path();
@@ -39,6 +47,11 @@ class Program {
   ProgramOptions options_;
   std::string name_;
   std::string source_dir_;
+  SourceType type_ = SourceType::cxx;
+
+  [[nodiscard]] ObjectCode compile_cxx(CodeType target, const std::vector<std::string>& exprs) const;
+  [[nodiscard]] ObjectCode compile_nvvm(CodeType target) const;
+  [[nodiscard]] std::vector<std::string> nvvm_flags(CodeType target) const;
 };
 
 }  // namespace nanocuda

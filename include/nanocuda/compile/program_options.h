@@ -4,15 +4,25 @@
 #include <string>
 #include <vector>
 
+#include "nanocuda/compile/named_options.h"
+
 namespace nanocuda {
 
-// The kinds of code nanocuda compiles to, loads or links.
-enum class CodeType { cubin, ptx, ltoir, fatbin };
+// The kinds of code nanocuda compiles to, loads or links. `object` (a relocatable device
+// object, .o) and `library` (an archive of them, .a) are linker inputs only.
+enum class CodeType { cubin, ptx, ltoir, fatbin, object, library };
 
-// "cubin", "ptx", "ltoir", "fatbin".
+// "cubin", "ptx", "ltoir", "fatbin", "object", "library".
 [[nodiscard]] const char* code_type_name(CodeType type) noexcept;
-// Parses the names above; throws ValueError on anything else.
+// Parses the names above; throws ValueError listing them on anything else.
 [[nodiscard]] CodeType parse_code_type(const std::string& name);
+
+// What a Program's source is: CUDA C++ (NVRTC), PTX (nvJitLink) or NVVM IR (libNVVM).
+enum class SourceType { cxx, ptx, nvvm };
+// "c++", "ptx", "nvvm".
+[[nodiscard]] const char* source_type_name(SourceType type) noexcept;
+// Parses the names above; throws ValueError listing them on anything else.
+[[nodiscard]] SourceType parse_source_type(const std::string& name);
 
 struct ProgramOptions {
   // Target GPU: "sm_90a", "90a", "compute_90a", "sm_86", "86" all work (no GPU needed).
@@ -35,6 +45,23 @@ struct ProgramOptions {
   bool default_device = true;
   // Passed through verbatim, last.
   std::vector<std::string> extra_flags;
+  // The program's name in messages and in the ObjectCode (cuda.core's `name`); a name given
+  // to Program itself wins. Empty means "kernel.cu".
+  std::string name;
+  // Further options by cuda.core's names (ftz, prec_div, diag_suppress, ...), set with set().
+  std::vector<NamedOption> named;
+
+  // Sets an option by its cuda.core ProgramOptions name. Names that are fields above under
+  // another name (use_fast_math, max_register_count, define_macro, include_path,
+  // device_as_default_execution_space) set those fields. An unknown name throws TypeError
+  // with the closest known names; a value of the wrong kind throws TypeError.
+  ProgramOptions& set(const std::string& option, OptionValue value);
+  // The value a named option was given, or nullptr (fields above are not included).
+  [[nodiscard]] const OptionValue* get(const std::string& option) const;
+  // Every name set() takes, cuda.core's order.
+  [[nodiscard]] static std::vector<std::string> option_names();
+  // The NVRTC flags of the named options (see flags() in program.h for all of them).
+  [[nodiscard]] std::vector<std::string> named_flags() const;
 
   // The arch number with suffix ("90a"), resolving the default from Device(0) when empty.
   [[nodiscard]] std::string resolved_arch() const;

@@ -76,6 +76,8 @@ namespace nanocuda::detail {
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) \
   X(cuOccupancyMaxPotentialBlockSize, 6050)      \
   X(cuOccupancyMaxActiveClusters, 11080)         \
+  X(cuOccupancyMaxPotentialClusterSize, 11080)   \
+  X(cuOccupancyAvailableDynamicSMemPerBlock, 11000) \
   X(cuLaunchKernel, 4000)                        \
   X(cuLaunchKernelEx, 11060)                     \
   X(cuGraphInstantiateWithFlags, 11040)          \

@@ -1,0 +1,409 @@
+// Python bindings for ProgramOptions, Program, ObjectCode, LinkerOptions and Linker, taking cuda.core's names beside nanocuda's.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+
+#include "compile/compile_bindings.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/linker.h"
+#include "nanocuda/compile/program.h"
+#include "nanocuda/driver/error.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+// nanocuda's own ProgramOptions keywords (cuda.core's names are ProgramOptions::option_names()).
+const std::vector<std::string> kOwnProgramOptions = {"arch", "std", "defines", "include_dirs", "fast_math",
+                                                     "lineinfo", "debug", "max_registers",
+                                                     "relocatable_device_code", "default_device", "extra_flags"};
+
+std::vector<std::string> words(const nb::handle& v) {
+  if (nb::isinstance<nb::str>(v)) return {nb::cast<std::string>(v)};
+  std::vector<std::string> out;
+  for (nb::handle item : v) out.push_back(nb::isinstance<nb::str>(item) ? nb::cast<std::string>(item) : fspath(item));
+  return out;
+}
+
+// cuda.core's define_macro: "N", ("N", "V"), or a list of either.
+std::vector<std::string> macros(const nb::handle& v) {
+  auto one = [](const nb::handle& item) -> std::string {
+    if (nb::isinstance<nb::str>(item)) return nb::cast<std::string>(item);
+    if (nb::isinstance<nb::tuple>(item) && nb::len(item) == 2)
+      return nb::cast<std::string>(nb::str(item[0])) + "=" + nb::cast<std::string>(nb::str(item[1]));
+    throw TypeError("ProgramOptions: define_macro items are 'NAME' or ('NAME', 'VALUE'), got " +
+                    nb::cast<std::string>(nb::repr(item)));
+  };
+  if (nb::isinstance<nb::str>(v)) return {one(v)};
+  if (nb::isinstance<nb::tuple>(v) && nb::len(v) == 2 && nb::isinstance<nb::str>(v[0]) && nb::isinstance<nb::str>(v[1]))
+    return {one(v)};
+  std::vector<std::string> out;
+  for (nb::handle item : v) out.push_back(one(item));
+  return out;
+}
+
+// cuda.core's extra_sources: ((name, source), ...) flattened to [name, source, ...].
+std::vector<std::string> source_pairs(const nb::handle& v) {
+  std::vector<std::string> out;
+  for (nb::handle pair : v) {
+    if (!nb::isinstance<nb::tuple>(pair) || nb::len(pair) != 2)
+      throw TypeError("ProgramOptions: extra_sources takes (name, source) pairs");
+    out.push_back(nb::cast<std::string>(pair[0]));
+    nb::handle src = pair[1];
+    if (nb::isinstance<nb::str>(src)) out.push_back(nb::cast<std::string>(src));
+    else {
+      nb::bytes b(nb::module_::import_("builtins").attr("bytes")(src));
+      out.emplace_back(b.c_str(), b.size());
+    }
+  }
+  return out;
+}
+
+void set_program_option(ProgramOptions& o, const std::string& key, const nb::handle& value) {
+  if (value.is_none()) return;  // cuda.core's "not given"
+  if (key == "defines") o.defines = macros(value);
+  else if (key == "include_dirs") o.include_dirs = words(value);
+  else if (key == "extra_flags") o.extra_flags = words(value);
+  else if (key == "fast_math") o.fast_math = nb::cast<bool>(value);
+  else if (key == "default_device") o.default_device = nb::cast<bool>(value);
+  else if (key == "max_registers") o.max_registers = nb::cast<int>(value);
+  else if (key == "define_macro") o.defines = macros(value);
+  else if (key == "extra_sources") o.set(key, source_pairs(value));
+  else {
+    bool known = false;
+    for (const auto& n : ProgramOptions::option_names()) known = known || n == key;
+    for (const auto& n : kOwnProgramOptions) known = known || n == key;
+    if (!known) {
+      std::vector<std::string> all = kOwnProgramOptions;
+      for (const auto& n : ProgramOptions::option_names())
+        if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
+      detail::throw_unknown_option("ProgramOptions", key, all);
+    }
+    o.set(key, to_option_value("ProgramOptions", key, value));
+  }
+}
+
+ProgramOptions program_options_from(const nb::handle& options) {
+  if (options.is_none()) return {};
+  if (!nb::isinstance<ProgramOptions>(options))
+    throw TypeError("Program: options must be a nanocuda.ProgramOptions, got " +
+                    nb::cast<std::string>(nb::str(options.type().attr("__name__"))));
+  return nb::cast<ProgramOptions>(options);
+}
+
+// The value a cuda.core option name reads back as (None when unset).
+nb::object program_option(const ProgramOptions& o, const std::string& key) {
+  if (key == "name") return o.name.empty() ? nb::none() : nb::cast(o.name);
+  if (key == "use_fast_math") return nb::cast(o.fast_math);
+  if (key == "max_register_count") return o.max_registers > 0 ? nb::cast(o.max_registers) : nb::none();
+  if (key == "define_macro") return nb::cast(o.defines);
+  if (key == "include_path") return nb::cast(o.include_dirs);
+  if (key == "device_as_default_execution_space") return nb::cast(o.default_device);
+  for (const auto& n : ProgramOptions::option_names())
+    if (n == key) {
+      const OptionValue* v = o.get(key);
+      if (!v) return nb::none();
+      return std::visit([](const auto& x) { return nb::cast(x); }, *v);
+    }
+  throw nb::attribute_error(("ProgramOptions has no option '" + key + "'").c_str());
+}
+
+// bytes-like -> the image; str / os.PathLike -> read that file (PTX text as str is PTX).
+ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::string& name,
+                          const nb::handle& symbol_mapping) {
+  ObjectCode code = [&] {
+    if (nb::isinstance<nb::bytes>(data)) {
+      nb::bytes b = nb::borrow<nb::bytes>(data);
+      return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()), name);
+    }
+    if (type == CodeType::ptx && nb::isinstance<nb::str>(data)) {
+      std::string text = nb::cast<std::string>(data);
+      if (text.find(".version") != std::string::npos) return ObjectCode::from_bytes(type, std::move(text), name);
+    }
+    if (nb::isinstance<nb::str>(data) || nb::hasattr(data, "__fspath__")) {
+      ObjectCode c = ObjectCode::from_file(type, fspath(data));
+      return name.empty() ? c : ObjectCode::from_bytes(type, c.bytes(), name);
+    }
+    if (!nb::hasattr(data, "__buffer__") && !PyObject_CheckBuffer(data.ptr()))
+      throw TypeError(std::string("ObjectCode.from_") + code_type_name(type) +
+                      ": module must be bytes, a path (str or os.PathLike) or a buffer, got " +
+                      nb::cast<std::string>(nb::str(data.type().attr("__name__"))));
+    nb::bytes b(nb::module_::import_("builtins").attr("bytes")(data));  // bytearray, memoryview
+    return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()), name);
+  }();
+  if (!symbol_mapping.is_none())
+    code = code.with_lowered_names(nb::cast<std::map<std::string, std::string>>(symbol_mapping));
+  return code;
+}
+
+std::string kernel_name(const nb::handle& name) {
+  if (nb::isinstance<nb::bytes>(name)) return nb::borrow<nb::bytes>(name).c_str();
+  return nb::cast<std::string>(name);
+}
+
+// cuda.core's Linker: the C++ Linker plus the closed flag.
+struct PyLinker {
+  Linker linker;
+  bool closed = false;
+};
+
+}  // namespace
+
+OptionValue to_option_value(const char* owner, const std::string& option, const nb::handle& value) {
+  if (PyBool_Check(value.ptr())) return nb::cast<bool>(value);
+  if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
+  if (nb::isinstance<nb::bytes>(value)) {
+    nb::bytes b = nb::borrow<nb::bytes>(value);
+    return std::string(b.c_str(), b.size());
+  }
+  if (nb::hasattr(value, "__fspath__")) return fspath(value);
+  if (nb::hasattr(value, "__index__")) return nb::cast<long long>(value.attr("__index__")());
+  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+    std::vector<std::string> out;
+    for (nb::handle item : value) {
+      OptionValue v = to_option_value(owner, option, item);
+      if (auto* s = std::get_if<std::string>(&v)) out.push_back(*s);
+      else if (auto* n = std::get_if<long long>(&v)) out.push_back(std::to_string(*n));
+      else throw TypeError(std::string(owner) + ": option '" + option + "' takes str or int items");
+    }
+    return out;
+  }
+  throw TypeError(std::string(owner) + ": option '" + option + "' cannot take a " +
+                  nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
+}
+
+void bind_program(nb::module_& m) {
+  nb::class_<ProgramOptions>(m, "ProgramOptions",
+                             "NVRTC options: nanocuda's keywords and every cuda.core ProgramOptions name.")
+      .def("__init__",
+           [](ProgramOptions* self, nb::kwargs kwargs) {
+             new (self) ProgramOptions{};
+             for (auto [key, value] : kwargs) set_program_option(*self, nb::cast<std::string>(key), value);
+           },
+           "Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, "
+           "lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and "
+           "cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, "
+           "prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.")
+      .def_rw("arch", &ProgramOptions::arch, "Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's.")
+      .def_rw("std", &ProgramOptions::std, "C++ standard passed as -std= (default 'c++17').")
+      .def_rw("defines", &ProgramOptions::defines, "Macros as 'NAME' or 'NAME=VALUE' strings (-D).")
+      .def_rw("include_dirs", &ProgramOptions::include_dirs, "Folders searched for #include, before the toolkit's (-I).")
+      .def_rw("fast_math", &ProgramOptions::fast_math, "--use_fast_math.")
+      .def_rw("lineinfo", &ProgramOptions::lineinfo, "-lineinfo: source lines for profilers.")
+      .def_rw("debug", &ProgramOptions::debug, "-G: device debug information.")
+      .def_rw("max_registers", &ProgramOptions::max_registers, "--maxrregcount; 0 leaves it to NVRTC.")
+      .def_rw("relocatable_device_code", &ProgramOptions::relocatable_device_code, "-rdc=true, for linking with link().")
+      .def_rw("default_device", &ProgramOptions::default_device, "-default-device: unannotated functions are device code (on by default).")
+      .def_rw("extra_flags", &ProgramOptions::extra_flags, "Further NVRTC flags, passed as given.")
+      .def("__getattr__", &program_option, nb::arg("name"), "A cuda.core option by name (None when unset).")
+      .def("named_flags", &ProgramOptions::named_flags, "The NVRTC flags of the cuda.core-named options.")
+      .def("as_bytes",
+           [](const ProgramOptions& o, const std::string& backend, nb::object target) {
+             SourceType type = backend == "nvrtc" || backend == "NVRTC" ? SourceType::cxx
+                               : backend == "nvjitlink" || backend == "nvJitLink" ? SourceType::ptx
+                               : backend == "nvvm" || backend == "NVVM" ? SourceType::nvvm
+                               : throw ValueError("ProgramOptions.as_bytes: unknown backend '" + backend +
+                                                  "': expected 'nvrtc', 'nvjitlink' or 'nvvm'");
+             CodeType t = target.is_none() ? (type == SourceType::nvvm ? CodeType::ptx : CodeType::cubin)
+                                           : parse_code_type(nb::cast<std::string>(target));
+             nb::list out;
+             for (const auto& f : Program("", type, o).flags(t)) out.append(nb::bytes(f.data(), f.size()));
+             return out;
+           },
+           nb::arg("backend") = "nvrtc", nb::arg("target_type") = nb::none(),
+           "The flags, as bytes, this compiles with on `backend` ('nvrtc', 'nvjitlink', 'nvvm').")
+      .def_static("option_names", &ProgramOptions::option_names, "Every cuda.core ProgramOptions name accepted.")
+      .def("__repr__", [](const ProgramOptions& o) {
+        return "<nanocuda.ProgramOptions arch='" + o.arch + "' std='" + o.std + "'>";
+      });
+
+  nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
+      .def_static("from_cubin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "From bytes, or a path to read.")
+      .def_static("from_fatbin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::fatbin, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "From bytes, or a path to read.")
+      .def_static("from_ptx", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ptx, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "From PTX text (str), bytes, or a path to read.")
+      .def_static("from_ltoir", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ltoir, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "From bytes, or a path to read.")
+      .def_static("from_object", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::object, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "A relocatable device object (.o), for Linker; from bytes or a path.")
+      .def_static("from_library", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
+                  nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
+                  "A device library (.a), for Linker; from bytes or a path.")
+      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
+                   "The image's bytes (PTX as text bytes).")
+      .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); },
+                   "'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'.")
+      .def_prop_ro("name", &ObjectCode::name, "The name it was compiled or loaded under.")
+      .def_prop_ro("lowered_names", &ObjectCode::lowered_names, "{name expression: lowered name}.")
+      .def_prop_ro("symbol_mapping", &ObjectCode::lowered_names,
+                   "{name expression: lowered name} (cuda.core's name for lowered_names).")
+      .def_prop_ro("kernel_names", [](const ObjectCode& o) { return o.library()->kernel_names(); },
+                   "Every kernel in the loaded code (loads it).")
+      .def_prop_ro("handle", [](const ObjectCode& o) { return reinterpret_cast<uint64_t>(o.library()->handle()); },
+                   "The CUlibrary handle as an int (loads the code).")
+      .def("get_kernel", [](const ObjectCode& o, nb::handle name) { return o.get_kernel(kernel_name(name)); },
+           nb::arg("name"), "By name expression, extern \"C\" name or mangled name (str or bytes).")
+      .def("__len__", [](const ObjectCode& o) { return o.bytes().size(); })
+      .def("__repr__", [](const ObjectCode& o) {
+        return "<nanocuda.ObjectCode " + std::string(code_type_name(o.type())) + " " +
+               std::to_string(o.bytes().size()) + " bytes" + (o.name().empty() ? "" : " from " + o.name()) + ">";
+      });
+
+  nb::class_<Program>(m, "Program", "C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile.")
+      .def("__init__",
+           [](Program* self, nb::object code, nb::object code_type, nb::object options, nb::object name) {
+             // nanocuda's Program(source, options) and cuda.core's Program(code, code_type, options).
+             if (!code_type.is_none() && !nb::isinstance<nb::str>(code_type)) {
+               if (!options.is_none())
+                 throw TypeError("Program: code_type must be 'c++', 'ptx' or 'nvvm'");
+               options = code_type;
+               code_type = nb::none();
+             }
+             SourceType type = code_type.is_none() ? SourceType::cxx : parse_source_type(nb::cast<std::string>(code_type));
+             std::string text;
+             if (nb::isinstance<nb::str>(code)) text = nb::cast<std::string>(code);
+             else if (type == SourceType::nvvm && PyObject_CheckBuffer(code.ptr())) {
+               nb::bytes b(nb::module_::import_("builtins").attr("bytes")(code));
+               text.assign(b.c_str(), b.size());
+             } else {
+               throw TypeError(std::string("Program: code must be a str") +
+                               (type == SourceType::nvvm ? ", bytes or bytearray" : "") + " for code_type '" +
+                               source_type_name(type) + "', got " +
+                               nb::cast<std::string>(nb::str(code.type().attr("__name__"))));
+             }
+             new (self) Program(std::move(text), type, program_options_from(options),
+                                name.is_none() ? std::string() : nb::cast<std::string>(name));
+           },
+           nb::arg("code"), nb::arg("code_type") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
+           nb::arg("name") = nb::none(),
+           "Program(code, code_type='c++'|'ptx'|'nvvm', options=ProgramOptions(...)); nanocuda's "
+           "Program(source, options) works too.")
+      .def_static("from_file",
+                  [](nb::object path, nb::object options) {
+                    return Program::from_file(fspath(path), program_options_from(options));
+                  },
+                  nb::arg("path"), nb::arg("options") = nb::none(),
+                  "A Program of a .cu file: its folder is on the include path.")
+      .def_prop_ro("source", &Program::source, "The source text (or NVVM bitcode).")
+      .def_prop_ro("name", &Program::name, "The file name the compiler reports in messages.")
+      .def_prop_ro("options", &Program::options, "The ProgramOptions it compiles with.")
+      .def_prop_ro("code_type", [](const Program& p) { return std::string(source_type_name(p.source_type())); },
+                   "'c++', 'ptx' or 'nvvm'.")
+      .def_prop_ro("backend", [](const Program& p) { return std::string(p.backend()); },
+                   "'NVRTC', 'nvJitLink' or 'NVVM'.")
+      .def("compile",
+           [](const Program& p, const std::string& target, nb::object exprs, nb::object logs, nb::object cache) {
+             if (!cache.is_none())
+               throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
+                               "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
+             std::vector<std::string> names;
+             if (!exprs.is_none()) names = words(exprs);
+             ObjectCode out = [&] {
+               nb::gil_scoped_release release;
+               return p.compile(parse_code_type(target), names);
+             }();
+             if (!logs.is_none() && !out.log().empty()) logs.attr("write")(out.log());
+             return out;
+           },
+           nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(), nb::arg("logs") = nb::none(),
+           nb::kw_only(), nb::arg("cache") = nb::none(),
+           "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
+           "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
+           "when it is not empty. Raises CompileError with the log on failure.")
+      .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
+           nb::arg("target") = "cubin", "The compiler flags compile(target) uses.")
+      .def("close", [](const Program&) {}, "Nothing to release: nanocuda keeps no compiler state between compiles.")
+      .def_prop_ro("is_closed", [](const Program&) { return false; }, "Always False (close() has nothing to free).");
+
+  nb::class_<LinkerOptions>(m, "LinkerOptions", "nvJitLink options, by cuda.core's LinkerOptions names.")
+      .def("__init__",
+           [](LinkerOptions* self, nb::kwargs kwargs) {
+             new (self) LinkerOptions{};
+             for (auto [key, value] : kwargs) {
+               if (value.is_none()) continue;
+               std::string k = nb::cast<std::string>(key);
+               if (k == "lto") self->lto = nb::cast<bool>(value);
+               else if (k == "extra_flags") self->extra_flags = words(value);
+               else {
+                 bool known = false;
+                 for (const auto& n : LinkerOptions::option_names()) known = known || n == k;
+                 if (!known) {
+                   auto all = LinkerOptions::option_names();
+                   all.push_back("lto");
+                   all.push_back("extra_flags");
+                   detail::throw_unknown_option("LinkerOptions", k, all);
+                 }
+                 self->set(k, to_option_value("LinkerOptions", k, value));
+               }
+             }
+           },
+           "Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, "
+           "ftz, prec_div, prec_sqrt, fma, optimization_level, ptxas_options, ... (cuda.core's names).")
+      .def_rw("arch", &LinkerOptions::arch, "Target ('sm_90a', '90a'); empty means device 0's.")
+      .def_rw("name", &LinkerOptions::name, "The linked ObjectCode's name.")
+      .def_rw("debug", &LinkerOptions::debug, "-g.")
+      .def_rw("lineinfo", &LinkerOptions::lineinfo, "-lineinfo.")
+      .def_rw("link_time_optimization", &LinkerOptions::lto, "-lto (on by itself when an input is LTO-IR).")
+      .def_rw("extra_flags", &LinkerOptions::extra_flags, "Further nvJitLink flags, passed as given.")
+      .def("flags", [](const LinkerOptions& o, const std::string& target) { return o.flags(parse_code_type(target)); },
+           nb::arg("target") = "cubin", "The nvJitLink flags a link to target uses (resolves the arch).")
+      .def("as_bytes",
+           [](const LinkerOptions& o, const std::string& backend) {
+             if (backend != "nvjitlink" && backend != "nvJitLink")
+               throw ValueError("LinkerOptions.as_bytes: backend '" + backend + "' is not used: nanocuda links with 'nvjitlink'");
+             nb::list out;
+             for (const auto& f : o.flags(CodeType::cubin)) out.append(nb::bytes(f.data(), f.size()));
+             return out;
+           },
+           nb::arg("backend") = "nvjitlink", "The nvJitLink flags, as bytes, a link to cubin uses.")
+      .def_static("option_names", &LinkerOptions::option_names, "Every cuda.core LinkerOptions name accepted.");
+
+  nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
+      .def("__init__",
+           [](PyLinker* self, nb::args objects, nb::object options) {
+             LinkerOptions opts;
+             if (!options.is_none()) {
+               if (!nb::isinstance<LinkerOptions>(options))
+                 throw TypeError("Linker: options must be a nanocuda.LinkerOptions");
+               opts = nb::cast<LinkerOptions>(options);
+             }
+             new (self) PyLinker{Linker(std::move(opts))};
+             for (nb::handle o : objects) {
+               if (!nb::isinstance<ObjectCode>(o))
+                 throw TypeError("Linker: inputs must be nanocuda.ObjectCode, got " +
+                                 nb::cast<std::string>(nb::str(o.type().attr("__name__"))));
+               self->linker.add(nb::cast<ObjectCode>(o));
+             }
+             if (objects.size() == 0) throw ValueError("Linker: give at least one ObjectCode to link");
+           },
+           nb::arg("object_codes"), nb::arg("options") = nb::none(),
+           "Linker(*object_codes, options=LinkerOptions(...)).")
+      .def("link",
+           [](PyLinker& l, const std::string& target) {
+             if (l.closed) throw ValueError("Linker.link: the linker is closed");
+             CodeType t = parse_code_type(target);
+             nb::gil_scoped_release release;
+             return l.linker.link(t);
+           },
+           nb::arg("target_type") = "cubin", "Link to 'cubin' or 'ptx'; raises CompileError with nvJitLink's log.")
+      .def("get_error_log", [](const PyLinker& l) { return l.linker.error_log(); }, "nvJitLink's error log of the last link().")
+      .def("get_info_log", [](const PyLinker& l) { return l.linker.info_log(); }, "nvJitLink's info log of the last link().")
+      .def("close", [](PyLinker& l) { l.closed = true; }, "Marks the linker closed (each link() owns its nvJitLink session).")
+      .def_prop_ro("is_closed", [](const PyLinker& l) { return l.closed; }, "Whether close() was called.")
+      .def_static("which_backend", [] { return std::string("nvJitLink"); }, "Always 'nvJitLink'.")
+      .def_static("backend", [] { return std::string("nvJitLink"); }, "Always 'nvJitLink'.");
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Regenerates docs/cuda-core.md: every public name of cuda.core beside nanocuda's status for it.
+
+    pip install "cuda-core==1.2.*" "cuda-bindings>=13,<14"   (no GPU needed)
+    python3 tools/gen_cuda_core_table.py [--branch DIR ...]
+
+Names come from the installed cuda.core (its public modules, their classes and each class's
+public members). A row is "same" when the installed nanocuda has the name at the matching
+place, otherwise the reason below (NOTES, then the class's REASON) says what nanocuda calls it
+or why it is missing. --branch DIR also reads an unmerged branch's stubs, Python files and
+binding sources, so names it adds count (marked "(branch NAME)").
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import pathlib
+import re
+import types
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "cuda-core.md"
+
+# cuda.core name -> where nanocuda keeps it (module-level name, or "Class" for a member's owner).
+COUNTERPART = {
+    "DeviceProperties": "Device",  # Device.properties has the attributes; Device itself has them too
+    "TensorMapDescriptor": "TensorMap",
+    "TensorMapDescriptorOptions": "TensorMap",
+    "ParamInfo": None, "MaxPotentialBlockSizeOccupancyResult": None,
+}
+
+# Rows with a fixed text: "=X" means "nanocuda's name: X"; "-why" means missing.
+NOTES = {
+    "ObjectCode.get_module": "-nanocuda loads libraries (cuLibraryLoadData), not modules; `ObjectCode.handle` is the CUlibrary",
+    "Program.handle": "-nanocuda keeps no NVRTC program between calls (compiles are stateless and cached)",
+    "Program.pch_status": "-precompiled-header options pass through to NVRTC, but their status is not read back",
+    "Kernel.from_handle": "-a foreign CUkernel has no Library for nanocuda to keep alive",
+    "Linker.handle": "-each `link()` owns its nvJitLink session; none outlives the call",
+    "ParamInfo.offset": "+", "ParamInfo.size": "+",
+    "MaxPotentialBlockSizeOccupancyResult.min_grid_size": "+",
+    "MaxPotentialBlockSizeOccupancyResult.max_block_size": "+",
+    "ParamInfo": "+", "MaxPotentialBlockSizeOccupancyResult": "+",
+    "DeviceProperties": "=`Device.properties` (cc-runtime); every attribute is also a `Device` property",
+    "KernelAttributes": "+", "KernelOccupancy": "+",
+    "TensorMapDescriptor": "=`TensorMap` (`TensorMap.tiled`, `.im2col`; passed by value)",
+    "TensorMapDescriptorOptions": "=keywords of `TensorMap.tiled`",
+    "TensorMapDescriptor.from_tiled": "=`TensorMap.tiled`",
+    "TensorMapDescriptor.from_im2col": "=`TensorMap.im2col`",
+    "Kernel.attributes": "+",
+    "Device.create_context": "-explicit contexts are outside #11 (see `Context`)",
+    "Device.resources": "-green contexts are outside #11", "Stream.resources": "-green contexts are outside #11",
+    "Device.create_mipmapped_array": "-texture and surface objects are outside #11",
+    "Device.create_opaque_array": "-texture and surface objects are outside #11",
+    "Device.create_surface_object": "-texture and surface objects are outside #11",
+    "Device.create_texture_object": "-texture and surface objects are outside #11",
+    "Device.to_system_device": "-needs NVML (libnvidia-ml), a library nanocuda does not load",
+    "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
+    "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
+    "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
+    "Buffer.is_managed": "-managed buffers are outside #11 (see `ManagedBuffer`)",
+    "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
+}
+
+# Why a whole class or module is missing when nanocuda has no counterpart.
+REASON = {
+    "Context": "explicit contexts are outside #11: nanocuda works in each device's primary context (shared with PyTorch/CuPy)",
+    "ContextOptions": "see Context",
+    "DeviceResources": "green contexts (SM/workqueue partitioning) are outside #11",
+    "SMResource": "green contexts are outside #11", "SMResourceOptions": "green contexts are outside #11",
+    "WorkqueueResource": "green contexts are outside #11", "WorkqueueResourceOptions": "green contexts are outside #11",
+    "GraphicsResource": "OpenGL/Vulkan interop is outside #11",
+    "Host": "host NUMA memory locations are outside #11",
+    "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside #11",
+    "GraphMemoryResource": "graph-owned allocations are outside #11 (graphs are captured, not built node by node)",
+    "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
+    "cuda.core.graph": "explicit graph construction (node objects) is outside #11: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
+    "cuda.core.checkpoint": "the CUDA checkpoint API is outside #11",
+    "cuda.core.texture": "texture and surface objects are outside #11",
+    "cuda.core.typing": "type aliases for annotations; nanocuda's own are in its stubs",
+    "cuda.core.system.nvml": "needs NVML (libnvidia-ml), a library nanocuda does not load",
+    "cuda.core.utils.cache": "nanocuda has its own compile cache (`compile_cache_dir`, `clear_memory_cache`); cuda.core's cache objects are not mirrored",
+    "cuda.core.utils.batch": "batched copies/prefetches are outside #11",
+}
+NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
+
+
+def public(obj) -> list[str]:
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def cuda_core_rows():
+    """(section, name, owner, member, why-if-missing) for every public cuda.core name."""
+    import cuda.core as cc
+    import cuda.core.graph
+    import cuda.core.system
+    import cuda.core.texture
+    import cuda.core.typing
+    import cuda.core.utils
+    import cuda.core.checkpoint
+    from cuda.core._device import DeviceProperties
+    from cuda.core._module import KernelAttributes, KernelOccupancy
+
+    rows = []
+
+    def add_class(section, qual, cls, counterpart, skip=()):
+        rows.append((section, qual, None, counterpart, None))
+        if inspect.isclass(cls) and not hasattr(cls, "__members__"):
+            for m in public(cls):
+                if m not in skip:
+                    rows.append((section, f"{qual}.{m}", counterpart, m, None))
+
+    for name in cc.__all__:
+        obj = getattr(cc, name)
+        if inspect.isclass(obj):
+            add_class("cuda.core", name, obj, COUNTERPART.get(name, name))
+        else:
+            rows.append(("cuda.core", name, None, name, None))
+    for qual, cls in (("DeviceProperties", DeviceProperties), ("KernelAttributes", KernelAttributes),
+                      ("KernelOccupancy", KernelOccupancy)):
+        add_class("cuda.core (objects returned by the classes above)", qual, cls, COUNTERPART.get(qual, qual))
+    for qual, fields in (("ParamInfo", ("offset", "size")),
+                         ("MaxPotentialBlockSizeOccupancyResult", ("min_grid_size", "max_block_size"))):
+        rows.append(("cuda.core (objects returned by the classes above)", qual, None, None, None))
+        for f in fields:
+            rows.append(("cuda.core (objects returned by the classes above)", f"{qual}.{f}", None, f, None))
+    for name in public(cuda.core.utils):
+        obj = getattr(cuda.core.utils, name)
+        why = None
+        if name in ("FileStreamProgramCache", "InMemoryProgramCache", "ProgramCacheResource", "make_program_cache_key"):
+            why = REASON["cuda.core.utils.cache"]
+        elif name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
+                      "MemcpyOverlapMode", "MemcpySrcAccessOrder"):
+            why = REASON["cuda.core.utils.batch"]
+        if inspect.isclass(obj) and name == "StridedMemoryView":
+            add_class("cuda.core.utils", f"utils.{name}", obj, "utils.StridedMemoryView")
+        else:
+            rows.append(("cuda.core.utils", f"utils.{name}", None, f"utils.{name}", why))
+    for name in public(cuda.core.system):
+        obj = getattr(cuda.core.system, name)
+        if isinstance(obj, types.ModuleType) or name in ("TYPE_CHECKING", "typing", "exceptions"):
+            continue
+        why = None if name in NVML_FREE_SYSTEM else REASON["cuda.core.system.nvml"]
+        if inspect.isclass(obj) and not issubclass(obj, BaseException):
+            rows.append(("cuda.core.system", f"system.{name}", None, f"system.{name}", why))
+            for m in public(obj):
+                rows.append(("cuda.core.system", f"system.{name}.{m}", None, f"system.{name}.{m}", why))
+        else:
+            rows.append(("cuda.core.system", f"system.{name}", None, f"system.{name}", why))
+    for mod, key in ((cuda.core.graph, "cuda.core.graph"), (cuda.core.checkpoint, "cuda.core.checkpoint"),
+                     (cuda.core.texture, "cuda.core.texture"), (cuda.core.typing, "cuda.core.typing")):
+        names = getattr(mod, "__all__", None) or public(mod)
+        for name in names:
+            obj = getattr(mod, name)
+            if isinstance(obj, types.ModuleType) or name in ("TYPE_CHECKING", "driver", "sys"):
+                continue
+            short = key.split(".")[-1]
+            if key == "cuda.core.graph" and name in ("Graph", "GraphBuilder", "GraphCompleteOptions",
+                                                     "GraphDebugPrintOptions"):
+                add_class(key, f"{short}.{name}", obj, name)
+                continue
+            rows.append((key, f"{short}.{name}", None, None, REASON[key]))
+            if inspect.isclass(obj) and not hasattr(obj, "__members__"):
+                for m in public(obj):
+                    rows.append((key, f"{short}.{name}.{m}", None, None, REASON[key]))
+    return rows
+
+
+def branch_names(dirs):
+    """{class or module name: {member, ...}} defined in other branches' stubs, Python and bindings."""
+    found: dict[str, set[str]] = {}
+    for d in dirs:
+        d = pathlib.Path(d)
+        files = [d / "python/nanocuda/_nanocuda.pyi"] + sorted((d / "python/nanocuda").glob("*.py"))
+        for f in files:
+            if not f.is_file():
+                continue
+            tree = ast.parse(f.read_text())
+            mod = "" if f.name in ("_nanocuda.pyi", "__init__.py") or f.name.startswith("_") else f.stem + "."
+            for node in tree.body:
+                if isinstance(node, ast.ClassDef):
+                    members = found.setdefault(mod + node.name, set())
+                    for sub in node.body:
+                        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                            members.add(sub.name)
+                        elif isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Name):
+                            members.add(sub.target.id)
+                        elif isinstance(sub, ast.Assign):
+                            members.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+                            for t in sub.targets:  # __slots__ = ("ptr", "shape", ...)
+                                if isinstance(t, ast.Name) and t.id == "__slots__" and isinstance(sub.value, (ast.Tuple, ast.List)):
+                                    members.update(e.value for e in sub.value.elts if isinstance(e, ast.Constant))
+                    for sub in ast.walk(node):  # self.x = ... in methods
+                        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                            targets = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+                            for t in targets:
+                                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                                    members.add(t.attr.lstrip("_") if not t.attr.startswith("__") else t.attr)
+                    found.setdefault("", set()).add(mod + node.name)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.setdefault("", set()).add(mod + node.name)
+                elif isinstance(node, ast.Assign):
+                    found.setdefault("", set()).update(mod + t.id for t in node.targets if isinstance(t, ast.Name))
+                elif isinstance(node, ast.ImportFrom) and mod:
+                    found.setdefault("", set()).update(mod + (a.asname or a.name) for a in node.names)
+        for src, cls in (("core/bind_device.cpp", "Device"), ("core/bind_stream.cpp", "Stream"),
+                         ("core/bind_stream.cpp", "Event"), ("core/bind_buffer.cpp", "Buffer"),
+                         ("launch/bind_launch.cpp", "LaunchConfig")):
+            f = d / "python/ext" / src
+            if f.is_file():
+                names = re.findall(r'\.def(?:_prop_ro|_prop_rw|_rw|_ro|_static)?\(\s*"([A-Za-z_][A-Za-z0-9_]*)"', f.read_text())
+                found.setdefault(cls, set()).update(names)
+    return found
+
+
+ISSUE_SCOPE = ("Device", "Stream", "StreamOptions", "Event", "EventOptions", "Program", "ProgramOptions",
+               "ObjectCode", "Linker", "LinkerOptions", "Kernel", "LaunchConfig", "launch", "Buffer")
+SCOPE_RETURNED = ("DeviceProperties", "KernelAttributes", "KernelOccupancy", "ParamInfo",
+                  "MaxPotentialBlockSizeOccupancyResult", "utils.StridedMemoryView",
+                  "utils.args_viewable_as_strided_memory")
+
+
+def in_issue_scope(qual: str) -> bool:
+    head = qual.split(".")[0]
+    if head in ISSUE_SCOPE or head in SCOPE_RETURNED:
+        return True
+    if any(qual == s or qual.startswith(s + ".") for s in SCOPE_RETURNED):
+        return True
+    return qual.startswith("system.") and qual.split(".")[1] in NVML_FREE_SYSTEM
+
+
+def resolve(path: str):
+    import nanocuda
+
+    obj = nanocuda
+    for part in path.split("."):
+        if part == "utils" and obj is nanocuda:
+            try:
+                import nanocuda.utils as obj  # noqa: F811
+                continue
+            except ImportError:
+                return None
+        if part == "system" and obj is nanocuda:
+            try:
+                import nanocuda.system as obj  # noqa: F811
+                continue
+            except ImportError:
+                return None
+        if not hasattr(obj, part):
+            return None
+        obj = getattr(obj, part)
+    return obj
+
+
+def has(owner: str | None, member: str, extra) -> str | None:
+    """'' when installed nanocuda has it, 'branch' when only a branch does, None otherwise."""
+    import nanocuda
+
+    if owner is None:
+        if resolve(member) is not None:
+            return ""
+        return "branch" if member in extra.get("", set()) else None
+    target = resolve(owner)
+    if owner == "ProgramOptions" and member in nanocuda.ProgramOptions.option_names():
+        return ""
+    if owner == "LinkerOptions" and member in nanocuda.LinkerOptions.option_names():
+        return ""
+    if target is not None and hasattr(target, member):
+        return ""
+    bare = owner.split(".")[-1]
+    return "branch" if member in extra.get(owner, set()) | extra.get(bare, set()) else None
+
+
+def status(qual, owner, member, why, extra, branch_label):
+    note = NOTES.get(qual)
+    if note == "+":
+        return "same in nanocuda", True
+    if note and note.startswith("="):
+        return f"nanocuda's name: {note[1:]}", True
+    if why:
+        return f"missing: {why}", False
+    if member is None:
+        if note and note.startswith("-"):
+            return f"missing: {note[1:]}", False
+        return "missing: " + REASON.get(qual, "not in nanocuda"), False
+    found = has(owner, member, extra)
+    if found == "":
+        return "same in nanocuda", True
+    if found == "branch":
+        return f"same in nanocuda ({branch_label})", True
+    if note and note.startswith("-"):
+        return f"missing: {note[1:]}", False
+    cls = qual.split(".")[0]
+    return "missing: " + REASON.get(cls, "not in nanocuda yet"), False
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--branch", action="append", default=[], help="an unmerged worktree whose names count")
+    args = ap.parse_args()
+    extra = branch_names(args.branch)
+    label = "branch " + ", ".join(pathlib.Path(b).name for b in args.branch) if args.branch else ""
+    import cuda.core
+
+    rows = [(s, q, *status(q, o, m, w, extra, label)) for s, q, o, m, w in cuda_core_rows()]
+    present = sum(1 for r in rows if r[3])
+    scoped = [r for r in rows if in_issue_scope(r[1])]
+    scoped_present = sum(1 for r in scoped if r[3])
+    lines = [
+        "# cuda.core 1.2 names in nanocuda",
+        "",
+        f"{present} of {len(rows)} public names present ({100 * present / len(rows):.1f}%).",
+        "",
+        f"In the areas issue #11 covers: {scoped_present} of {len(scoped)} present "
+        f"({100 * scoped_present / len(scoped):.1f}%).",
+        "",
+        "The areas of #11 are " + ", ".join(f"`{a}`" for a in ISSUE_SCOPE) + ", the objects they return "
+        "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
+        "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
+        "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
+        "(explicit graph nodes, green contexts, textures, NVML, checkpointing, graphics interop, memory-pool "
+        "details) is listed too, with why it is missing.",
+        "",
+        "Code written for cuda.core runs on nanocuda with only the import changed:",
+        "`from cuda.core.experimental import Device, Program, ...` (or `from cuda.core import ...`)",
+        "becomes `from nanocuda import Device, Program, ...`. Every public name of cuda.core "
+        f"{cuda.core.__version__} is below, one row each: its modules' classes and functions, and each class's",
+        "public methods, properties and option fields. \"same in nanocuda\" means the same name does the",
+        "same job; \"nanocuda's name\" gives nanocuda's spelling; \"missing\" says why. Generated by",
+        "`tools/gen_cuda_core_table.py` from the installed cuda.core and nanocuda; "
+        "`tests/python/test_cuda_core_table.py` checks the count line against the rows.",
+        "",
+    ]
+    section = None
+    for s, q, text, _ in rows:
+        if s != section:
+            lines += ["", f"## {s}", "", "| name | nanocuda |", "|---|---|"]
+            section = s
+        lines.append(f"| `{q}` | {text} |")
+    OUT.write_text("\n".join(lines) + "\n")
+    print(f"{OUT}: {present}/{len(rows)}")
+
+
+if __name__ == "__main__":
+    main()
