@@ -59,6 +59,13 @@ std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
     slot.kind = ArgKind::Int;  // int subclasses such as IntEnum
   } else if (PyFloat_Check(arg)) {
     slot.kind = ArgKind::Float;
+  } else if (PyIndex_Check(arg)) {
+    slot.kind = ArgKind::IntLike;
+  } else if (PyObject* get_ptr = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "getPtr")) {
+    Py_DECREF(get_ptr);  // cuda.bindings' driver handles (CUdeviceptr, ...) convert with int()
+    if (t->tp_as_number && t->tp_as_number->nb_int) slot.kind = ArgKind::IntLike;
+  } else {
+    PyErr_Clear();
   }
 }
 
@@ -78,6 +85,26 @@ std::string where(const ParamPacker& p, std::size_t i) {
                         " to a kernel (expected int, float, bool, a device array, a TensorMap, "
                         "bytes, or a numpy/ctypes scalar)")
                            .c_str());
+}
+
+// The cold int path: an int-convertible object, written like an int (range-checked at the
+// parameter's size).
+[[gnu::noinline, gnu::cold]] void pack_int_like(ParamPacker& p, std::size_t i, PyObject* arg) {
+  nb::object v = nb::steal(PyIndex_Check(arg) ? PyNumber_Index(arg) : PyNumber_Long(arg));
+  if (!v.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) {
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    p.write_int(i, x);
+    return;
+  }
+  unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error((where(p, i) + ": int does not fit in 64 bits").c_str());
+  }
+  p.write_uint(i, u);
 }
 
 void pack_scalar(ParamPacker& p, std::size_t i, PyObject* arg) {
@@ -195,6 +222,7 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
           p.write_bytes(i, PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg), "bytearray");
         break;
       case ArgKind::Scalar: pack_scalar(p, i, arg); break;
+      case ArgKind::IntLike: pack_int_like(p, i, arg); break;
       default: unsupported(p, i, arg);
     }
   }

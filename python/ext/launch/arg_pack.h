@@ -24,6 +24,7 @@ enum class ArgKind : std::uint8_t {
   Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
   TensorMap,   // nanocuda.TensorMap: 128 bytes by value
   BoundMap,    // a tensor for a parameter bound to a TensorMap template (Kernel.bind)
+  IntLike,     // other ints: __index__ objects, cuda.bindings handles (CUdeviceptr: int())
 };
 
 class BoundTensorMap;
