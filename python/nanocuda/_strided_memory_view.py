@@ -48,8 +48,15 @@ class StridedMemoryView:
     is_device_accessible, readonly, exporting_obj. Made from DLPack first, then the CUDA
     array interface; a BufferError when the object has neither."""
 
-    __slots__ = ("ptr", "shape", "_strides", "_dtype_name", "_item", "device_id",
-                 "is_device_accessible", "readonly", "exporting_obj", "_contiguous")
+    __slots__ = {
+        "ptr": "The address of the first element, as an int.",
+        "shape": "The shape, a tuple of ints (outermost first).",
+        "device_id": "The device ordinal holding the memory; -1 for CPU memory.",
+        "is_device_accessible": "True when kernels can read the memory (device, pinned, managed).",
+        "readonly": "True when the producer marked the memory read-only.",
+        "exporting_obj": "The object the view was made from (kept alive by the view).",
+        "_strides": "", "_dtype_name": "", "_item": "", "_contiguous": "",
+    }
 
     def __init__(self, obj: Any = None, stream_ptr: Optional[int] = None) -> None:
         if obj is None:
@@ -124,6 +131,7 @@ class StridedMemoryView:
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         n = 1
         for s in self.shape:
             n *= s

@@ -119,7 +119,7 @@ void bind_event(nb::module_& m) {
       .def_prop_ro("is_ipc_enabled", &Event::is_interprocess, "True for an event shareable between processes.")
       .def_prop_ro("is_done", &Event::query, "True once the recorded work has completed.")
       .def("__sub__", [](const Event& end, const Event& start) { return end.elapsed_time_since(start); },
-           nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).")
+           nb::is_operator(), nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).")
       .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
 }
 

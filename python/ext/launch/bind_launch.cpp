@@ -26,6 +26,12 @@ namespace {
 // One dimension of grid/block/cluster: an int in [1, 2**31) (the driver's largest limit);
 // anything else is a TypeError/ValueError naming the argument and the rule.
 std::uint32_t dim_of(nb::handle v, const char* what) {
+  if (PyLong_CheckExact(v.ptr())) {  // the common case: no __index__ call
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow == 0 && x >= 1 && x <= 0x7FFFFFFFLL) [[likely]]
+      return static_cast<std::uint32_t>(x);
+  }
   if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
     throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
                           "ints, got a " + Py_TYPE(v.ptr())->tp_name).c_str());
@@ -41,6 +47,16 @@ std::uint32_t dim_of(nb::handle v, const char* what) {
 
 Dim3 to_dim3(nb::handle obj, const char* what) {
   if (PyLong_Check(obj.ptr()) || PyIndex_Check(obj.ptr())) return {dim_of(obj, what), 1, 1};
+  if (PyTuple_Check(obj.ptr())) {  // read in place: no tuple copy
+    Py_ssize_t n = PyTuple_GET_SIZE(obj.ptr());
+    if (n >= 1 && n <= 3) {
+      Dim3 d;
+      d.x = dim_of(PyTuple_GET_ITEM(obj.ptr(), 0), what);
+      if (n > 1) d.y = dim_of(PyTuple_GET_ITEM(obj.ptr(), 1), what);
+      if (n > 2) d.z = dim_of(PyTuple_GET_ITEM(obj.ptr(), 2), what);
+      return d;
+    }
+  }
   if (!PyTuple_Check(obj.ptr()) && !PyList_Check(obj.ptr()))
     throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
                           "ints, got a " + Py_TYPE(obj.ptr())->tp_name).c_str());
@@ -58,6 +74,12 @@ Dim3 to_dim3(nb::handle obj, const char* what) {
 // Bytes of dynamic shared memory: an int in [0, 2**32); None is 0 (cuda.core's default).
 std::uint32_t shared_mem_of(nb::handle v, const char* what) {
   if (v.is_none()) return 0;
+  if (PyLong_CheckExact(v.ptr())) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow == 0 && x >= 0 && x <= 0xFFFFFFFFLL) [[likely]]
+      return static_cast<std::uint32_t>(x);
+  }
   if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
     throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int (bytes), got a " +
                           Py_TYPE(v.ptr())->tp_name).c_str());
