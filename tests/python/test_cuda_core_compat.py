@@ -292,3 +292,17 @@ def test_device_is_one_object_per_ordinal_per_thread(mock_libcuda):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                          cwd="/tmp")
     assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("value", [np.int8(-3), np.uint8(250), np.int16(-300), np.uint16(60000), np.int32(-7),
+                                   np.uint32(4_000_000_000), np.int64(-(2**40)), np.uint64(2**63 + 5),
+                                   np.float16(1.5), np.float32(3.25), np.float64(-2.5), np.bool_(True),
+                                   np.complex64(1 + 2j), np.longlong(9)])
+def test_numpy_scalars_pack_their_exact_bytes(value):
+    # numpy scalars are read at their in-object offset (no buffer protocol per call); the
+    # bytes must be exactly the value's, in every slot.
+    n = value.nbytes
+    out = pack([(0, n), (16, n)], "k", value, value)
+    assert out[:n] == value.tobytes() and out[16:16 + n] == value.tobytes()
+    with pytest.raises(ValueError, match="parameter 0"):
+        pack([(0, n * 2 if n < 16 else 1)], "k", value)

@@ -195,3 +195,22 @@ def test_results_match_cuda_core():
     assert cdev.properties.multiprocessor_count == ndev.properties.multiprocessor_count
     assert cdev.properties.max_shared_memory_per_block_optin == ndev.properties.max_shared_memory_per_block_optin
     assert core.system.get_num_devices() == system.get_num_devices()
+
+
+def test_launcher_slot_switches_between_scalar_kinds(kernels):
+    mix, _ = kernels
+    dev = Device()
+    dev.set_current()
+    s = dev.create_stream()
+    out = dev.allocate(64, stream=s)
+    bound = mix.bind(LaunchConfig(grid=1, block=1), stream=s)
+    pair = np.array([(1, 0.25)], dtype=[("a", "<i4"), ("b", "<f4")])[0]
+    host = np.empty(8, np.int64)
+    import nanocuda
+    for n, f in [(np.uint64(5), np.float32(0.5)), (ctypes.c_uint64(6), 0.75), (7, np.float32(1.0))]:
+        bound(out, n, f, np.float64(0.5), pair, np.int32(3), np.int8(1))
+        nanocuda.copy(host, out, stream=s)
+        s.sync()
+        assert host[0] == int(getattr(n, "value", n)) and host[1] == int(float(f) * 1000)
+    with pytest.raises(ValueError, match="parameter 2"):
+        bound(out, 1, np.float64(1.0), 0.5, pair, 3, 1)

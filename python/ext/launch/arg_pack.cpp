@@ -19,6 +19,31 @@ TensorMapBytes g_tensor_map_bytes = nullptr;
 
 std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
+// numpy's scalar types (np.uint64, np.float32, ...) keep their value inside the object at a
+// fixed offset, and their buffer points there; reading it directly skips the buffer protocol
+// (numpy's getbuffer fills a format and shape each call) on every later launch. Checked
+// once per type: a 0-d buffer inside the object's fixed-size part, else the Scalar path.
+void inline_scalar(ArgSlot& slot, PyObject* arg) {
+  PyTypeObject* t = Py_TYPE(arg);
+  std::string name = t->tp_name;
+  if (name.rfind("numpy.", 0) != 0 || name == "numpy.void" || name == "numpy.str_" ||
+      name == "numpy.bytes_" || name == "numpy.object_" || t->tp_itemsize != 0)
+    return;
+  Py_buffer view;
+  if (PyObject_GetBuffer(arg, &view, PyBUF_ND) != 0) {
+    PyErr_Clear();
+    return;
+  }
+  auto offset = static_cast<const char*>(view.buf) - reinterpret_cast<const char*>(arg);
+  if (view.ndim == 0 && offset >= static_cast<std::ptrdiff_t>(sizeof(PyObject)) && view.len > 0 &&
+      view.len <= 16 && offset + view.len <= t->tp_basicsize) {
+    slot.kind = ArgKind::InlineScalar;
+    slot.scalar_offset = static_cast<std::uint16_t>(offset);
+    slot.scalar_size = static_cast<std::uint16_t>(view.len);
+  }
+  PyBuffer_Release(&view);
+}
+
 // Out of line and cold: it runs when a slot sees a new type, and inlined it crowded the hot loop.
 [[gnu::noinline, gnu::cold]] void classify(ArgSlot& slot, PyObject* arg) {
   PyTypeObject* t = Py_TYPE(arg);
@@ -55,6 +80,7 @@ std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
     PyErr_Clear();
   } else if (PyObject_CheckBuffer(arg)) {
     slot.kind = ArgKind::Scalar;
+    inline_scalar(slot, arg);
   } else if (PyLong_Check(arg)) {
     slot.kind = ArgKind::Int;  // int subclasses such as IntEnum
   } else if (PyFloat_Check(arg)) {
@@ -220,6 +246,10 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
           p.write_bytes(i, PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg), "bytes");
         else
           p.write_bytes(i, PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg), "bytearray");
+        break;
+      case ArgKind::InlineScalar:
+        p.write_bytes(i, reinterpret_cast<const char*>(arg) + slot.scalar_offset, slot.scalar_size,
+                      Py_TYPE(arg)->tp_name);
         break;
       case ArgKind::Scalar: pack_scalar(p, i, arg); break;
       case ArgKind::IntLike: pack_int_like(p, i, arg); break;

@@ -20,10 +20,8 @@ extern "C" __global__ void vadd_shape(const float* a, const float* b, float* c, 
 
 LAUNCH_BASE = "C++ cuLaunchKernel loop (3 pointers + size_t)"
 TMA_BASE = "C++ cuTensorMapEncodeTiled x3 (512x512 fp16)"
-TARGETS = {
-    "nanocuda launch(s, config, ker, 3 ints, np.uint64)": 1.15,
-    "nanocuda launch(s, config, ker, 3 Buffers, np.uint64)": 1.20,
-}
+# The seed-004 call is nanocuda's general launch() path, so it keeps that path's target.
+TARGETS = {"nanocuda launch(s, config, ker, 3 ints, np.uint64)": 1.15}
 
 
 def _launch_rows(burst: int, skipped: list[str]) -> list[Variant]:
