@@ -133,6 +133,20 @@ std::string where(const ParamPacker& p, std::size_t i) {
   p.write_uint(i, u);
 }
 
+inline void pack_inline_scalar(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot) {
+  p.write_bytes(i, reinterpret_cast<const char*>(arg) + slot.scalar_offset, slot.scalar_size,
+                Py_TYPE(arg)->tp_name);
+}
+
+// The kinds the switch in pack_args does not list (so its code layout, which the int and
+// pointer cases are sensitive to, is unchanged): numpy scalars read in place, int-likes.
+[[gnu::noinline]] void pack_other(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot) {
+  if (slot.kind == ArgKind::InlineScalar) [[likely]]
+    return pack_inline_scalar(p, i, arg, slot);
+  if (slot.kind == ArgKind::IntLike) return pack_int_like(p, i, arg);
+  unsupported(p, i, arg);
+}
+
 void pack_scalar(ParamPacker& p, std::size_t i, PyObject* arg) {
   Py_buffer view;
   if (PyObject_GetBuffer(arg, &view, PyBUF_ND) != 0) throw nb::python_error();
@@ -247,13 +261,8 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
         else
           p.write_bytes(i, PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg), "bytearray");
         break;
-      case ArgKind::InlineScalar:
-        p.write_bytes(i, reinterpret_cast<const char*>(arg) + slot.scalar_offset, slot.scalar_size,
-                      Py_TYPE(arg)->tp_name);
-        break;
       case ArgKind::Scalar: pack_scalar(p, i, arg); break;
-      case ArgKind::IntLike: pack_int_like(p, i, arg); break;
-      default: unsupported(p, i, arg);
+      default: pack_other(p, i, arg, slot);  // kinds added later: the switch above stays as it was
     }
   }
 }
