@@ -76,9 +76,14 @@ def test_streams_events_and_timing(kernels):
     # a foreign stream through __cuda_stream__, both ways
     wrapped = dev.create_stream(s)
     assert wrapped.handle == s.handle
-    s.close()
+    buf.close(stream=s)
+    s.sync()
+    closed = dev.create_stream()
+    closed.close()
     with pytest.raises(ValueError, match="closed"):
-        launch(s, LaunchConfig(grid=1, block=1), add1, buf, 0)
+        launch(closed, LaunchConfig(grid=1, block=1), add1, 0, 0)
+    with pytest.raises(ValueError, match="closed"):
+        closed.record()
 
 
 def test_launch_argument_kinds(kernels):
