@@ -67,3 +67,13 @@ class ConditionalHandle(int):
     remembers the graph it was made in (graph_id)."""
 
     graph_id: int
+
+# --- Device.compute_capability (a collections.namedtuple made at import) ---
+
+from typing import NamedTuple
+
+class ComputeCapability(NamedTuple):
+    """(major, minor) of a device, as cuda.core's Device.compute_capability."""
+
+    major: int
+    minor: int

@@ -15,7 +15,10 @@ from ._nanocuda import (
     BUILT_CUDA_VERSION,
     DEVICE_ATTRIBUTES,
     Buffer,
+    ComputeCapability,
+    Context,
     Device,
+    DeviceProperties,
     DeviceMemoryResource,
     IPCAllocationHandle,
     IPCBufferDescriptor,
@@ -63,6 +66,9 @@ from ._nanocuda import (
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
 from ._memory_options import DeviceMemoryResourceOptions, VirtualMemoryResourceOptions
+from ._cuda_core import EventOptions, StreamOptions
+from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
+from . import system, utils
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing
@@ -156,6 +162,16 @@ __all__ = [
     "PinnedMemoryResource",
     "VirtualMemoryResource",
     "VirtualMemoryResourceOptions",
+    # cuda.core's runtime names (docs/DESIGN.md "cuda.core runtime surface")
+    "ComputeCapability",
+    "Context",
+    "DeviceProperties",
+    "EventOptions",
+    "StreamOptions",
+    "StridedMemoryView",
+    "args_viewable_as_strided_memory",
+    "system",
+    "utils",
 ]
 
 

@@ -7,13 +7,664 @@ from typing import overload
 
 
 
-class Device:
+class Context:
+    """A CUDA context (nanocuda uses each device's primary context)."""
+
+    @property
+    def handle(self) -> int:
+        """The CUcontext handle as an int."""
+
+    @property
+    def device(self) -> object:
+        """The Device this context belongs to."""
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+class DeviceProperties:
     """
-    A CUDA device, using its primary context (shared with PyTorch and CuPy).
+    Every device attribute under cuda.core's names, read once and cached (Device.properties).
     """
 
-    def __init__(self, ordinal: int = 0) -> None:
-        """The device with this ordinal (default 0)."""
+    @property
+    def max_threads_per_block(self) -> int:
+        """Maximum number of threads per block"""
+
+    @property
+    def max_block_dim_x(self) -> int:
+        """Maximum block dimension X"""
+
+    @property
+    def max_block_dim_y(self) -> int:
+        """Maximum block dimension Y"""
+
+    @property
+    def max_block_dim_z(self) -> int:
+        """Maximum block dimension Z"""
+
+    @property
+    def max_grid_dim_x(self) -> int:
+        """Maximum grid dimension X"""
+
+    @property
+    def max_grid_dim_y(self) -> int:
+        """Maximum grid dimension Y"""
+
+    @property
+    def max_grid_dim_z(self) -> int:
+        """Maximum grid dimension Z"""
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        """Maximum shared memory available per block in bytes"""
+
+    @property
+    def total_constant_memory(self) -> int:
+        """
+        Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+        """
+
+    @property
+    def warp_size(self) -> int:
+        """Warp size in threads"""
+
+    @property
+    def max_pitch(self) -> int:
+        """Maximum pitch in bytes allowed by memory copies"""
+
+    @property
+    def max_registers_per_block(self) -> int:
+        """Maximum number of 32-bit registers available per block"""
+
+    @property
+    def clock_rate(self) -> int:
+        """Typical clock frequency in kilohertz"""
+
+    @property
+    def texture_alignment(self) -> int:
+        """Alignment requirement for textures"""
+
+    @property
+    def multiprocessor_count(self) -> int:
+        """Number of multiprocessors on device"""
+
+    @property
+    def kernel_exec_timeout(self) -> int:
+        """Specifies whether there is a run time limit on kernels"""
+
+    @property
+    def integrated(self) -> int:
+        """Device is integrated with host memory"""
+
+    @property
+    def can_map_host_memory(self) -> int:
+        """Device can map host memory into CUDA address space"""
+
+    @property
+    def compute_mode(self) -> int:
+        """Compute mode (See CUcomputemode for details)"""
+
+    @property
+    def maximum_texture1d_width(self) -> int:
+        """Maximum 1D texture width"""
+
+    @property
+    def maximum_texture2d_width(self) -> int:
+        """Maximum 2D texture width"""
+
+    @property
+    def maximum_texture2d_height(self) -> int:
+        """Maximum 2D texture height"""
+
+    @property
+    def maximum_texture3d_width(self) -> int:
+        """Maximum 3D texture width"""
+
+    @property
+    def maximum_texture3d_height(self) -> int:
+        """Maximum 3D texture height"""
+
+    @property
+    def maximum_texture3d_depth(self) -> int:
+        """Maximum 3D texture depth"""
+
+    @property
+    def maximum_texture2d_layered_width(self) -> int:
+        """Maximum 2D layered texture width"""
+
+    @property
+    def maximum_texture2d_layered_height(self) -> int:
+        """Maximum 2D layered texture height"""
+
+    @property
+    def maximum_texture2d_layered_layers(self) -> int:
+        """Maximum layers in a 2D layered texture"""
+
+    @property
+    def surface_alignment(self) -> int:
+        """Alignment requirement for surfaces"""
+
+    @property
+    def concurrent_kernels(self) -> int:
+        """Device can possibly execute multiple kernels concurrently"""
+
+    @property
+    def ecc_enabled(self) -> int:
+        """Device has ECC support enabled"""
+
+    @property
+    def pci_bus_id(self) -> int:
+        """PCI bus ID of the device"""
+
+    @property
+    def pci_device_id(self) -> int:
+        """PCI device ID of the device"""
+
+    @property
+    def tcc_driver(self) -> int:
+        """Device is using TCC driver model"""
+
+    @property
+    def memory_clock_rate(self) -> int:
+        """Peak memory clock frequency in kilohertz"""
+
+    @property
+    def global_memory_bus_width(self) -> int:
+        """Global memory bus width in bits"""
+
+    @property
+    def l2_cache_size(self) -> int:
+        """Size of L2 cache in bytes"""
+
+    @property
+    def max_threads_per_multiprocessor(self) -> int:
+        """Maximum resident threads per multiprocessor"""
+
+    @property
+    def async_engine_count(self) -> int:
+        """Number of asynchronous engines"""
+
+    @property
+    def unified_addressing(self) -> int:
+        """Device shares a unified address space with the host"""
+
+    @property
+    def maximum_texture1d_layered_width(self) -> int:
+        """Maximum 1D layered texture width"""
+
+    @property
+    def maximum_texture1d_layered_layers(self) -> int:
+        """Maximum layers in a 1D layered texture"""
+
+    @property
+    def maximum_texture2d_gather_width(self) -> int:
+        """Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
+
+    @property
+    def maximum_texture2d_gather_height(self) -> int:
+        """Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
+
+    @property
+    def maximum_texture3d_width_alternate(self) -> int:
+        """Alternate maximum 3D texture width"""
+
+    @property
+    def maximum_texture3d_height_alternate(self) -> int:
+        """Alternate maximum 3D texture height"""
+
+    @property
+    def maximum_texture3d_depth_alternate(self) -> int:
+        """Alternate maximum 3D texture depth"""
+
+    @property
+    def pci_domain_id(self) -> int:
+        """PCI domain ID of the device"""
+
+    @property
+    def texture_pitch_alignment(self) -> int:
+        """Pitch alignment requirement for textures"""
+
+    @property
+    def maximum_texturecubemap_width(self) -> int:
+        """Maximum cubemap texture width/height"""
+
+    @property
+    def maximum_texturecubemap_layered_width(self) -> int:
+        """Maximum cubemap layered texture width/height"""
+
+    @property
+    def maximum_texturecubemap_layered_layers(self) -> int:
+        """Maximum layers in a cubemap layered texture"""
+
+    @property
+    def maximum_surface1d_width(self) -> int:
+        """Maximum 1D surface width"""
+
+    @property
+    def maximum_surface2d_width(self) -> int:
+        """Maximum 2D surface width"""
+
+    @property
+    def maximum_surface2d_height(self) -> int:
+        """Maximum 2D surface height"""
+
+    @property
+    def maximum_surface3d_width(self) -> int:
+        """Maximum 3D surface width"""
+
+    @property
+    def maximum_surface3d_height(self) -> int:
+        """Maximum 3D surface height"""
+
+    @property
+    def maximum_surface3d_depth(self) -> int:
+        """Maximum 3D surface depth"""
+
+    @property
+    def maximum_surface1d_layered_width(self) -> int:
+        """Maximum 1D layered surface width"""
+
+    @property
+    def maximum_surface1d_layered_layers(self) -> int:
+        """Maximum layers in a 1D layered surface"""
+
+    @property
+    def maximum_surface2d_layered_width(self) -> int:
+        """Maximum 2D layered surface width"""
+
+    @property
+    def maximum_surface2d_layered_height(self) -> int:
+        """Maximum 2D layered surface height"""
+
+    @property
+    def maximum_surface2d_layered_layers(self) -> int:
+        """Maximum layers in a 2D layered surface"""
+
+    @property
+    def maximum_surfacecubemap_width(self) -> int:
+        """Maximum cubemap surface width"""
+
+    @property
+    def maximum_surfacecubemap_layered_width(self) -> int:
+        """Maximum cubemap layered surface width"""
+
+    @property
+    def maximum_surfacecubemap_layered_layers(self) -> int:
+        """Maximum layers in a cubemap layered surface"""
+
+    @property
+    def maximum_texture2d_linear_width(self) -> int:
+        """Maximum 2D linear texture width"""
+
+    @property
+    def maximum_texture2d_linear_height(self) -> int:
+        """Maximum 2D linear texture height"""
+
+    @property
+    def maximum_texture2d_linear_pitch(self) -> int:
+        """Maximum 2D linear texture pitch in bytes"""
+
+    @property
+    def maximum_texture2d_mipmapped_width(self) -> int:
+        """Maximum mipmapped 2D texture width"""
+
+    @property
+    def maximum_texture2d_mipmapped_height(self) -> int:
+        """Maximum mipmapped 2D texture height"""
+
+    @property
+    def compute_capability_major(self) -> int:
+        """Major compute capability version number"""
+
+    @property
+    def compute_capability_minor(self) -> int:
+        """Minor compute capability version number"""
+
+    @property
+    def maximum_texture1d_mipmapped_width(self) -> int:
+        """Maximum mipmapped 1D texture width"""
+
+    @property
+    def stream_priorities_supported(self) -> int:
+        """Device supports stream priorities"""
+
+    @property
+    def global_l1_cache_supported(self) -> int:
+        """Device supports caching globals in L1"""
+
+    @property
+    def local_l1_cache_supported(self) -> int:
+        """Device supports caching locals in L1"""
+
+    @property
+    def max_shared_memory_per_multiprocessor(self) -> int:
+        """Maximum shared memory available per multiprocessor in bytes"""
+
+    @property
+    def max_registers_per_multiprocessor(self) -> int:
+        """Maximum number of 32-bit registers available per multiprocessor"""
+
+    @property
+    def managed_memory(self) -> int:
+        """Device can allocate managed memory on this system"""
+
+    @property
+    def multi_gpu_board(self) -> int:
+        """Device is on a multi-GPU board"""
+
+    @property
+    def multi_gpu_board_group_id(self) -> int:
+        """Unique id for a group of devices on the same multi-GPU board"""
+
+    @property
+    def host_native_atomic_supported(self) -> int:
+        """
+        Link between the device and the host supports all native atomic operations
+        """
+
+    @property
+    def single_to_double_precision_perf_ratio(self) -> int:
+        """
+        Ratio of single precision performance (in floating-point operations per second) to double precision performance
+        """
+
+    @property
+    def pageable_memory_access(self) -> int:
+        """
+        Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+        """
+
+    @property
+    def concurrent_managed_access(self) -> int:
+        """Device can coherently access managed memory concurrently with the CPU"""
+
+    @property
+    def compute_preemption_supported(self) -> int:
+        """Device supports compute preemption."""
+
+    @property
+    def can_use_host_pointer_for_registered_mem(self) -> int:
+        """
+        Device can access host registered memory at the same virtual address as the CPU
+        """
+
+    @property
+    def cooperative_launch(self) -> int:
+        """
+        Device supports launching cooperative kernels via cuLaunchCooperativeKernel
+        """
+
+    @property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """Maximum optin shared memory per block"""
+
+    @property
+    def can_flush_remote_writes(self) -> int:
+        """
+        The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See CUDA_MEMOP for additional details.
+        """
+
+    @property
+    def host_register_supported(self) -> int:
+        """Device supports host memory registration via cudaHostRegister."""
+
+    @property
+    def pageable_memory_access_uses_host_page_tables(self) -> int:
+        """Device accesses pageable memory via the host's page tables."""
+
+    @property
+    def direct_managed_mem_access_from_host(self) -> int:
+        """
+        The host can directly access managed memory on the device without migration.
+        """
+
+    @property
+    def virtual_memory_management_supported(self) -> int:
+        """
+        Device supports virtual memory management APIs like cuMemAddressReserve, cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def handle_type_posix_file_descriptor_supported(self) -> int:
+        """
+        Device supports exporting memory to a posix file descriptor with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def handle_type_win32_handle_supported(self) -> int:
+        """
+        Device supports exporting memory to a Win32 NT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def handle_type_win32_kmt_handle_supported(self) -> int:
+        """
+        Device supports exporting memory to a Win32 KMT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def max_blocks_per_multiprocessor(self) -> int:
+        """Maximum number of blocks per multiprocessor"""
+
+    @property
+    def generic_compression_supported(self) -> int:
+        """Device supports compression of memory"""
+
+    @property
+    def max_persisting_l2_cache_size(self) -> int:
+        """Maximum L2 persisting lines capacity setting in bytes."""
+
+    @property
+    def max_access_policy_window_size(self) -> int:
+        """Maximum value of CUaccessPolicyWindownum_bytes."""
+
+    @property
+    def gpu_direct_rdma_with_cuda_vmm_supported(self) -> int:
+        """Device supports specifying the GPUDirect RDMA flag with cuMemCreate"""
+
+    @property
+    def reserved_shared_memory_per_block(self) -> int:
+        """Shared memory reserved by CUDA driver per block in bytes"""
+
+    @property
+    def sparse_cuda_array_supported(self) -> int:
+        """Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays"""
+
+    @property
+    def read_only_host_register_supported(self) -> int:
+        """
+        Device supports using the cuMemHostRegister flag CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+        """
+
+    @property
+    def timeline_semaphore_interop_supported(self) -> int:
+        """External timeline semaphore interop is supported on the device"""
+
+    @property
+    def memory_pools_supported(self) -> int:
+        """Device supports using the cuMemAllocAsync and cuMemPool family of APIs"""
+
+    @property
+    def gpu_direct_rdma_supported(self) -> int:
+        """
+        Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+        """
+
+    @property
+    def gpu_direct_rdma_flush_writes_options(self) -> int:
+        """
+        The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the CUflushGPUDirectRDMAWritesOptions enum
+        """
+
+    @property
+    def gpu_direct_rdma_writes_ordering(self) -> int:
+        """
+        GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+        """
+
+    @property
+    def mempool_supported_handle_types(self) -> int:
+        """Handle types supported with mempool based IPC"""
+
+    @property
+    def cluster_launch(self) -> int:
+        """Indicates device supports cluster launch"""
+
+    @property
+    def deferred_mapping_cuda_array_supported(self) -> int:
+        """Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays"""
+
+    @property
+    def can_use_64_bit_stream_mem_ops(self) -> int:
+        """
+        64-bit operations are supported in cuStreamBatchMemOp and related MemOp APIs.
+        """
+
+    @property
+    def can_use_stream_wait_value_nor(self) -> int:
+        """CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs."""
+
+    @property
+    def dma_buf_supported(self) -> int:
+        """Device supports buffer sharing with dma_buf mechanism."""
+
+    @property
+    def ipc_event_supported(self) -> int:
+        """Device supports IPC Events."""
+
+    @property
+    def mem_sync_domain_count(self) -> int:
+        """Number of memory domains the device supports."""
+
+    @property
+    def tensor_map_access_supported(self) -> int:
+        """Device supports accessing memory using Tensor Map."""
+
+    @property
+    def handle_type_fabric_supported(self) -> int:
+        """
+        Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+        """
+
+    @property
+    def unified_function_pointers(self) -> int:
+        """Device supports unified function pointers."""
+
+    @property
+    def numa_config(self) -> int:
+        """
+        NUMA configuration of a device: value is of type CUdeviceNumaConfig enum
+        """
+
+    @property
+    def numa_id(self) -> int:
+        """NUMA node ID of the GPU memory"""
+
+    @property
+    def multicast_supported(self) -> int:
+        """Device supports switch multicast and reduction operations."""
+
+    @property
+    def mps_enabled(self) -> int:
+        """Indicates if contexts created on this device will be shared via MPS"""
+
+    @property
+    def host_numa_id(self) -> int:
+        """
+        NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+        """
+
+    @property
+    def d3d12_cig_supported(self) -> int:
+        """Device supports CIG with D3D12."""
+
+    @property
+    def mem_decompress_algorithm_mask(self) -> int:
+        """
+        The returned valued shall be interpreted as a bitmask, where the individual bits are described by the CUmemDecompressAlgorithm enum.
+        """
+
+    @property
+    def mem_decompress_maximum_length(self) -> int:
+        """
+        The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+        """
+
+    @property
+    def vulkan_cig_supported(self) -> int:
+        """Device supports CIG with Vulkan."""
+
+    @property
+    def gpu_pci_device_id(self) -> int:
+        """The combined 16-bit PCI device ID and 16-bit PCI vendor ID."""
+
+    @property
+    def gpu_pci_subsystem_id(self) -> int:
+        """
+        The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+        """
+
+    @property
+    def host_numa_virtual_memory_management_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def host_numa_memory_pools_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location with the cuMemAllocAsync and cuMemPool family of APIs
+        """
+
+    @property
+    def host_numa_multinode_ipc_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+        """
+
+    @property
+    def host_memory_pools_supported(self) -> int:
+        """
+        Device suports HOST location with the cuMemAllocAsync and cuMemPool family of APIs
+        """
+
+    @property
+    def host_virtual_memory_management_supported(self) -> int:
+        """
+        Device supports HOST location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def host_alloc_dma_buf_supported(self) -> int:
+        """
+        Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+        """
+
+    @property
+    def only_partial_host_native_atomic_supported(self) -> int:
+        """
+        Link between the device and the host supports only some native atomic operations
+        """
+
+    def __repr__(self) -> str: ...
+
+class Device:
+    """
+    A CUDA device, using its primary context (shared with PyTorch and CuPy). As in cuda.core, there is one Device object per ordinal per thread: Device(0) is Device(0); Device() is the current device (or 0); making one does not initialize the GPU.
+
+    Example::
+
+        d = nanocuda.Device(0)
+        print(d.name, d.compute_capability, d.memory_info)
+    """
+
+    def __init__(self, device_id: object | None = None) -> None:
+        """
+        The Device of ordinal `device_id` (a Device is returned as is; None: the current context's device, else 0).
+        """
 
     @staticmethod
     def count() -> int:
@@ -24,22 +675,28 @@ class Device:
         """The driver's CUDA version, major*1000 + minor*10."""
 
     @property
-    def ordinal(self) -> int: ...
+    def ordinal(self) -> int:
+        """The device index (0, 1, ...)."""
 
     @property
-    def name(self) -> str: ...
+    def device_id(self) -> int:
+        """The device index (cuda.core's name for ordinal)."""
+
+    @property
+    def name(self) -> str:
+        """The product name, e.g. 'NVIDIA H100 80GB HBM3'."""
 
     @property
     def uuid(self) -> str:
         """'GPU-...' as nvidia-smi prints it."""
 
     @property
-    def compute_capability(self) -> tuple[int, int]:
-        """(major, minor)."""
+    def compute_capability(self) -> object:
+        """ComputeCapability(major, minor), a named tuple."""
 
     @property
     def arch(self) -> str:
-        """NVRTC target suffix, e.g. '90a'."""
+        """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
 
     @property
     def total_memory(self) -> int:
@@ -49,21 +706,45 @@ class Device:
     def memory_info(self) -> tuple[int, int]:
         """(free, total) bytes."""
 
+    @property
+    def properties(self) -> object:
+        """DeviceProperties: every attribute, cached."""
+
+    @property
+    def context(self) -> Context:
+        """The device's primary context (retained on first use)."""
+
+    @property
+    def default_stream(self) -> Stream:
+        """The legacy default stream of this device."""
+
     def set_current(self) -> None:
         """Make this device's primary context current on this thread."""
 
     def sync(self) -> None:
         """Wait for all work on the device."""
 
+    def create_stream(self, obj: object | None = None, options: object | None = None) -> Stream:
+        """
+        A new Stream on this device with StreamOptions(nonblocking=True, priority=None) (a dict or None also work), or `obj` (anything with __cuda_stream__) adopted.
+        """
+
+    def create_event(self, options: object | None = None) -> Event:
+        """
+        A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
+        """
+
     def attribute(self, attribute: int) -> int:
         """Any CUdevice_attribute by its numeric value."""
 
-    def __eq__(self, arg: Device, /) -> bool: ...
+    def __eq__(self, arg: object, /) -> bool: ...
 
     def __hash__(self) -> int: ...
 
     def __index__(self) -> int:
         """The ordinal, so a Device works wherever an ordinal is taken."""
+
+    def __int__(self) -> int: ...
 
     def __repr__(self) -> str: ...
 
@@ -687,8 +1368,6 @@ class Device:
         Link between the device and the host supports only some native atomic operations
         """
 
-    def create_graph_builder(self) -> GraphBuilder:
-        """A GraphBuilder on a new stream of this device."""
     @property
     @staticmethod
     def memory_resource(arg: Device, /) -> MemoryResource: ...
@@ -715,10 +1394,21 @@ class Device:
     def disable_peer_access(self, peer: object) -> None:
         """Undo enable_peer_access (idempotent)."""
 
+    def create_graph_builder(self) -> GraphBuilder:
+        """A GraphBuilder on a new stream of this device."""
+
 DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
-    """A CUDA stream; owned (made here) or borrowed (adopted)."""
+    """
+    A CUDA stream; owned (made here) or borrowed (adopted).
+
+    Example::
+
+        stream = nanocuda.Stream()              # a new stream on device 0
+        s = nanocuda.Stream.adopt(torch.cuda.current_stream())
+        stream.sync()
+    """
 
     def __init__(self, *, device: object | None = None, non_blocking: bool = True, priority: int = 0) -> None:
         """
@@ -744,19 +1434,32 @@ class Stream:
         """The CUstream handle as an int."""
 
     @property
-    def device(self) -> Device: ...
+    def device(self) -> object:
+        """The Device this stream belongs to."""
 
     @property
-    def is_owned(self) -> bool: ...
+    def context(self) -> Context:
+        """The stream's Context."""
 
     @property
-    def is_closed(self) -> bool: ...
+    def is_owned(self) -> bool:
+        """True when nanocuda created it (and destroys it on close)."""
 
     @property
-    def priority(self) -> int: ...
+    def is_closed(self) -> bool:
+        """True after close()."""
 
     @property
-    def is_non_blocking(self) -> bool: ...
+    def priority(self) -> int:
+        """Scheduling priority (lower numbers run first)."""
+
+    @property
+    def is_non_blocking(self) -> bool:
+        """True when it does not synchronize with the legacy default stream."""
+
+    @property
+    def is_nonblocking(self) -> bool:
+        """cuda.core's name for is_non_blocking."""
 
     def sync(self) -> None:
         """Block until all queued work is done."""
@@ -764,21 +1467,15 @@ class Stream:
     def query(self) -> bool:
         """True when all queued work has completed."""
 
-    @overload
-    def wait(self, event: Event) -> None:
-        """Make future work wait for `event`."""
+    def wait(self, event_or_stream: object) -> None:
+        """
+        Make future work wait for an Event, or for all work queued so far on a stream (anything with __cuda_stream__).
+        """
 
-    @overload
-    def wait(self, stream: object) -> None:
-        """Make future work wait for all work queued so far on `stream`."""
-
-    @overload
-    def record(self, *, timing: bool = False) -> Event:
-        """Record a new Event here and return it."""
-
-    @overload
-    def record(self, event: Event) -> Event:
-        """Record `event` here and return it."""
+    def record(self, event: object | None = None, options: object | None = None, *, timing: bool = False) -> object:
+        """
+        Record `event` here (or a new Event made from EventOptions `options`; timing=True is short for enable_timing) and return it.
+        """
 
     def close(self) -> None:
         """Wait for the stream's work, then destroy it (if owned)."""
@@ -817,13 +1514,41 @@ class Event:
         """Milliseconds from this event to `end` (torch's convention)."""
 
     @property
-    def is_timing(self) -> bool: ...
+    def is_timing(self) -> bool:
+        """True when it records time (elapsed_time works)."""
 
     @property
-    def handle(self) -> int: ...
+    def handle(self) -> int:
+        """The CUevent handle as an int."""
 
     @property
-    def device(self) -> Device: ...
+    def device(self) -> object:
+        """The Device this event belongs to."""
+
+    @property
+    def context(self) -> Context:
+        """The event's Context."""
+
+    @property
+    def is_timing_disabled(self) -> bool:
+        """cuda.core's name: True when the event records no time."""
+
+    @property
+    def is_sync_busy_waited(self) -> bool:
+        """
+        cuda.core's name for a CU_EVENT_BLOCKING_SYNC event (EventOptions.busy_waited_sync).
+        """
+
+    @property
+    @staticmethod
+    def is_ipc_enabled(arg: Event, /) -> bool: ...
+
+    @property
+    def is_done(self) -> bool:
+        """True once the recorded work has completed."""
+
+    def __sub__(self, start: Event) -> float:
+        """end - start: milliseconds between two timing events (cuda.core)."""
 
     def __repr__(self) -> str: ...
 
@@ -832,10 +1557,6 @@ class Event:
         """
         A new interprocess event (timing disabled), which other processes can open.
         """
-
-    @property
-    @staticmethod
-    def is_ipc_enabled(arg: Event, /) -> bool: ...
 
     def get_ipc_descriptor(self) -> bytes:
         """The event's 64-byte interprocess handle."""
@@ -847,6 +1568,12 @@ class Event:
 class Buffer:
     """
     Device memory from the device's stream-ordered pool. Exports __dlpack__ and __cuda_array_interface__, so torch.from_dlpack(buf) and cupy.asarray(buf) see the same memory.
+
+    Example::
+
+        buf = nanocuda.Buffer(4 * n, stream=stream, dtype="float32")
+        nanocuda.copy(buf, numpy_array, stream=stream)
+        t = torch.from_dlpack(buf)  # same memory, no copy
     """
 
     def __init__(self, size: object | None, *, stream: object | None = None, device: object | None = None, dtype: object | None = None, shape: object | None = None) -> None:
@@ -863,22 +1590,79 @@ class Buffer:
         """Size in bytes."""
 
     @property
-    def nbytes(self) -> int: ...
+    def nbytes(self) -> int:
+        """Size in bytes."""
 
     @property
-    def device(self) -> Device: ...
+    def device(self) -> object:
+        """The Device holding the memory."""
 
     @property
-    def stream(self) -> Stream: ...
+    def device_id(self) -> int:
+        """The ordinal of the device holding the memory (cuda.core)."""
 
     @property
-    def dtype(self) -> str: ...
+    def handle(self) -> int:
+        """The address as an int (cuda.core's name for ptr)."""
 
     @property
-    def shape(self) -> tuple: ...
+    @staticmethod
+    def memory_resource(arg: Buffer, /) -> object: ...
 
     @property
-    def is_closed(self) -> bool: ...
+    def is_device_accessible(self) -> bool:
+        """True when kernels can read the memory."""
+
+    @property
+    def is_host_accessible(self) -> bool:
+        """True when the CPU can read the memory (pinned, managed)."""
+
+    def copy_to(self, dst: object | None = None, *, stream: object | None = None) -> object:
+        """
+        Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.
+        """
+
+    def copy_from(self, src: object, *, stream: object | None = None) -> None:
+        """
+        Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.
+        """
+
+    def fill(self, value: object, width: object = 1, *, stream: object | None = None) -> None:
+        """
+        Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).
+        """
+
+    @overload
+    @staticmethod
+    def from_handle(ptr: object, size: object, mr: object | None = None) -> Buffer:
+        """
+        A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close(), never when mr is None.
+        """
+
+    @overload
+    @staticmethod
+    def from_handle(ptr: object, size: object, mr: MemoryResource | None = None, stream: object | None = None) -> object:
+        """
+        A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when closed, or never when mr is None. What Python MemoryResource.allocate returns.
+        """
+
+    @property
+    def stream(self) -> Stream:
+        """The allocating Stream; the memory is freed in its order."""
+
+    @property
+    def dtype(self) -> str:
+        """
+        Element type name seen by DLPack/CUDA-array-interface consumers ('uint8' by default).
+        """
+
+    @property
+    def shape(self) -> tuple:
+        """Shape seen by DLPack/CUDA-array-interface consumers (1-D by default)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """True once close() has freed the memory."""
 
     def close(self, stream: object | None = None) -> None:
         """
@@ -900,16 +1684,6 @@ class Buffer:
 
     def __repr__(self) -> str: ...
 
-    @property
-    @staticmethod
-    def memory_resource(arg: Buffer, /) -> object: ...
-
-    @staticmethod
-    def from_handle(ptr: object, size: object, mr: MemoryResource | None = None, stream: object | None = None) -> object:
-        """
-        A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when closed, or never when mr is None. What Python MemoryResource.allocate returns.
-        """
-
     def get_ipc_descriptor(self) -> IPCBufferDescriptor:
         """
         Export this buffer (from an IPC-enabled pool) for another process: an IPCBufferDescriptor.
@@ -929,15 +1703,19 @@ class PinnedBuffer:
     def __init__(self, size: int, *, device: object | None = None) -> None: ...
 
     @property
-    def ptr(self) -> int: ...
+    def ptr(self) -> int:
+        """The host address as an int."""
 
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """Size in bytes."""
 
     @property
-    def is_closed(self) -> bool: ...
+    def is_closed(self) -> bool:
+        """True once close() has freed the memory."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Free the memory now (also on garbage collection)."""
 
     def __len__(self) -> int: ...
 
@@ -1189,7 +1967,8 @@ def take_deferred_errors() -> list[str]:
 def result_name(code: int) -> str:
     """The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'."""
 
-def result_description(code: int) -> str: ...
+def result_description(code: int) -> str:
+    """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class ProgramOptions:
     """
@@ -1371,11 +2150,46 @@ class KernelAttributes:
     @property
     def cluster_scheduling_policy_preference(self) -> int:
         """CUclusterSchedulingPolicy value."""
+    def shared_size_bytes(self) -> int:
+        """Static shared memory per block, bytes."""
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """Dynamic shared memory a launch may request, bytes."""
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """Largest block this kernel can launch with."""
+
+    @property
+    def local_size_bytes(self) -> int:
+        """Local memory per thread, bytes."""
+
+    @property
+    def const_size_bytes(self) -> int:
+        """Constant memory used, bytes."""
+
+    @property
+    def ptx_version(self) -> int:
+        """PTX virtual architecture, major*10 + minor."""
+
+    @property
+    def binary_version(self) -> int:
+        """Binary architecture, major*10 + minor."""
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        """Preferred shared-memory share of L1, percent."""
+
+    @property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """Shared memory a block may opt in to, bytes."""
 
 class KernelOccupancy:
     """Occupancy calculator for one kernel."""
 
     def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_shared_memory_size: object | None = None, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> int:
+    def max_active_blocks_per_multiprocessor(self, block_size: int, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
         """Blocks of block_size threads resident per SM at once."""
 
     def max_potential_block_size(self, dynamic_shared_memory_needed: object | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> object:
@@ -1393,6 +2207,8 @@ class KernelOccupancy:
         """
         Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).
         """
+    def max_active_clusters(self, grid: object, block: object, cluster: object, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
+        """Clusters of this shape that can be co-resident on the device."""
 
 class Kernel:
     """A kernel in loaded code; keeps its library loaded."""
@@ -1475,6 +2291,16 @@ class ObjectCode:
     @staticmethod
     def from_library(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
+    def from_fatbin(data: object) -> ObjectCode:
+        """From bytes, or a path to read."""
+
+    @staticmethod
+    def from_ptx(data: object) -> ObjectCode:
+        """From PTX text (str), bytes, or a path to read."""
+
+    @staticmethod
+    def from_ltoir(data: object) -> ObjectCode:
+        """From bytes, or a path to read."""
 
     @property
     def code(self) -> bytes:
@@ -1483,6 +2309,7 @@ class ObjectCode:
     @property
     def code_type(self) -> str:
         """'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'."""
+        """'cubin', 'fatbin', 'ptx' or 'ltoir'."""
 
     @property
     def name(self) -> str:
@@ -1530,6 +2357,11 @@ class Program:
     @property
     def name(self) -> str:
         """The file name the compiler reports in messages."""
+        """The CUDA C++ source text."""
+
+    @property
+    def name(self) -> str:
+        """The file name NVRTC reports in messages."""
 
     @property
     def options(self) -> ProgramOptions:
@@ -1572,7 +2404,10 @@ def nvrtc_library() -> str:
 def compile_cache_dir() -> str:
     """Where compiled code is cached on disk."""
 
-def compile_cache_enabled() -> bool: ...
+def compile_cache_enabled() -> bool:
+    """
+    Whether compiled code is cached on disk (NANOCUDA_CACHE=0 turns it off).
+    """
 
 def compile_cache_info() -> dict:
     """
@@ -1592,36 +2427,61 @@ class LaunchConfig:
     Grid, block, dynamic shared memory, clusters, cooperative launch and programmatic dependent launch.
     """
 
-    def __init__(self, *, grid: object, block: object, shared_mem: int = 0, cluster: object | None = None, cooperative: bool = False, pdl: bool = False) -> None: ...
+    def __init__(self, *, grid: object | None = None, block: object | None = None, shared_mem: object | None = None, cluster: object | None = None, cooperative: object | None = None, pdl: object | None = None, shmem_size: object | None = None, cooperative_launch: object | None = None) -> None:
+        """
+        grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative (cuda.core: cooperative_launch); pdl: programmatic dependent launch.
+        """
 
     @property
-    def grid(self) -> tuple: ...
+    def grid(self) -> tuple:
+        """Blocks per grid, (x, y, z)."""
 
     @property
-    def block(self) -> tuple: ...
+    def block(self) -> tuple:
+        """Threads per block, (x, y, z)."""
 
     @property
-    def shared_mem(self) -> int: ...
+    def shared_mem(self) -> int:
+        """Dynamic shared memory per block, bytes."""
 
     @property
-    def cluster(self) -> object: ...
+    def shmem_size(self) -> int:
+        """cuda.core's name for shared_mem."""
 
     @property
-    def cooperative(self) -> bool: ...
+    def cooperative_launch(self) -> bool:
+        """cuda.core's name for cooperative."""
 
     @property
-    def pdl(self) -> bool: ...
+    def cluster(self) -> object:
+        """Thread-block cluster shape (x, y, z), or None."""
+
+    @property
+    def cooperative(self) -> bool:
+        """True for a cooperative launch (grid-wide sync)."""
+
+    @property
+    def pdl(self) -> bool:
+        """
+        True for programmatic dependent launch (overlaps the previous kernel's tail).
+        """
 
     def __repr__(self) -> str: ...
 
 def launch(stream: object, config: LaunchConfig, kernel: Kernel, *args: object) -> None:
     """
     Launch `kernel` with `config` on `stream`. Arguments are checked against the kernel's real parameter layout (count and every size). For hot loops, bind once with kernel.bind(config, stream) and call the Launcher.
+
+    Example::
+
+        kernel = nanocuda.compile(src).get_kernel("saxpy")
+        config = nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256)
+        nanocuda.launch(stream, config, kernel, 2.0, x, y, out, n)
     """
 
 class Graph:
     """
-    A CUDA graph: capture work on a stream once, replay it cheaply.
+    A CUDA graph: capture work on a stream once, replay it cheaply. Example::
 
         graph = nanocuda.Graph()
         with graph.capture(stream):
@@ -1640,7 +2500,8 @@ class Graph:
     def __exit__(self, exc_type: object | None, exc: object | None, traceback: object | None) -> bool: ...
 
     @property
-    def node_count(self) -> int: ...
+    def node_count(self) -> int:
+        """Number of nodes in the captured graph."""
 
     @property
     def kernel_nodes(self) -> list[str]:
@@ -2111,3 +2972,12 @@ class LinkerOptions:
     @staticmethod
     def option_names() -> list[str]:
         """Every cuda.core LinkerOptions name accepted."""
+# --- Device.compute_capability (a collections.namedtuple made at import) ---
+
+from typing import NamedTuple
+
+class ComputeCapability(NamedTuple):
+    """(major, minor) of a device, as cuda.core's Device.compute_capability."""
+
+    major: int
+    minor: int

@@ -21,4 +21,24 @@ void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, const 
                 dst, value, size, stream.handle());
 }
 
+void fill_async(CUdeviceptr dst, std::uint32_t value, unsigned width, std::size_t size,
+                const Stream& stream) {
+  if (width != 1 && width != 2 && width != 4)
+    throw ValueError("Buffer.fill: width must be 1, 2 or 4 bytes, got " + std::to_string(width));
+  if (width < 4 && value >> (8 * width) != 0)
+    throw ValueError("Buffer.fill: value " + std::to_string(value) + " does not fit in " +
+                     std::to_string(width) + " byte(s)");
+  if (size % width != 0)
+    throw ValueError("Buffer.fill: the size (" + std::to_string(size) + " bytes) is not a multiple "
+                     "of width " + std::to_string(width));
+  CurrentContext guard(stream.context());
+  auto what = [&] { return "fill of " + std::to_string(size) + " bytes on " + stream.describe(); };
+  if (width == 1)
+    NANOCUDA_CALL(cuMemsetD8Async, what, dst, static_cast<unsigned char>(value), size, stream.handle());
+  else if (width == 2)
+    NANOCUDA_CALL(cuMemsetD16Async, what, dst, static_cast<unsigned short>(value), size / 2, stream.handle());
+  else
+    NANOCUDA_CALL(cuMemsetD32Async, what, dst, static_cast<unsigned int>(value), size / 4, stream.handle());
+}
+
 }  // namespace nanocuda

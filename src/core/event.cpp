@@ -18,7 +18,7 @@ void destroy_event(CUevent event) noexcept {
 }  // namespace detail
 
 Event::Event(const Device& device, bool timing, bool blocking_sync)
-    : device_(device), context_(device.context()), timing_(timing) {
+    : device_(device), context_(device.context()), timing_(timing), blocking_sync_(blocking_sync) {
   CurrentContext guard(*context_);
   unsigned flags = (timing ? 0u : unsigned{CU_EVENT_DISABLE_TIMING}) |
                    (blocking_sync ? unsigned{CU_EVENT_BLOCKING_SYNC} : 0u);

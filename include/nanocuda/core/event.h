@@ -28,6 +28,8 @@ class Event {
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   [[nodiscard]] bool is_timing() const noexcept { return timing_; }
   [[nodiscard]] bool is_interprocess() const noexcept { return interprocess_; }
+  // CU_EVENT_BLOCKING_SYNC: sync() yields the CPU instead of spinning.
+  [[nodiscard]] bool is_blocking_sync() const noexcept { return blocking_sync_; }
 
   void record(const Stream& stream);
   // Blocks until the work before the record is done.
@@ -45,6 +47,7 @@ class Event {
   detail::UniqueHandle<CUevent, detail::destroy_event> handle_;
   bool timing_;
   bool interprocess_ = false;
+  bool blocking_sync_ = false;
 };
 
 }  // namespace nanocuda

@@ -1,9 +1,11 @@
 // Python bindings for Buffer and PinnedBuffer, with DLPack and CUDA-array-interface export,
 // and stream-ordered copy/fill between any two array-likes.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -13,6 +15,7 @@
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/pinned_buffer.h"
 #include "core/py_buffer.h"
+#include "core/py_device.h"
 #include "core/py_memory_resource.h"
 #include "core/py_size.h"
 #include "nanocuda/core/peer_access.h"
@@ -141,6 +144,28 @@ Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   return Stream::legacy(Device(0));
 }
 
+// cuda.core's Buffer.copy_to/copy_from: the same number of bytes, in the order of `stream`
+// (default: the destination's allocating stream); between two GPUs it is a peer copy.
+void buffer_copy(PyBuffer& dst, PyBuffer& src, nb::handle stream, const char* call) {
+  if (dst.buffer.size() != src.buffer.size())
+    throw nb::value_error((std::string(call) + ": the buffers differ in size (" +
+                           std::to_string(src.buffer.size()) + " bytes to " +
+                           std::to_string(dst.buffer.size()) + ")").c_str());
+  Stream s = stream.is_none() ? dst.buffer.stream() : to_stream(stream, call);
+  if (dst.buffer.device().ordinal() != src.buffer.device().ordinal())
+    copy_peer_async(dst.buffer.ptr(), dst.buffer.device(), src.buffer.ptr(), src.buffer.device(),
+                    src.buffer.size(), s);
+  else
+    copy_async(dst.buffer.ptr(), src.buffer.ptr(), src.buffer.size(), s);
+}
+
+PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
+  if (!nb::isinstance<PyBuffer>(obj))
+    throw nb::type_error((std::string(call) + ": " + what + " must be a nanocuda.Buffer, got " +
+                          Py_TYPE(obj.ptr())->tp_name).c_str());
+  return nb::cast<PyBuffer&>(obj);
+}
+
 }  // namespace
 
 void bind_buffer(nb::module_& m) {
@@ -183,7 +208,64 @@ void bind_buffer(nb::module_& m) {
                    "The device address as an int.")
       .def_prop_ro("size", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
       .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
-      .def_prop_ro("device", [](const PyBuffer& b) { return b.buffer.device(); }, "The Device holding the memory.")
+      .def_prop_ro("device", [](const PyBuffer& b) { return device_object(b.buffer.device().ordinal()); },
+                   "The Device holding the memory.")
+      .def_prop_ro("device_id", [](const PyBuffer& b) { return b.buffer.device().ordinal(); },
+                   "The ordinal of the device holding the memory (cuda.core).")
+      .def_prop_ro("handle", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+                   "The address as an int (cuda.core's name for ptr).")
+      .def_prop_ro("memory_resource", [](const PyBuffer& b) { return b.buffer.memory_resource(); },
+                   "The MemoryResource that made the memory (None for a view of foreign memory).")
+      .def_prop_ro("is_device_accessible", [](const PyBuffer& b) {
+             const auto& mr = b.buffer.memory_resource();
+             return mr ? mr->is_device_accessible() : true;
+           }, "True when kernels can read the memory.")
+      .def_prop_ro("is_host_accessible", [](const PyBuffer& b) {
+             const auto& mr = b.buffer.memory_resource();
+             return mr ? mr->is_host_accessible() : false;
+           }, "True when the CPU can read the memory (pinned, managed).")
+      .def("copy_to", [](nb::handle self, nb::handle dst, nb::handle stream) -> nb::object {
+             auto& b = nb::cast<PyBuffer&>(self);
+             nb::object out = nb::borrow(dst);
+             if (dst.is_none()) {  // a new buffer from the same resource (or the device's)
+               nb::object s = stream.is_none() ? nb::cast(b.buffer.stream()) : nb::borrow(stream);
+               const auto& mr = b.buffer.memory_resource();
+               out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), s)
+                        : allocate_on_device(b.buffer.device(), nb::int_(b.buffer.size()), s);
+             }
+             buffer_copy(as_buffer(out, "Buffer.copy_to", "dst"), b, stream, "Buffer.copy_to");
+             return out;
+           }, nb::arg("dst") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
+           "Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.")
+      .def("copy_from", [](PyBuffer& b, nb::handle src, nb::handle stream) {
+             buffer_copy(b, as_buffer(src, "Buffer.copy_from", "src"), stream, "Buffer.copy_from");
+           }, nb::arg("src"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
+      .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
+             std::size_t v = size_arg(value, "Buffer.fill", "value");
+             std::size_t w = size_arg(width, "Buffer.fill", "width");
+             if (v > 0xFFFFFFFFu) throw nb::value_error("Buffer.fill: value must fit in 32 bits");
+             Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
+             fill_async(b.buffer.ptr(), static_cast<std::uint32_t>(v), static_cast<unsigned>(std::min<std::size_t>(w, 8)),
+                        b.buffer.size(), s);
+           }, nb::arg("value"), nb::arg("width") = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
+           "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
+      .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr) {
+             uint64_t address = size_arg(ptr, "Buffer.from_handle", "ptr");
+             std::size_t n = size_arg(size, "Buffer.from_handle");
+             std::shared_ptr<MemoryResource> resource;
+             if (!mr.is_none()) {
+               if (!nb::isinstance<MemoryResource>(mr))
+                 throw nb::type_error(("Buffer.from_handle: mr must be a nanocuda.MemoryResource or None, got " +
+                                       std::string(Py_TYPE(mr.ptr())->tp_name)).c_str());
+               resource = nb::cast<std::shared_ptr<MemoryResource>>(mr);
+             }
+             int ordinal = resource && resource->device_id() >= 0 ? resource->device_id()
+                                                                   : device_ordinal_arg(nb::none(), "Buffer.from_handle");
+             Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, Stream::legacy(Device(ordinal)), resource);
+             return PyBuffer(std::move(b), DType{}, {static_cast<int64_t>(n)});
+           }, nb::arg("ptr"), nb::arg("size"), nb::arg("mr") = nb::none(),
+           "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close(), never when mr is None.")
       .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); },
                    "The allocating Stream; the memory is freed in its order.")
       .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; },
@@ -299,6 +381,21 @@ void bind_buffer(nb::module_& m) {
         "memory (Buffer, torch/CuPy tensor, DLPack object), host memory (numpy array, "
         "bytearray, PinnedBuffer) or an int address. Copies from pageable host memory return "
         "only once the data has been read.");
+
+  m.def("_array_view",
+        [](nb::handle obj, const char* where, bool cai) {
+          // StridedMemoryView's reader: one C++ pass over DLPack / CUDA array interface.
+          (void)cai;  // describe_array tries the protocols in nanocuda's order either way
+          ArrayView v = describe_array(obj, where);
+          nb::list shape, strides;
+          for (int64_t s : v.shape) shape.append(s);
+          for (int64_t s : v.strides) strides.append(s);
+          return nb::make_tuple(v.ptr, v.device_type, v.device_id, v.dtype.name, v.dtype.itemsize(),
+                                nb::tuple(shape), nb::tuple(strides), v.is_contiguous());
+        },
+        nb::arg("obj"), nb::arg("where"), nb::arg("cai") = false,
+        "(ptr, DLPack device type, device id, dtype name, itemsize, shape, strides in elements, "
+        "C-contiguous) of an array (StridedMemoryView's reader).");
 
   m.def("memset",
         [](nb::handle dst, int value, nb::handle size, nb::handle stream) {

@@ -1,43 +1,183 @@
-// Python bindings for Device; every CUdevice_attribute becomes a read-only property.
+// Python bindings for Device (cuda.core's shape: one object per ordinal per thread),
+// DeviceProperties, Context; every CUdevice_attribute is also a read-only property.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
+#include <string>
+#include <vector>
+
 #include "bindings.h"
+#include "core/py_device.h"
+#include "interop/interop.h"
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/stream.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/driver/driver_api.h"
 
 namespace nb = nanobind;
 
 namespace nanocuda::py {
 
+namespace {
+
+nb::handle g_compute_capability;  // the ComputeCapability named tuple type (module holds it)
+nb::handle g_properties_cache;    // {ordinal: DeviceProperties} (module holds it)
+
+// cuda.core's DeviceProperties: the attribute table under cuda.core's names, each value read
+// from the driver once and then cached (attributes never change for a device).
+struct DeviceProperties {
+  Device device;
+  std::vector<int> values;
+  std::vector<char> known;
+  explicit DeviceProperties(const Device& d, std::size_t n) : device(d), values(n), known(n) {}
+  int get(std::size_t i, CUdevice_attribute a) {
+    if (!known[i]) {
+      values[i] = device.attribute(a);
+      known[i] = 1;
+    }
+    return values[i];
+  }
+};
+
+int current_ordinal() {
+  const auto& api = detail::driver();
+  CUcontext ctx = nullptr;
+  if (api.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
+  CUdevice dev = 0;
+  detail::check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", "Device()");
+  for (int i = 0, n = Device::count(); i < n; ++i)
+    if (Device(i).handle() == dev) return i;
+  return 0;
+}
+
+nb::object properties_of(const Device& d) {
+  nb::int_ key(d.ordinal());
+  if (PyObject* hit = PyDict_GetItemWithError(g_properties_cache.ptr(), key.ptr())) return nb::borrow(hit);
+  if (PyErr_Occurred()) throw nb::python_error();
+  std::size_t n = 0;
+  (void)device_attributes(&n);
+  nb::object made = nb::cast(DeviceProperties(d, n));
+  PyDict_SetItem(g_properties_cache.ptr(), key.ptr(), made.ptr());
+  return made;
+}
+
+Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
+  if (!obj.is_none()) {
+    if (!options.is_none())
+      throw nb::value_error("Device.create_stream: pass either obj (a foreign stream to adopt) or "
+                            "options, not both");
+    return to_stream(obj, "Device.create_stream");
+  }
+  check_option_names(options, "Device.create_stream", {"nonblocking", "priority"});
+  bool nonblocking = bool_option(options, "nonblocking", true);
+  nb::object priority = option(options, "priority");
+  int prio = 0;  // the lowest priority, cuda.core's default
+  if (!priority.is_none()) {
+    if (!PyIndex_Check(priority.ptr()) || PyBool_Check(priority.ptr()))
+      throw nb::type_error(("Device.create_stream: priority must be an int or None, got " +
+                            std::string(Py_TYPE(priority.ptr())->tp_name)).c_str());
+    prio = nb::cast<int>(priority);
+  }
+  return Stream::create(d, nonblocking, prio);
+}
+
+}  // namespace
+
+int device_ordinal_arg(nb::handle obj, const char* call) {
+  if (obj.is_none()) return current_ordinal();
+  if (nb::isinstance<Device>(obj)) return nb::cast<const Device&>(obj).ordinal();
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw nb::type_error((std::string(call) + ": device_id must be an int ordinal, a Device or "
+                          "None, got " + Py_TYPE(obj.ptr())->tp_name).c_str());
+  nb::object i = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0 || v < 0 || v > 1 << 20)
+    throw nb::value_error((std::string(call) + ": device_id must be a non-negative ordinal, got " +
+                           nb::str(i).c_str()).c_str());
+  return static_cast<int>(v);  // Device(v) checks it against the device count
+}
+
 void bind_device(nb::module_& m) {
+  m.attr("ComputeCapability") = nb::module_::import_("collections").attr("namedtuple")(
+      "ComputeCapability", nb::make_tuple("major", "minor"), nb::arg("module") = "nanocuda");
+  g_compute_capability = m.attr("ComputeCapability");
+  m.attr("_device_properties_cache") = nb::dict();
+  g_properties_cache = m.attr("_device_properties_cache");
+
+  nb::class_<Context>(m, "Context", "A CUDA context (nanocuda uses each device's primary context).")
+      .def_prop_ro("handle", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); },
+                   "The CUcontext handle as an int.")
+      .def_prop_ro("device", [](const Context& c) { return device_object(c.device_ordinal()); },
+                   "The Device this context belongs to.")
+      .def("__eq__", [](const Context& a, nb::handle b) {
+        return nb::isinstance<Context>(b) && a.handle() == nb::cast<const Context&>(b).handle();
+      })
+      .def("__hash__", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })
+      .def("__repr__", [](const Context& c) {
+        return "<nanocuda.Context of device " + std::to_string(c.device_ordinal()) + ">";
+      });
+
+  auto props = nb::class_<DeviceProperties>(m, "DeviceProperties",
+                                            "Every device attribute under cuda.core's names, read "
+                                            "once and cached (Device.properties).");
   auto cls = nb::class_<Device>(m, "Device", "A CUDA device, using its primary context (shared "
-                                             "with PyTorch and CuPy).\n\n"
+                                             "with PyTorch and CuPy). As in cuda.core, there is one "
+                                             "Device object per ordinal per thread: Device(0) is "
+                                             "Device(0); Device() is the current device (or 0); "
+                                             "making one does not initialize the GPU.\n\n"
                                              "Example::\n\n"
                                              "    d = nanocuda.Device(0)\n"
                                              "    print(d.name, d.compute_capability, d.memory_info)\n")
-      .def(nb::init<int>(), nb::arg("ordinal") = 0, "The device with this ordinal (default 0).")
+      .def(nb::new_([](nb::handle device_id) -> nb::object {
+             if (nb::isinstance<Device>(device_id)) return nb::borrow(device_id);
+             return device_object(device_ordinal_arg(device_id, "Device"));
+           }), nb::arg("device_id") = nb::none(),
+           "The Device of ordinal `device_id` (a Device is returned as is; None: the current "
+           "context's device, else 0).")
       .def_static("count", &Device::count, "Number of CUDA devices.")
       .def_static("driver_version", &Device::driver_version,
                   "The driver's CUDA version, major*1000 + minor*10.")
       .def_prop_ro("ordinal", &Device::ordinal, "The device index (0, 1, ...).")
+      .def_prop_ro("device_id", &Device::ordinal, "The device index (cuda.core's name for ordinal).")
       .def_prop_ro("name", &Device::name, "The product name, e.g. 'NVIDIA H100 80GB HBM3'.")
       .def_prop_ro("uuid", &Device::uuid_string, "'GPU-...' as nvidia-smi prints it.")
-      .def_prop_ro("compute_capability", &Device::compute_capability, "(major, minor).")
-      .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a'.")
+      .def_prop_ro("compute_capability", [](const Device& d) {
+             auto [major, minor] = d.compute_capability();
+             return g_compute_capability(major, minor);
+           }, "ComputeCapability(major, minor), a named tuple.")
+      .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles).")
       .def_prop_ro("total_memory", &Device::total_memory, "Bytes of device memory.")
       .def_prop_ro("memory_info", &Device::memory_info, "(free, total) bytes.")
+      .def_prop_ro("properties", &properties_of, "DeviceProperties: every attribute, cached.")
+      .def_prop_ro("context", [](const Device& d) { return *d.context(); },
+                   "The device's primary context (retained on first use).")
+      .def_prop_ro("default_stream", [](const Device& d) { return Stream::legacy(d); },
+                   "The legacy default stream of this device.")
       .def("set_current", &Device::set_current,
            "Make this device's primary context current on this thread.")
       .def("sync", &Device::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Wait for all work on the device.")
+      .def("create_stream", &create_stream, nb::arg("obj") = nb::none(), nb::arg("options") = nb::none(),
+           "A new Stream on this device with StreamOptions(nonblocking=True, priority=None) (a "
+           "dict or None also work), or `obj` (anything with __cuda_stream__) adopted.")
+      .def("create_event", [](const Device& d, nb::handle options) {
+             return event_from_options(d, options, "Device.create_event");
+           }, nb::arg("options") = nb::none(),
+           "A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, "
+           "ipc_enabled=False) (a dict or None also work).")
       .def("attribute", [](const Device& d, int attr) {
              return d.attribute(static_cast<CUdevice_attribute>(attr));
            }, nb::arg("attribute"), "Any CUdevice_attribute by its numeric value.")
-      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
+      .def("__eq__", [](const Device& a, nb::handle b) {
+        return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
+      })
       .def("__hash__", [](const Device& d) { return d.ordinal(); })
       .def("__index__", [](const Device& d) { return d.ordinal(); },
            "The ordinal, so a Device works wherever an ordinal is taken.")
+      .def("__int__", [](const Device& d) { return d.ordinal(); })
       .def("__repr__", [](const Device& d) {
         return "<nanocuda.Device " + std::to_string(d.ordinal()) + ">";
       });
@@ -48,8 +188,12 @@ void bind_device(nb::module_& m) {
   for (std::size_t i = 0; i < n; ++i) {
     CUdevice_attribute a = attrs[i].attribute;
     cls.def_prop_ro(attrs[i].name, [a](const Device& d) { return d.attribute(a); }, attrs[i].doc);
+    props.def_prop_ro(attrs[i].name, [i, a](DeviceProperties& p) { return p.get(i, a); }, attrs[i].doc);
     table[attrs[i].name] = static_cast<int>(a);
   }
+  props.def("__repr__", [](const DeviceProperties& p) {
+    return "<nanocuda.DeviceProperties of device " + std::to_string(p.device.ordinal()) + ">";
+  });
   m.attr("DEVICE_ATTRIBUTES") = table;
 }
 

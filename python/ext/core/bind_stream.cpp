@@ -1,8 +1,10 @@
-// Python bindings for Stream: creation, adoption of foreign streams, __cuda_stream__ export.
+// Python bindings for Stream and Event: creation, adoption of foreign streams, __cuda_stream__
+// export, and cuda.core's names (record(event, options), wait(event_or_stream), end - start).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
+#include "core/py_device.h"
 #include "interop/interop.h"
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/stream.h"
@@ -41,23 +43,39 @@ void bind_stream(nb::module_& m) {
                   nb::arg("device"), "The legacy default stream of `device`.")
       .def_prop_ro("handle", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.handle()); },
                    "The CUstream handle as an int.")
-      .def_prop_ro("device", &Stream::device, "The Device this stream belongs to.")
+      .def_prop_ro("device", [](const Stream& s) { return device_object(s.device().ordinal()); },
+                   "The Device this stream belongs to.")
+      .def_prop_ro("context", [](const Stream& s) { return s.context(); }, "The stream's Context.")
       .def_prop_ro("is_owned", &Stream::is_owned, "True when nanocuda created it (and destroys it on close).")
       .def_prop_ro("is_closed", &Stream::is_closed, "True after close().")
       .def_prop_ro("priority", &Stream::priority, "Scheduling priority (lower numbers run first).")
       .def_prop_ro("is_non_blocking", &Stream::is_non_blocking,
                    "True when it does not synchronize with the legacy default stream.")
+      .def_prop_ro("is_nonblocking", &Stream::is_non_blocking, "cuda.core's name for is_non_blocking.")
       .def("sync", &Stream::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Block until all queued work is done.")
       .def("query", &Stream::query, "True when all queued work has completed.")
-      .def("wait", [](const Stream& s, const Event& e) { s.wait(e); }, nb::arg("event"),
-           "Make future work wait for `event`.")
-      .def("wait", [](const Stream& s, nb::handle other) { s.wait(to_stream(other, "Stream.wait")); },
-           nb::arg("stream"), "Make future work wait for all work queued so far on `stream`.")
-      .def("record", [](const Stream& s, bool timing) { return s.record(timing); },
-           nb::kw_only(), nb::arg("timing") = false, "Record a new Event here and return it.")
-      .def("record", [](const Stream& s, Event& e) -> Event& { e.record(s); return e; }, nb::arg("event"),
-           nb::rv_policy::reference, "Record `event` here and return it.")
+      .def("wait", [](const Stream& s, nb::handle event_or_stream) {
+             if (nb::isinstance<Event>(event_or_stream)) s.wait(nb::cast<const Event&>(event_or_stream));
+             else s.wait(to_stream(event_or_stream, "Stream.wait"));
+           }, nb::arg("event_or_stream"),
+           "Make future work wait for an Event, or for all work queued so far on a stream "
+           "(anything with __cuda_stream__).")
+      .def("record", [](const Stream& s, nb::handle event, nb::handle options, bool timing) -> nb::object {
+             if (!event.is_none()) {
+               if (!nb::isinstance<Event>(event))
+                 throw nb::type_error(("Stream.record: event must be a nanocuda.Event or None, got " +
+                                       std::string(Py_TYPE(event.ptr())->tp_name)).c_str());
+               nb::cast<Event&>(event).record(s);
+               return nb::borrow(event);
+             }
+             Event e = event_from_options(s.device(), options, "Stream.record", timing);
+             e.record(s);
+             return nb::cast(std::move(e));
+           }, nb::arg("event") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
+           nb::arg("timing") = false,
+           "Record `event` here (or a new Event made from EventOptions `options`; timing=True "
+           "is short for enable_timing) and return it.")
       .def("close", &Stream::close, "Wait for the stream's work, then destroy it (if owned).")
       .def("__enter__", [](Stream& s) -> Stream& { return s; }, nb::rv_policy::reference)
       .def("__exit__", [](Stream& s, nb::args) { s.close(); })
@@ -91,7 +109,17 @@ void bind_event(nb::module_& m) {
       .def_prop_ro("is_timing", &Event::is_timing, "True when it records time (elapsed_time works).")
       .def_prop_ro("handle", [](const Event& e) { return reinterpret_cast<uint64_t>(e.handle()); },
                    "The CUevent handle as an int.")
-      .def_prop_ro("device", &Event::device, "The Device this event belongs to.")
+      .def_prop_ro("device", [](const Event& e) { return device_object(e.device().ordinal()); },
+                   "The Device this event belongs to.")
+      .def_prop_ro("context", [](const Event& e) { return *e.device().context(); }, "The event's Context.")
+      .def_prop_ro("is_timing_disabled", [](const Event& e) { return !e.is_timing(); },
+                   "cuda.core's name: True when the event records no time.")
+      .def_prop_ro("is_sync_busy_waited", &Event::is_blocking_sync,
+                   "cuda.core's name for a CU_EVENT_BLOCKING_SYNC event (EventOptions.busy_waited_sync).")
+      .def_prop_ro("is_ipc_enabled", &Event::is_interprocess, "True for an event shareable between processes.")
+      .def_prop_ro("is_done", &Event::query, "True once the recorded work has completed.")
+      .def("__sub__", [](const Event& end, const Event& start) { return end.elapsed_time_since(start); },
+           nb::is_operator(), nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).")
       .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
 }
 

@@ -19,6 +19,31 @@ TensorMapBytes g_tensor_map_bytes = nullptr;
 
 std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
+// numpy's scalar types (np.uint64, np.float32, ...) keep their value inside the object at a
+// fixed offset, and their buffer points there; reading it directly skips the buffer protocol
+// (numpy's getbuffer fills a format and shape each call) on every later launch. Checked
+// once per type: a 0-d buffer inside the object's fixed-size part, else the Scalar path.
+void inline_scalar(ArgSlot& slot, PyObject* arg) {
+  PyTypeObject* t = Py_TYPE(arg);
+  std::string name = t->tp_name;
+  if (name.rfind("numpy.", 0) != 0 || name == "numpy.void" || name == "numpy.str_" ||
+      name == "numpy.bytes_" || name == "numpy.object_" || t->tp_itemsize != 0)
+    return;
+  Py_buffer view;
+  if (PyObject_GetBuffer(arg, &view, PyBUF_ND) != 0) {
+    PyErr_Clear();
+    return;
+  }
+  auto offset = static_cast<const char*>(view.buf) - reinterpret_cast<const char*>(arg);
+  if (view.ndim == 0 && offset >= static_cast<std::ptrdiff_t>(sizeof(PyObject)) && view.len > 0 &&
+      view.len <= 16 && offset + view.len <= t->tp_basicsize) {
+    slot.kind = ArgKind::InlineScalar;
+    slot.scalar_offset = static_cast<std::uint16_t>(offset);
+    slot.scalar_size = static_cast<std::uint16_t>(view.len);
+  }
+  PyBuffer_Release(&view);
+}
+
 // Out of line and cold: it runs when a slot sees a new type, and inlined it crowded the hot loop.
 [[gnu::noinline, gnu::cold]] void classify(ArgSlot& slot, PyObject* arg) {
   PyTypeObject* t = Py_TYPE(arg);
@@ -55,10 +80,18 @@ std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
     PyErr_Clear();
   } else if (PyObject_CheckBuffer(arg)) {
     slot.kind = ArgKind::Scalar;
+    inline_scalar(slot, arg);
   } else if (PyLong_Check(arg)) {
     slot.kind = ArgKind::Int;  // int subclasses such as IntEnum
   } else if (PyFloat_Check(arg)) {
     slot.kind = ArgKind::Float;
+  } else if (PyIndex_Check(arg)) {
+    slot.kind = ArgKind::IntLike;
+  } else if (PyObject* get_ptr = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "getPtr")) {
+    Py_DECREF(get_ptr);  // cuda.bindings' driver handles (CUdeviceptr, ...) convert with int()
+    if (t->tp_as_number && t->tp_as_number->nb_int) slot.kind = ArgKind::IntLike;
+  } else {
+    PyErr_Clear();
   }
 }
 
@@ -111,6 +144,40 @@ std::string where(const ParamPacker& p, std::size_t i) {
                         " to a kernel (expected int, float, bool, a device array, a TensorMap, "
                         "bytes, or a numpy/ctypes scalar)")
                            .c_str());
+}
+
+// The cold int path: an int-convertible object, written like an int (range-checked at the
+// parameter's size).
+[[gnu::noinline, gnu::cold]] void pack_int_like(ParamPacker& p, std::size_t i, PyObject* arg) {
+  nb::object v = nb::steal(PyIndex_Check(arg) ? PyNumber_Index(arg) : PyNumber_Long(arg));
+  if (!v.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) {
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    p.write_int(i, x);
+    return;
+  }
+  unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error((where(p, i) + ": int does not fit in 64 bits").c_str());
+  }
+  p.write_uint(i, u);
+}
+
+inline void pack_inline_scalar(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot) {
+  p.write_bytes(i, reinterpret_cast<const char*>(arg) + slot.scalar_offset, slot.scalar_size,
+                Py_TYPE(arg)->tp_name);
+}
+
+// The kinds the switch in pack_args does not list (so its code layout, which the int and
+// pointer cases are sensitive to, is unchanged): numpy scalars read in place, int-likes.
+[[gnu::noinline]] void pack_other(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot) {
+  if (slot.kind == ArgKind::InlineScalar) [[likely]]
+    return pack_inline_scalar(p, i, arg, slot);
+  if (slot.kind == ArgKind::IntLike) return pack_int_like(p, i, arg);
+  unsupported(p, i, arg);
 }
 
 void pack_scalar(ParamPacker& p, std::size_t i, PyObject* arg) {
@@ -231,7 +298,7 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
           p.write_bytes(i, PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg), "bytearray");
         break;
       case ArgKind::Scalar: pack_scalar(p, i, arg); break;
-      default: unsupported(p, i, arg);
+      default: pack_other(p, i, arg, slot);  // kinds added later: the switch above stays as it was
     }
   }
 }

@@ -24,6 +24,8 @@ enum class ArgKind : std::uint8_t {
   Scalar,      // numpy / ctypes scalar (0-d buffer): its exact bytes
   TensorMap,   // nanocuda.TensorMap: 128 bytes by value
   BoundMap,    // a tensor for a parameter bound to a TensorMap template (Kernel.bind)
+  InlineScalar,  // a numpy scalar type whose value sits at a fixed offset in the object
+  IntLike,     // other ints: __index__ objects, cuda.bindings handles (CUdeviceptr: int())
 };
 
 class BoundTensorMap;
@@ -31,6 +33,8 @@ class BoundTensorMap;
 struct ArgSlot {
   PyTypeObject* type = nullptr;
   ArgKind kind = ArgKind::Unknown;
+  std::uint16_t scalar_offset = 0;    // InlineScalar: where the value is in the object (in the
+  std::uint16_t scalar_size = 0;      // padding after `kind`: the slot stays 48 bytes)
   PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
   PyObject* get_device = nullptr;  // torch: the unbound get_device method
   TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader

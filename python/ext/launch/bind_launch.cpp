@@ -23,16 +23,82 @@ namespace nanocuda::py {
 
 namespace {
 
+// One dimension of grid/block/cluster: an int in [1, 2**31) (the driver's largest limit);
+// anything else is a TypeError/ValueError naming the argument and the rule.
+std::uint32_t dim_of(nb::handle v, const char* what) {
+  if (PyLong_CheckExact(v.ptr())) {  // the common case: no __index__ call
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow == 0 && x >= 1 && x <= 0x7FFFFFFFLL) [[likely]]
+      return static_cast<std::uint32_t>(x);
+  }
+  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
+                          "ints, got a " + Py_TYPE(v.ptr())->tp_name).c_str());
+  nb::object i = nb::steal(PyNumber_Index(v.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0 || x < 1 || x > 0x7FFFFFFFLL)
+    throw nb::value_error((std::string("LaunchConfig: ") + what + " dimensions must be between 1 and "
+                           "2**31 - 1, got " + nb::str(i).c_str()).c_str());
+  return static_cast<std::uint32_t>(x);
+}
+
 Dim3 to_dim3(nb::handle obj, const char* what) {
-  if (PyLong_Check(obj.ptr())) return {nb::cast<std::uint32_t>(obj), 1, 1};
+  if (PyLong_Check(obj.ptr()) || PyIndex_Check(obj.ptr())) return {dim_of(obj, what), 1, 1};
+  if (PyTuple_Check(obj.ptr())) {  // read in place: no tuple copy
+    Py_ssize_t n = PyTuple_GET_SIZE(obj.ptr());
+    if (n >= 1 && n <= 3) {
+      Dim3 d;
+      d.x = dim_of(PyTuple_GET_ITEM(obj.ptr(), 0), what);
+      if (n > 1) d.y = dim_of(PyTuple_GET_ITEM(obj.ptr(), 1), what);
+      if (n > 2) d.z = dim_of(PyTuple_GET_ITEM(obj.ptr(), 2), what);
+      return d;
+    }
+  }
+  if (!PyTuple_Check(obj.ptr()) && !PyList_Check(obj.ptr()))
+    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
+                          "ints, got a " + Py_TYPE(obj.ptr())->tp_name).c_str());
   nb::tuple t = nb::tuple(nb::borrow(obj));
   if (t.size() < 1 || t.size() > 3)
-    throw nb::value_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 ints").c_str());
+    throw nb::value_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
+                           "ints, got " + std::to_string(t.size()) + " values").c_str());
   Dim3 d;
-  d.x = nb::cast<std::uint32_t>(t[0]);
-  if (t.size() > 1) d.y = nb::cast<std::uint32_t>(t[1]);
-  if (t.size() > 2) d.z = nb::cast<std::uint32_t>(t[2]);
+  d.x = dim_of(t[0], what);
+  if (t.size() > 1) d.y = dim_of(t[1], what);
+  if (t.size() > 2) d.z = dim_of(t[2], what);
   return d;
+}
+
+// Bytes of dynamic shared memory: an int in [0, 2**32); None is 0 (cuda.core's default).
+std::uint32_t shared_mem_of(nb::handle v, const char* what) {
+  if (v.is_none()) return 0;
+  if (PyLong_CheckExact(v.ptr())) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow == 0 && x >= 0 && x <= 0xFFFFFFFFLL) [[likely]]
+      return static_cast<std::uint32_t>(x);
+  }
+  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int (bytes), got a " +
+                          Py_TYPE(v.ptr())->tp_name).c_str());
+  nb::object i = nb::steal(PyNumber_Index(v.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0 || x < 0 || x > 0xFFFFFFFFLL)
+    throw nb::value_error((std::string("LaunchConfig: ") + what + " must be between 0 and 2**32 - 1 "
+                           "bytes, got " + nb::str(i).c_str()).c_str());
+  return static_cast<std::uint32_t>(x);
+}
+
+bool flag_of(nb::handle v, const char* what) {
+  if (v.is_none()) return false;
+  if (!PyBool_Check(v.ptr()) && !PyLong_Check(v.ptr()))
+    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be a bool, got a " +
+                          Py_TYPE(v.ptr())->tp_name).c_str());
+  return PyObject_IsTrue(v.ptr()) == 1;
 }
 
 nb::tuple from_dim3(const Dim3& d) { return nb::make_tuple(d.x, d.y, d.z); }
@@ -320,23 +386,41 @@ void bind_launch(nb::module_& m) {
   nb::class_<LaunchConfig>(m, "LaunchConfig", "Grid, block, dynamic shared memory, clusters, "
                                                "cooperative launch and programmatic dependent launch.")
       .def("__init__",
-           [](LaunchConfig* self, nb::handle grid, nb::handle block, std::uint32_t shared_mem,
-              nb::handle cluster, bool cooperative, bool pdl) {
+           [](LaunchConfig* self, nb::handle grid, nb::handle block, nb::handle shared_mem,
+              nb::handle cluster, nb::handle cooperative, nb::handle pdl, nb::handle shmem_size,
+              nb::handle cooperative_launch) {
+             // cuda.core's names (shmem_size, cooperative_launch) are aliases of nanocuda's.
+             if (!shmem_size.is_none() && !shared_mem.is_none())
+               throw nb::type_error("LaunchConfig: give shared_mem or shmem_size (its cuda.core name), not both");
+             if (!cooperative_launch.is_none() && !cooperative.is_none())
+               throw nb::type_error("LaunchConfig: give cooperative or cooperative_launch (its cuda.core name), not both");
+             if (grid.is_none() || block.is_none())
+               throw nb::type_error("LaunchConfig: grid= and block= are required");
              LaunchConfig c;
              c.grid = to_dim3(grid, "grid");
              c.block = to_dim3(block, "block");
-             c.shared_mem = shared_mem;
+             c.shared_mem = shmem_size.is_none() ? shared_mem_of(shared_mem, "shared_mem")
+                                                 : shared_mem_of(shmem_size, "shmem_size");
              if (!cluster.is_none()) c.cluster = to_dim3(cluster, "cluster");
-             c.cooperative = cooperative;
-             c.programmatic_dependent_launch = pdl;
+             c.cooperative = cooperative_launch.is_none() ? flag_of(cooperative, "cooperative")
+                                                          : flag_of(cooperative_launch, "cooperative_launch");
+             c.programmatic_dependent_launch = flag_of(pdl, "pdl");
              c.validate();
              new (self) LaunchConfig(c);
            },
-           nb::kw_only(), nb::arg("grid"), nb::arg("block"), nb::arg("shared_mem") = 0,
-           nb::arg("cluster") = nb::none(), nb::arg("cooperative") = false, nb::arg("pdl") = false)
+           nb::kw_only(), nb::arg("grid") = nb::none(), nb::arg("block") = nb::none(),
+           nb::arg("shared_mem") = nb::none(), nb::arg("cluster") = nb::none(),
+           nb::arg("cooperative") = nb::none(), nb::arg("pdl") = nb::none(),
+           nb::arg("shmem_size") = nb::none(), nb::arg("cooperative_launch") = nb::none(),
+           "grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) "
+           "bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative "
+           "(cuda.core: cooperative_launch); pdl: programmatic dependent launch.")
       .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); }, "Blocks per grid, (x, y, z).")
       .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
       .def_prop_ro("shared_mem", [](const LaunchConfig& c) { return c.shared_mem; }, "Dynamic shared memory per block, bytes.")
+      .def_prop_ro("shmem_size", [](const LaunchConfig& c) { return c.shared_mem; }, "cuda.core's name for shared_mem.")
+      .def_prop_ro("cooperative_launch", [](const LaunchConfig& c) { return c.cooperative; },
+                   "cuda.core's name for cooperative.")
       .def_prop_ro("cluster", [](const LaunchConfig& c) -> nb::object {
         return c.has_cluster() ? nb::object(from_dim3(c.cluster)) : nb::none();
       }, "Thread-block cluster shape (x, y, z), or None.")

@@ -11,6 +11,8 @@ SUBCOMMANDS = {
     "saxpy": ("nanocuda.bench.saxpy", "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"),
     "graphs": ("nanocuda.bench.graphs", "CUDA graphs: device while_loop, build, update, replay vs C++"),
     "memory": ("nanocuda.bench.memory", "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"),
+    "cuda_core": ("nanocuda.bench.cuda_core", "cuda.core-shaped launch() and StridedMemoryView.as_tensor_map "
+                  "vs C++ and vs cuda.core itself"),
     "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
     "torch": ("nanocuda.bench.torch_ops", "a nanocuda torch op's eager call cost vs Launcher/dispatcher/Triton; "
               "the example model's training step compiled vs eager vs plain PyTorch"),

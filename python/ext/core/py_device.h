@@ -1,0 +1,102 @@
+// Device objects as cuda.core has them (one Python object per ordinal per thread), and the
+// options objects (StreamOptions/EventOptions) read the same way by every binding.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <initializer_list>
+#include <string>
+
+#include "nanocuda/core/device.h"
+#include "nanocuda/core/event.h"
+#include "nanocuda/core/ipc_event.h"
+
+namespace nanocuda::py {
+
+// The ordinal `obj` names: a Device, an int (or anything with __index__), or None for the
+// current context's device (0 when none is current). TypeError/ValueError name `call`.
+int device_ordinal_arg(nanobind::handle obj, const char* call);
+
+// The Device object of `ordinal` for this thread, made on first use: Device(0) is Device(0),
+// and stream.device / buffer.device return that same object. Kept in the thread's state
+// dict, so it goes away with the thread.
+inline nanobind::object device_object(int ordinal) {
+  static PyObject* key = PyUnicode_InternFromString("nanocuda.Device.per_thread");
+  PyObject* tdict = PyThreadState_GetDict();  // borrowed; set whenever the GIL is held
+  if (!tdict) throw nanobind::type_error("Device: no Python thread state");
+  PyObject* cache = PyDict_GetItemWithError(tdict, key);
+  if (!cache) {
+    if (PyErr_Occurred()) throw nanobind::python_error();
+    nanobind::dict fresh;
+    if (PyDict_SetItem(tdict, key, fresh.ptr()) != 0) throw nanobind::python_error();
+    cache = fresh.ptr();  // the thread dict holds it now
+  }
+  nanobind::int_ k(ordinal);
+  if (PyObject* hit = PyDict_GetItemWithError(cache, k.ptr())) return nanobind::borrow(hit);
+  if (PyErr_Occurred()) throw nanobind::python_error();
+  nanobind::object made = nanobind::cast(Device(ordinal));
+  if (PyDict_SetItem(cache, k.ptr(), made.ptr()) != 0) throw nanobind::python_error();
+  return made;
+}
+
+// Reads option `name` from `options`: None (use the default), a dict (unknown keys are a
+// ValueError listing the known ones) or any object with attributes (the options
+// dataclasses, or cuda.core's own).
+inline nanobind::object option(nanobind::handle options, const char* name) {
+  if (options.is_none()) return nanobind::none();
+  if (PyDict_Check(options.ptr())) {
+    PyObject* v = PyDict_GetItemString(options.ptr(), name);
+    return v ? nanobind::borrow(v) : nanobind::none();
+  }
+  return nanobind::getattr(options, name, nanobind::none());
+}
+
+inline void check_option_names(nanobind::handle options, const char* call,
+                               std::initializer_list<const char*> names) {
+  if (options.is_none()) return;
+  if (!PyDict_Check(options.ptr())) {
+    for (const char* n : names)
+      if (nanobind::hasattr(options, n)) return;
+    throw nanobind::type_error((std::string(call) + ": options must be None, a dict or an options "
+                                "object with attributes like '" + *names.begin() + "', got " +
+                                Py_TYPE(options.ptr())->tp_name).c_str());
+  }
+  for (auto [k, v] : nanobind::borrow<nanobind::dict>(options)) {
+    std::string key = nanobind::str(k).c_str();
+    bool known = false;
+    std::string list;
+    for (const char* n : names) {
+      known |= key == n;
+      list += (list.empty() ? "" : ", ") + std::string(n);
+    }
+    if (!known)
+      throw nanobind::value_error((std::string(call) + ": unknown option '" + key +
+                                   "' (known: " + list + ")").c_str());
+  }
+}
+
+inline bool bool_option(nanobind::handle options, const char* name, bool fallback) {
+  nanobind::object v = option(options, name);
+  if (v.is_none()) return fallback;
+  int truth = PyObject_IsTrue(v.ptr());
+  if (truth < 0) throw nanobind::python_error();
+  return truth != 0;
+}
+
+// An Event from cuda.core's EventOptions (enable_timing, busy_waited_sync, ipc_enabled);
+// ipc_enabled goes to the IPC event maker, so there is one way to make each kind.
+inline Event event_from_options(const Device& device, nanobind::handle options, const char* call,
+                                bool default_timing = false) {
+  check_option_names(options, call, {"enable_timing", "busy_waited_sync", "ipc_enabled"});
+  bool timing = bool_option(options, "enable_timing", default_timing);
+  bool blocking = bool_option(options, "busy_waited_sync", false);
+  if (bool_option(options, "ipc_enabled", false)) {
+    if (timing)
+      throw nanobind::value_error((std::string(call) + ": an ipc_enabled event cannot have "
+                                   "enable_timing=True (the driver forbids timing on IPC events)").c_str());
+    return create_ipc_event(device);
+  }
+  return Event(device, timing, blocking);
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,207 @@
+"""cuda.core's StridedMemoryView: what an array says about its memory, read by nanocuda's C++
+array reader (DLPack, CUDA array interface), and as_tensor_map through nanocuda's TensorMap.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional, Sequence
+
+from . import _nanocuda
+
+__all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
+
+_CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
+
+
+def _is_stream_ptr(stream_ptr: Optional[int]) -> bool:
+    return stream_ptr is not None and stream_ptr != -1
+
+
+def _check_stream_ptr(call: str, stream_ptr: object) -> None:
+    if stream_ptr is not None and (isinstance(stream_ptr, bool) or not isinstance(stream_ptr, int)):
+        raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
+                        f"got {type(stream_ptr).__name__}")
+
+
+# cuda.core's TensorMap* enums (and ints/strings) -> nanocuda's spelling; None is cuda.core's
+# default (NONE) for every option, which is not nanocuda's default for swizzle/L2.
+def _enum_option(value: Any, prefixes: Sequence[str], none: Any) -> Any:
+    if value is None:
+        return none
+    if isinstance(value, (int, str)) and not hasattr(value, "name"):
+        return value
+    name = str(getattr(value, "name", value)).upper()
+    for p in prefixes:
+        if name.startswith(p):
+            name = name[len(p):]
+    if name in ("NONE", "0"):
+        return none
+    if name in ("NAN_REQUEST_ZERO_FMA", "NAN"):
+        return "nan"
+    return name.replace("_BYTES", "B").replace("B_ATOM", "B_atom")
+
+
+class StridedMemoryView:
+    """Metadata of a strided array (cuda.core.utils.StridedMemoryView): ptr, shape, strides
+    (in elements; None when C-contiguous), dtype, device_id (-1 on the CPU),
+    is_device_accessible, readonly, exporting_obj. Made from DLPack first, then the CUDA
+    array interface; a BufferError when the object has neither."""
+
+    __slots__ = {
+        "ptr": "The address of the first element, as an int.",
+        "shape": "The shape, a tuple of ints (outermost first).",
+        "device_id": "The device ordinal holding the memory; -1 for CPU memory.",
+        "is_device_accessible": "True when kernels can read the memory (device, pinned, managed).",
+        "readonly": "True when the producer marked the memory read-only.",
+        "exporting_obj": "The object the view was made from (kept alive by the view).",
+        "_strides": "", "_dtype_name": "", "_item": "", "_contiguous": "",
+    }
+
+    def __init__(self, obj: Any = None, stream_ptr: Optional[int] = None) -> None:
+        if obj is None:
+            raise TypeError("StridedMemoryView: pass an object with __dlpack__ or "
+                            "__cuda_array_interface__ (or use from_dlpack / from_cuda_array_interface)")
+        if hasattr(obj, "__dlpack__"):
+            self._fill(obj, stream_ptr, "StridedMemoryView.from_dlpack", cai=False)
+        elif hasattr(obj, "__cuda_array_interface__"):
+            self._fill(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface", cai=True)
+        else:
+            raise BufferError(f"StridedMemoryView: a {type(obj).__name__} supports neither DLPack "
+                              "(__dlpack__) nor the CUDA array interface")
+
+    @classmethod
+    def from_dlpack(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
+        """A view of a DLPack object (torch/CuPy/numpy arrays, nanocuda Buffers)."""
+        if not hasattr(obj, "__dlpack__"):
+            raise BufferError(f"StridedMemoryView.from_dlpack: a {type(obj).__name__} has no __dlpack__")
+        self = cls.__new__(cls)
+        self._fill(obj, stream_ptr, "StridedMemoryView.from_dlpack", cai=False)
+        return self
+
+    @classmethod
+    def from_cuda_array_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
+        """A view of a __cuda_array_interface__ object; with stream_ptr (not -1), that stream
+        first waits for the producer's stream, as the interface asks."""
+        if not hasattr(obj, "__cuda_array_interface__"):
+            raise BufferError(f"StridedMemoryView.from_cuda_array_interface: a {type(obj).__name__} "
+                              "has no __cuda_array_interface__")
+        self = cls.__new__(cls)
+        self._fill(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface", cai=True)
+        return self
+
+    def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
+        _check_stream_ptr(call, stream_ptr)
+        (self.ptr, device_type, device_id, self._dtype_name, self._item, self.shape,
+         strides, self._contiguous) = _nanocuda._array_view(obj, call, cai)
+        self._strides = None if self._contiguous else strides
+        self.exporting_obj = obj
+        self.is_device_accessible = device_type in (_CUDA, _CUDA_HOST, _CUDA_MANAGED)
+        self.device_id = device_id if device_type in (_CUDA, _CUDA_MANAGED) else -1
+        readonly = False
+        if cai:
+            iface = obj.__cuda_array_interface__
+            readonly = bool(iface["data"][1])
+            producer = iface.get("stream")
+            if _is_stream_ptr(stream_ptr) and producer and producer != stream_ptr:
+                consumer = _nanocuda.Stream.from_handle(stream_ptr, self.device_id if self.device_id >= 0 else None)
+                consumer.wait(_nanocuda.Stream.from_handle(producer, self.device_id if self.device_id >= 0 else None))
+        else:
+            flags = getattr(obj, "flags", None)
+            writeable = getattr(flags, "writeable", None)
+            readonly = writeable is False
+        self.readonly = readonly
+
+    @property
+    def strides(self) -> Optional[tuple]:
+        """Strides in elements, or None for a C-contiguous array."""
+        return self._strides
+
+    @property
+    def dtype(self) -> Any:
+        """The element type as a numpy dtype (its name when numpy is missing or has none)."""
+        try:
+            import numpy
+        except ImportError:
+            return self._dtype_name
+        try:
+            return numpy.dtype(self._dtype_name)
+        except TypeError:
+            return self._dtype_name
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def as_tensor_map(self, box_dim: Optional[Sequence[int]] = None, *, options: Any = None,
+                      element_strides: Optional[Sequence[int]] = None, data_type: Any = None,
+                      interleave: Any = None, swizzle: Any = None, l2_promotion: Any = None,
+                      oob_fill: Any = None) -> "_nanocuda.TensorMap":
+        """A tiled TMA descriptor of this memory (nanocuda.TensorMap). Arguments as cuda.core's
+        (box_dim, or options= a TensorMapDescriptorOptions-like object); unset options mean
+        cuda.core's defaults (no swizzle, no L2 promotion, zero fill)."""
+        if options is not None:
+            box_dim = box_dim if box_dim is not None else getattr(options, "box_dim", None)
+            element_strides = element_strides if element_strides is not None else getattr(options, "element_strides", None)
+            data_type = data_type if data_type is not None else getattr(options, "data_type", None)
+            interleave = interleave if interleave is not None else getattr(options, "interleave", None)
+            swizzle = swizzle if swizzle is not None else getattr(options, "swizzle", None)
+            l2_promotion = l2_promotion if l2_promotion is not None else getattr(options, "l2_promotion", None)
+            oob_fill = oob_fill if oob_fill is not None else getattr(options, "oob_fill", None)
+        if box_dim is None:
+            raise TypeError("StridedMemoryView.as_tensor_map: box_dim is required")
+        if not self.is_device_accessible:
+            raise ValueError("StridedMemoryView.as_tensor_map: the memory is on the CPU; a tensor "
+                             "map needs device memory")
+        dtype = self._dtype_name if data_type is None else getattr(data_type, "name", data_type)
+        strides_bytes = None
+        if self._strides is not None:
+            item = self._item
+            strides_bytes = tuple(s * item for s in self._strides)
+        return _nanocuda.TensorMap.tiled_from_pointer(
+            self.ptr, dtype, self.shape, strides_bytes, box=tuple(box_dim),
+            element_strides=None if element_strides is None else tuple(element_strides),
+            interleave=_enum_option(interleave, ("INTERLEAVE_",), "none"),
+            swizzle=_enum_option(swizzle, ("SWIZZLE_",), "none"),
+            l2_promotion=_enum_option(l2_promotion, ("L2_PROMOTION_", "L2_"), "none"),
+            oob_fill=_enum_option(oob_fill, ("OOB_FILL_", "FLOAT_OOB_FILL_"), "zero"))
+
+    def __repr__(self) -> str:
+        return (f"StridedMemoryView(ptr={self.ptr:#x}, shape={self.shape}, strides={self.strides}, "
+                f"dtype={self._dtype_name}, device_id={self.device_id}, "
+                f"is_device_accessible={self.is_device_accessible}, readonly={self.readonly})")
+
+
+class _ViewableArg:
+    """An argument of an args_viewable_as_strided_memory function: .view(stream_ptr)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def view(self, stream_ptr: Optional[int] = None) -> StridedMemoryView:
+        return StridedMemoryView(self.obj, stream_ptr)
+
+
+def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:
+    """Decorator: the positional arguments at `arg_indices` get a .view(stream_ptr) method
+    returning their StridedMemoryView (cuda.core.utils.args_viewable_as_strided_memory)."""
+    if isinstance(arg_indices, int) or not all(isinstance(i, int) for i in arg_indices):
+        raise TypeError("args_viewable_as_strided_memory: arg_indices must be a tuple of ints")
+
+    def decorator(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            args = list(args)
+            for i in arg_indices:
+                args[i] = _ViewableArg(args[i])
+            return func(*args, **kwargs)
+
+        return wrapped
+
+    return decorator
