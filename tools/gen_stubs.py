@@ -24,6 +24,21 @@ def main() -> None:
     text = text.replace("    launch: types.MethodDescriptorType = ...\n",
                         "    def launch(self, stream: object | None = None) -> None:\n"
                         '        """Replay on `stream` (default: the captured one)."""\n')
+    text = text.replace("    update: types.MethodDescriptorType = ...\n",
+                        "    def update(self, target: object, *args: object) -> None:\n"
+                        '        """\n'
+                        "        update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
+                        "        update(source): make this instantiated graph run `source` (a finished GraphBuilder or\n"
+                        "        a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
+                        "        raises ValueError naming the node that prevents it.\n"
+                        '        """\n')
+    # Raw fast paths (bench memory): the resources inherit MemoryResource.allocate's stub.
+    text = text.replace("    allocate: types.MethodDescriptorType = ...\n", "")
+    text = text.replace("    close: types.MethodDescriptorType = ...\n",
+                        "    def close(self, stream: object | None = None) -> None:\n"
+                        '        """\n'
+                        "        Free the memory in the order of `stream` (default: the allocating stream).\n"
+                        '        """\n')
     text = text.replace("def launch(stream, config, kernel, *args):",
                         "def launch(stream: object, config: LaunchConfig, kernel: Kernel, *args: object) -> None:")
     text = re.sub(r"(def bind\(self, config: LaunchConfig, \*, stream: object \| None = None, "

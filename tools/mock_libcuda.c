@@ -16,6 +16,8 @@ static CUresult version(int* v) { *v = 13000; return 0; }
 static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
 static CUresult handle(void** out) { *out = (void*)0x1000; return 0; }
 static CUresult handle2(void** out) { *out = (void*)0x2000; return 0; }
+/* Allocations get a non-zero address (a Buffer at 0 reads as closed). */
+static CUresult device_ptr(unsigned long long* out) { *out = 0x7f0000000000ull; return 0; }
 /* Every kernel looks like (const void*, const void*, void*, int), or has the parameter sizes
  * listed in NANOCUDA_MOCK_PARAMS ("8,8,4,4,8"), each at its natural alignment. */
 static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) {
@@ -35,6 +37,17 @@ static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) {
   }
   *offset = at;
   *size = sizes[i];
+  return 0;
+}
+
+/* Graphs report NANOCUDA_MOCK_GRAPH_NODES nodes (default 0), all kernel nodes (type 0). */
+static CUresult graph_nodes(void* g, void** nodes, size_t* n) {
+  const char* spec = getenv("NANOCUDA_MOCK_GRAPH_NODES");
+  size_t count = spec ? strtoul(spec, NULL, 10) : 0;
+  (void)g;
+  if (nodes)
+    for (size_t i = 0; i < count && i < *n; ++i) nodes[i] = (void*)(0x3000 + 8 * i);
+  *n = count;
   return 0;
 }
 
@@ -58,7 +71,12 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
+  else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
+  else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
+  else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
+  else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
   else *fn = (void*)ok;
   return 0;
 }

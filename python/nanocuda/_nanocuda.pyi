@@ -2507,7 +2507,7 @@ class Graph:
     def kernel_nodes(self) -> list[str]:
         """Names of the captured kernel launches, in node order."""
 
-    def update(self, target: object, *args) -> None:
+    def update(self, target: object, *args: object) -> None:
         """
         update(index, *args): give kernel node `index` new arguments (checked like a launch).
         update(source): make this instantiated graph run `source` (a finished GraphBuilder or

@@ -48,9 +48,11 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
 [[gnu::noinline, gnu::cold]] void classify(ArgSlot& slot, PyObject* arg) {
   PyTypeObject* t = Py_TYPE(arg);
   BoundTensorMap* bound = slot.bound;
+  SlotChecks checks = slot.checks;
   slot = ArgSlot{};
   slot.type = t;
   slot.bound = bound;
+  slot.checks = checks;
   // Exact int/float first: numpy's float64 subclasses float but must keep its exact bytes.
   if (t == &PyBool_Type) slot.kind = ArgKind::Bool;
   else if (PyLong_CheckExact(arg)) slot.kind = ArgKind::Int;
@@ -197,6 +199,38 @@ void pack_scalar(ParamPacker& p, std::size_t i, PyObject* arg) {
   p.write_bytes(i, view.buf, static_cast<std::size_t>(view.len), Py_TYPE(arg)->tp_name);
 }
 
+// A slot's SlotChecks against a tensor's dtype and geometry (contiguous as torch defines
+// it: sizes of 1 and empty tensors do not constrain strides). Cold: a failure raises.
+[[gnu::noinline]] void check_slot(const ParamPacker& p, std::size_t i, const SlotChecks& c,
+                                  dlpack::DataType dtype, int ndim, const int64_t* shape,
+                                  const int64_t* strides) {
+  std::uint32_t code = dtype.code | (std::uint32_t{dtype.bits} << 8) | (std::uint32_t{dtype.lanes} << 16);
+  if (c.dtypes[0] && code != c.dtypes[0] && code != c.dtypes[1] && code != c.dtypes[2] &&
+      code != c.dtypes[3])
+    throw nb::type_error((where(p, i) + ": the tensor's dtype (DLPack code " +
+                          std::to_string(dtype.code) + ", " + std::to_string(dtype.bits) +
+                          " bits) is not one this launch requires").c_str());
+  if (!c.contiguous || !strides) return;
+  int64_t expected = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (shape[d] == 0) return;
+    if (shape[d] != 1 && strides[d] != expected) {
+      for (int e = 0; e < d; ++e)
+        if (shape[e] == 0) return;
+      throw nb::value_error((where(p, i) + ": the tensor must be contiguous").c_str());
+    }
+    expected *= shape[d];
+  }
+}
+
+// The same for kinds that read no DLTensor (torch without the exchange API, Buffers, CAI):
+// the full description, only when checks were asked for.
+[[gnu::noinline, gnu::cold]] void check_slot_slow(const ParamPacker& p, std::size_t i,
+                                                  const SlotChecks& c, PyObject* arg) {
+  ArrayView v = describe_array(nb::handle(arg), "launch");
+  check_slot(p, i, c, v.dtype.dl, static_cast<int>(v.shape.size()), v.shape.data(), v.strides.data());
+}
+
 }  // namespace
 
 void register_tensor_map_type(PyTypeObject* type, TensorMapBytes bytes) {
@@ -249,6 +283,7 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
           } catch (const nb::builtin_exception& e) {
             rethrow_at(p, i, e);
           }
+        if (slot.checks.any) [[unlikely]] check_slot_slow(p, i, slot.checks, arg);
         PyObject* ptr = PyObject_Vectorcall(slot.data_ptr, &arg, 1, nullptr);
         if (!ptr) throw nb::python_error();
         std::uint64_t v = PyLong_AsUnsignedLongLong(ptr);
@@ -269,11 +304,14 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
             rethrow_at(p, i, e);
           }
         }
+        if (slot.checks.any) [[unlikely]]
+          check_slot(p, i, slot.checks, view.dtype, view.ndim, view.shape, view.strides);
         p.write_pointer(i, reinterpret_cast<std::uint64_t>(view.data) + view.byte_offset);
         break;
       }
       case ArgKind::Pointer:
         if (p.size_of(i) != 8) p.size_mismatch(i, 8, "device pointer");
+        if (slot.checks.any) [[unlikely]] check_slot_slow(p, i, slot.checks, arg);
         try {
           p.write_pointer(i, device_pointer(nb::handle(arg), device, "launch", false));
         } catch (const nb::builtin_exception& e) {

@@ -30,6 +30,14 @@ enum class ArgKind : std::uint8_t {
 
 class BoundTensorMap;
 
+// What a caller requires of the tensor in a slot (torch ops, through _launcher_require):
+// checked on the DLTensor the Exchange path reads anyway, so the op need not ask torch.
+struct SlotChecks {
+  std::uint32_t dtypes[4] = {};  // DLPack code | bits << 8 | lanes << 16; 0 = unused
+  bool contiguous = false;
+  bool any = false;
+};
+
 struct ArgSlot {
   PyTypeObject* type = nullptr;
   ArgKind kind = ArgKind::Unknown;
@@ -39,6 +47,7 @@ struct ArgSlot {
   PyObject* get_device = nullptr;  // torch: the unbound get_device method
   TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader
   BoundTensorMap* bound = nullptr;    // set at bind time; survives re-classification
+  SlotChecks checks;                  // likewise
 };
 
 // Packs `args[0..n)` into `packer`; `device` is the launch's device (pointers must live

@@ -48,6 +48,101 @@ PyMethodDef g_graph_launch_def = {
     "launch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(graph_launch)),
     METH_FASTCALL, "launch(stream=None)\n--\n\nReplay on `stream` (default: the captured one)."};
 
+// update(source): a whole new definition of the same shape, through cuGraphExecUpdate.
+void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
+  if (nb::isinstance<GraphBuilder>(target)) {
+    auto& b = nb::cast<GraphBuilder&>(target);
+    if (!b.is_built() || b.kind() != GraphBuilder::Kind::Primary)
+      throw nb::value_error(("Graph.update: " + b.describe() + " is unfinished; call "
+                             "end_building() first").c_str());
+    graph.update(b.graph(), b.definition_owner());
+  } else if (nb::isinstance<PyGraph>(target)) {
+    Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
+    graph.update(other.definition(), other.definition_owner());
+  } else {
+    throw nb::type_error(("Graph.update: expected a kernel node index, a GraphBuilder "
+                          "or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
+  }
+  g.set(std::move(*g.graph));
+}
+
+// update(index, *args): packs `args` against the node's layout (as a launch does) and calls
+// cuGraphExecKernelNodeSetParams. Stack storage for the common case.
+void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* args, std::size_t n) {
+  Py_ssize_t at = PyLong_AsSsize_t(target);
+  if (at == -1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw nb::python_error();
+    PyErr_Clear();
+  }
+  const auto& nodes = graph.kernel_nodes();
+  if (at < 0 || static_cast<std::size_t>(at) >= nodes.size()) {
+    // IndexError (set here: set_error_from_current_exception maps only Type/ValueError).
+    PyErr_Format(PyExc_IndexError, "Graph.update: no kernel node %S (the graph has %zu)", target,
+                 nodes.size());
+    throw nb::python_error();
+  }
+  auto index = static_cast<std::size_t>(at);
+  const GraphKernelNode& node = nodes[index];
+  alignas(16) unsigned char small[512];
+  void* small_ptrs[64];
+  std::vector<unsigned char> big;
+  std::vector<void*> big_ptrs;
+  unsigned char* aligned = small;
+  void** ptrs = small_ptrs;
+  if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) [[unlikely]] {
+    big.resize(node.layout.total_size() + 16);
+    big_ptrs.resize(node.layout.count() + 1);
+    aligned = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
+    ptrs = big_ptrs.data();
+  }
+  ParamPacker packer(node.layout, node.name, aligned, ptrs);
+  pack_args(packer, args, n, graph.device().ordinal(), g.slots_for(index));
+  graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
+}
+
+// Graph.update is a METH_FASTCALL method: updating the nodes of a graph is a loop of these
+// calls, and nanobind's `*args` dispatch (an argument tuple, an overload pass and an index
+// cast per call) cost about as much as packing the arguments (bench graphs).
+PyObject* graph_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  try {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject* target = nargs > 0 ? args[0] : nullptr;
+    if (kwnames && PyTuple_GET_SIZE(kwnames) != 0) {
+      // Only `update(target=source)` may use a keyword (as the nanobind signature allowed).
+      if (nargs != 0 || PyTuple_GET_SIZE(kwnames) != 1 ||
+          PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "target") != 0)
+        throw nb::type_error("Graph.update(index, *args) / update(source): the only keyword is target=");
+      target = args[0];
+    }
+    if (!target)
+      throw nb::type_error("Graph.update(index, *args) / update(source): missing the node index or source");
+    PyGraph& g = *nb::inst_ptr<PyGraph>(self);
+    Graph& graph = g.ready("Graph.update");
+    if (PyLong_Check(target)) [[likely]] {
+      update_node(g, graph, target, args + 1, static_cast<std::size_t>(nargs > 0 ? nargs - 1 : 0));
+    } else {
+      if (nargs > 1)
+        throw nb::type_error("Graph.update(source): takes no further arguments when "
+                             "given a GraphBuilder or Graph");
+      update_whole(g, graph, target);
+    }
+    Py_RETURN_NONE;
+  } catch (...) {
+    set_error_from_current_exception();
+    return nullptr;
+  }
+}
+
+PyMethodDef g_graph_update_def = {
+    "update", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(graph_update)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "update(target, *args)\n--\n\n"
+    "update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
+    "update(source): make this instantiated graph run `source` (a finished GraphBuilder or\n"
+    "a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
+    "raises ValueError naming the node that prevents it."};
+
 }  // namespace
 
 void bind_graph(nb::module_& m) {
@@ -86,58 +181,6 @@ void bind_graph(nb::module_& m) {
              for (const auto& k : g.ready("Graph.kernel_nodes").kernel_nodes()) names.push_back(k.name);
              return names;
            }, "Names of the captured kernel launches, in node order.")
-      .def("update", [](PyGraph& g, nb::handle target, nb::args args) {
-             Graph& graph = g.ready("Graph.update");
-             if (!PyLong_Check(target.ptr())) {
-               // A whole new definition of the same shape: cuGraphExecUpdate.
-               if (args.size())
-                 throw nb::type_error("Graph.update(source): takes no further arguments when "
-                                      "given a GraphBuilder or Graph");
-               if (nb::isinstance<GraphBuilder>(target)) {
-                 auto& b = nb::cast<GraphBuilder&>(target);
-                 if (!b.is_built() || b.kind() != GraphBuilder::Kind::Primary)
-                   throw nb::value_error(("Graph.update: " + b.describe() + " is unfinished; call "
-                                          "end_building() first").c_str());
-                 graph.update(b.graph(), b.definition_owner());
-               } else if (nb::isinstance<PyGraph>(target)) {
-                 Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
-                 graph.update(other.definition(), other.definition_owner());
-               } else {
-                 throw nb::type_error(("Graph.update: expected a kernel node index, a GraphBuilder "
-                                       "or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
-               }
-               g.set(std::move(*g.graph));
-               return;
-             }
-             std::size_t index = nb::cast<std::size_t>(target);
-             if (index >= graph.kernel_nodes().size())
-               throw nb::index_error(("Graph.update: no kernel node " + std::to_string(index) +
-                                      " (the graph has " + std::to_string(graph.kernel_nodes().size()) +
-                                      ")").c_str());
-             const GraphKernelNode& node = graph.kernel_nodes()[index];
-             // Stack storage for the common case: this is a hot path (bench graphs).
-             alignas(16) unsigned char small[512];
-             void* small_ptrs[64];
-             std::vector<unsigned char> big;
-             std::vector<void*> big_ptrs;
-             unsigned char* aligned = small;
-             void** ptrs = small_ptrs;
-             if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) {
-               big.resize(node.layout.total_size() + 16);
-               big_ptrs.resize(node.layout.count() + 1);
-               aligned = reinterpret_cast<unsigned char*>(
-                   (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
-               ptrs = big_ptrs.data();
-             }
-             ParamPacker packer(node.layout, node.name, aligned, ptrs);
-             PyObject** raw = &PySequence_Fast_ITEMS(args.ptr())[0];
-             pack_args(packer, raw, args.size(), graph.device().ordinal(), g.slots_for(index));
-             graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
-           }, nb::arg("target"), nb::arg("args"),
-           "update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
-           "update(source): make this instantiated graph run `source` (a finished GraphBuilder or\n"
-           "a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
-           "raises ValueError naming the node that prevents it.")
       .def("upload", [](PyGraph& g, nb::handle stream) {
              Graph& graph = g.ready("Graph.upload");
              graph.upload(stream.is_none() ? *g.stream : to_stream(stream, "Graph.upload"));
@@ -161,11 +204,12 @@ void bind_graph(nb::module_& m) {
 
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
   nb::handle graph_type = nb::type<PyGraph>();
-  PyObject* launch = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(graph_type.ptr()),
-                                       &g_graph_launch_def);
-  if (!launch || PyObject_SetAttrString(graph_type.ptr(), "launch", launch) != 0)
-    throw nb::python_error();
-  Py_DECREF(launch);
+  for (PyMethodDef* def : {&g_graph_launch_def, &g_graph_update_def}) {
+    PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(graph_type.ptr()), def);
+    if (!method || PyObject_SetAttrString(graph_type.ptr(), def->ml_name, method) != 0)
+      throw nb::python_error();
+    Py_DECREF(method);
+  }
 
   bind_graph_builder(m);
   bind_graph_bench(m);

@@ -374,8 +374,10 @@ void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stre
   std::vector<ArgSlot> local(slots.size());
   std::vector<BoundTensorMap> copies;  // the shared ones may be mid-update
   copies.reserve(slots.size());
-  for (std::size_t i = 0; i < slots.size(); ++i)
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    local[i].checks = slots[i].checks;
     if (slots[i].bound) local[i].bound = &copies.emplace_back(*slots[i].bound);
+  }
   ParamPacker p(layout, kernel.name(), aligned, params.data());
   pack_args(p, args, n, on.device().ordinal(), local.data());
   ensure_current(context);
@@ -463,6 +465,20 @@ void bind_launch(nb::module_& m) {
   m.def("_cpp_tma_burst", &cpp_tma_burst, nb::arg("a"), nb::arg("b"), nb::arg("c"),
         nb::arg("count"), nb::arg("launcher") = nb::none(),
         "Native C++ loop of the seed-001/000 workloads (benchmark baseline); nanoseconds.");
+  // torch ops (python/nanocuda/torch_ops) move their per-call dtype/contiguity checks here.
+  m.def("_launcher_require", [](nb::handle launcher, std::size_t index, std::vector<std::uint32_t> dtypes,
+                                bool contiguous) {
+          LaunchState& st = state_of(launcher);
+          if (index >= st.kernel.param_layout().count() || dtypes.size() > 4)
+            throw nb::value_error("_launcher_require: no such parameter, or more than 4 dtypes");
+          SlotChecks& c = st.slots[index].checks;
+          c = SlotChecks{};
+          for (std::size_t k = 0; k < dtypes.size(); ++k) c.dtypes[k] = dtypes[k];
+          c.contiguous = contiguous;
+          c.any = contiguous || !dtypes.empty();
+        }, nb::arg("launcher"), nb::arg("index"), nb::arg("dtypes"), nb::arg("contiguous"),
+        "Makes `launcher` check the tensor at parameter `index`: DLPack dtype codes (code | bits << 8 |\n"
+        "lanes << 16; any may match; empty: any dtype) and contiguity. For torch_ops.");
   m.def("_launcher_map_stats", [](nb::handle launcher) {
           LaunchState& st = state_of(launcher);
           nb::dict out;

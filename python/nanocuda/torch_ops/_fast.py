@@ -31,7 +31,8 @@ def specialize(op) -> type | None:
         # which the type test below sends to the dispatcher.
         "_compiling": torch.compiler.is_dynamo_compiling, "_stack": C._len_torch_dispatch_stack,
         "_functorch": C._are_functorch_transforms_active, "_tfmode": C._is_torch_function_mode_enabled,
-        "_grad": C.is_grad_enabled, "_T": torch.Tensor, "_P": torch.nn.Parameter,
+        "_grad": C.is_grad_enabled, "_any_rg": getattr(C, "_any_requires_grad", None),
+        "_T": torch.Tensor, "_P": torch.nn.Parameter,
         "_default": op.default,
     }
     args = ", ".join(names)
@@ -42,7 +43,12 @@ def specialize(op) -> type | None:
     bad = ["d < 0" if op._device_type == "cuda" else "d != -1"]
     if not op._launcher_checks_devices:
         bad += [f"{t}.get_device() != d" for t in tensors[1:]]
+    # Tensors whose dtype and contiguity every Launcher of a KernelOp checks itself, on the
+    # DLTensor it reads anyway (see KernelOp._require): nothing to ask torch here.
+    in_launcher = getattr(op, "_launch_checked", frozenset())
     for p in op._params:
+        if p.name in in_launcher:
+            continue
         if p.dtypes is not None:
             if len(p.dtypes) == 1:
                 scope[f"_dt_{p.name}"] = p.dtypes[0]
@@ -57,7 +63,10 @@ def specialize(op) -> type | None:
               f"        return self._run(({args},), {{}})  # raises the precise error"]
     body = op._fast_body(names, scope)
     not_plain = " or ".join(f"(type({t}) is not _T and type({t}) is not _P)" for t in tensors)
-    grads = " or ".join(f"{t}.requires_grad" for t in tensors)
+    # One C call for all tensors (what torch's own custom-op autograd wrapper does), when
+    # this torch has it; it ignores grad mode, hence _grad() first.
+    grads = (f"_any_rg({', '.join(tensors)})" if scope["_any_rg"] is not None
+             else " or ".join(f"{t}.requires_grad" for t in tensors))
     lines = [f"def __call__(self, {args}):",
              f"    if _compiling() or _stack() or _functorch() or _tfmode():",
              f"        return _default({args})",

@@ -219,6 +219,10 @@ class KernelOp(Op):
         self._args = args
         self._grid, self._block, self._shared_mem = grid, block, shared_mem
         self._launchers: dict = {}  # (stream handle or ~device, grid) -> Launcher on that stream
+        # kernel parameter -> (DLPack dtype codes, contiguous) that every Launcher checks, and
+        # the op parameters thereby checked (see _require); None until a call showed the mapping.
+        self._launch_requires: dict | None = None
+        self._launch_checked = frozenset()
         super().__init__(name, self._launch_unused, schema=schema, **options)
 
     def _specialize(self) -> None:
@@ -238,14 +242,16 @@ class KernelOp(Op):
         grid = self._grid(*args) if callable(self._grid) else self._grid
         launcher = self._launchers.get((self._torch._C._cuda_getCurrentRawStream(device) or ~device, grid))
         if launcher is None:
-            launcher = self._bind(device, grid)
+            launcher = self._bind(device, grid, (*args, *outs))
         launcher(*(self._args(*args, *outs) if self._args is not None else (*args, *outs)))
         if not outs:
             return None
         return outs[0] if self._n_out == 1 else tuple(outs)
 
-    def _bind(self, device, grid):
-        """A Launcher for this grid on torch's current stream of `device` (cached)."""
+    def _bind(self, device, grid, values=None):
+        """A Launcher for this grid on torch's current stream of `device` (cached). `values`:
+        the call's arguments and outputs, from which the first bind learns where each tensor
+        goes among the kernel's parameters (see _require)."""
         import nanocuda
 
         if len(self._launchers) > 256:  # many distinct grids or streams: start over
@@ -256,8 +262,46 @@ class KernelOp(Op):
         else:
             config = nanocuda.LaunchConfig(grid=grid, block=self._block, shared_mem=self._shared_mem)
             launcher = self._kernel.bind(config, stream=_stream_on(device))
+            if self._launch_requires is None and values is not None:
+                self._learn_requires(values)
+            for index, (codes, contiguous) in (self._launch_requires or {}).items():
+                nanocuda._nanocuda._launcher_require(launcher, index, codes, contiguous)
         self._launchers[key] = launcher
         return launcher
+
+    def _learn_requires(self, values) -> None:
+        """Moves the dtype/contiguity checks of tensors that reach the kernel as themselves
+        into the Launchers: they read each tensor's DLTensor anyway, where the generated
+        __call__ paid a torch attribute read or method call per check (~30% of the op's
+        own cost). Only for a tensor found at exactly one kernel parameter (by identity) and
+        dtypes with a DLPack code here; the args function must keep each tensor at its
+        parameter from call to call. Regenerates __call__ without those checks."""
+        kernel_args = self._args(*values) if self._args is not None else values
+        requires, checked = {}, set()
+        for p in self._params:
+            if p.is_list or p.optional or p.pos >= len(values):
+                continue
+            t = values[p.pos]
+            at = [j for j, v in enumerate(kernel_args) if v is t]
+            codes = [_dlpack_codes(self._torch).get(dt) for dt in (p.dtypes or ())]
+            if len(at) != 1 or at[0] in requires or None in codes or len(codes) > 4:
+                continue
+            if any(values[q.pos] is t for q in self._params if q is not p and q.pos < len(values)):
+                continue  # one tensor passed for two parameters: whose checks would apply?
+            if p.dtypes is None and not p.contiguous:
+                continue
+            requires[at[0]] = (codes, bool(p.contiguous))
+            checked.add(p.name)
+        self._launch_requires = requires
+        if checked:
+            for launcher in self._launchers.values():  # made before the mapping was known
+                for index, (codes, contiguous) in requires.items():
+                    if launcher is not _launch_nothing:
+                        import nanocuda
+                        nanocuda._nanocuda._launcher_require(launcher, index, codes, contiguous)
+            self._launch_checked = frozenset(checked)
+            self.__class__ = type(self).__mro__[1] if "_fast_source" in type(self).__dict__ else type(self)
+            self._specialize()
 
     def _fast_body(self, names: list[str], scope: dict) -> list[str] | None:
         args = ", ".join(names)
@@ -283,7 +327,7 @@ class KernelOp(Op):
         values = ", ".join([*names, *outs])
         lines += ["    launcher = _launchers.get((_raw(d) or ~d, grid))",
                   "    if launcher is None:",
-                  "        launcher = self._bind(d, grid)"]
+                  f"        launcher = self._bind(d, grid, ({values},))"]
         call = f"launcher(*_args({values}))" if self._args is not None else f"launcher({values})"
         scope["_args"] = self._args
         lines += ["    try:",
@@ -300,3 +344,17 @@ class KernelOp(Op):
 
 def _launch_nothing(*args) -> None:
     return None
+
+
+_codes: dict = {}
+
+
+def _dlpack_codes(torch) -> dict:
+    """torch dtype -> DLPack code | bits << 8 | lanes << 16, for the dtypes whose code torch's
+    DLPack export is certain to use (others keep their check in Python)."""
+    if not _codes:
+        for code, bits, names in ((0, 8, "int8"), (0, 16, "int16"), (0, 32, "int32"), (0, 64, "int64"),
+                                  (1, 8, "uint8"), (2, 16, "float16"), (2, 32, "float32"),
+                                  (2, 64, "float64"), (4, 16, "bfloat16")):
+            _codes[getattr(torch, names)] = code | bits << 8 | 1 << 16
+    return _codes
