@@ -13,15 +13,12 @@ torch's current stream when torch is imported, else the legacy stream of device 
 from __future__ import annotations
 
 import os
-import re
 import struct
 import sys
 from collections.abc import Iterable
 
 __all__ = ["CudaModule", "KernelFunction", "cubin_kernel_names", "default_stream", "example_path",
            "include_dir", "load", "load_dir"]
-
-_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
 
 def include_dir() -> str:
@@ -172,24 +169,14 @@ class CudaModule:
 
     # -- compilation -------------------------------------------------------------------------
     def dependencies(self) -> list[str]:
-        """The file and every local (quoted) header it includes, transitively, that exists."""
-        seen, todo = [], [self.path]
-        while todo:
-            path = todo.pop()
-            if path in seen:
-                continue
-            seen.append(path)
-            try:
-                text = open(path, encoding="utf-8", errors="replace").read()
-            except OSError:
-                continue
-            for inc in _INCLUDE.findall(text):
-                for folder in (os.path.dirname(path), *self.include_dirs):
-                    candidate = os.path.normpath(os.path.join(folder, inc))
-                    if os.path.isfile(candidate):
-                        todo.append(candidate)
-                        break
-        return seen
+        """The file and every local (quoted) header it includes, transitively, that exists:
+        the files the compile cache key reads (one scanner, in C++)."""
+        from . import _nanocuda
+
+        with open(self.path, "rb") as f:
+            source = f.read().decode("utf-8", errors="replace")
+        return [self.path, *_nanocuda._internal.local_includes(
+            source, os.path.dirname(self.path), self.include_dirs)]
 
     def _stamp_now(self) -> tuple:
         out = []

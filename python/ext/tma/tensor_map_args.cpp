@@ -11,6 +11,7 @@
 #include "interop/dtype.h"
 #include "interop/interop.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tma_dtype.h"
 
 namespace nb = nanobind;
 
@@ -23,32 +24,7 @@ namespace {
 std::string py_type_name(nb::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
 
 CUtensorMapDataType tma_dtype(const DType& d, const char* where) {
-  const int bits = d.dl.bits;
-  switch (d.dl.code) {
-    case dlpack::kBool:
-    case dlpack::kFloat8_e4m3fn:
-    case dlpack::kFloat8_e5m2: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // copied as bytes
-    case dlpack::kInt:
-    case dlpack::kUInt:
-      // TMA copies bits; signedness only matters to the kernel (int8 travels as uint8).
-      if (bits == 8) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
-      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
-      if (bits == 32)
-        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT32 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
-      if (bits == 64)
-        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT64 : CU_TENSOR_MAP_DATA_TYPE_UINT64;
-      break;
-    case dlpack::kFloat:
-      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-      if (bits == 32) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-      if (bits == 64) return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
-      break;
-    case dlpack::kBfloat: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    default: break;
-  }
-  throw TypeError(std::string(where) + ": unsupported dtype " + d.name +
-                  " for TMA (supported: (u)int8-64, bool, float8, float16, bfloat16, float32, "
-                  "float64)");
+  return tma_data_type(d.dl, d.name, where);
 }
 
 // torch dtype objects are process-lifetime singletons: remember their TMA type by address.
