@@ -39,4 +39,5 @@
 #include "nanocuda/core/stream.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "nanocuda/tma/tma_dtype.h"
+#include "nanocuda/tma/tma_names.h"
 #include "nanocuda/version.h"

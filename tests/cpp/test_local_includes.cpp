@@ -22,9 +22,10 @@ TEST(LocalIncludes, FollowsQuotedIncludesOnceInOrder) {
   fs::remove_all(dir);
   write(dir / "b.h", "#include \"sub/c.h\"\n#include <cuda.h>\n");
   write(dir / "sub/c.h", "  #  include \"d.h\"\n");        // found in the including folder
-  write(dir / "inc/d.h", "#include \"b.h\"\n");              // found on the search path; b.h seen
+  write(dir / "inc/d.h", "#include \"b.h\"\n");  // d.h on the search path; b.h seen already
   const std::string source = "#include \"b.h\"\n#include \"nope.h\"\n#include \"b.h\"\n";
-  auto found = nanocuda::scan_local_includes(source, dir.string(), {(dir / "inc").string()});
+  auto found = nanocuda::scan_local_includes(source, dir.string(),
+                                             {(dir / "inc").string(), dir.string()});
   ASSERT_EQ(found.size(), 4u);
   EXPECT_EQ(found[0].path, (dir / "b.h").string());
   EXPECT_EQ(found[0].contents, "#include \"sub/c.h\"\n#include <cuda.h>\n");

@@ -10,6 +10,7 @@
 
 #include "bindings.h"
 #include "interop/interop.h"
+#include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "tma/py_tensor_map.h"
 #include "tma/tensor_map_args.h"
