@@ -5,6 +5,12 @@
 
 namespace nanocuda::py {
 
+// `_nanocuda._testing`: test and benchmark hooks, kept out of the public module's dir().
+// Made on first use, so any binding file can add hooks: testing_module(m).def(...).
+nanobind::module_ testing_module(nanobind::module_& m);
+// `_nanocuda._internal`: what the package calls itself (at import, `nanocuda info`).
+nanobind::module_ internal_module(nanobind::module_& m);
+
 void register_errors(nanobind::module_& m);
 // For raw CPython entry points (the launch fast paths): call inside a catch block; sets
 // the Python error for the exception in flight, mapped exactly as nanobind's translator.
@@ -21,5 +27,10 @@ void bind_info(nanobind::module_& m);
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);
+// Hooks in _testing (python/ext/testing/), the one ext folder that calls the raw driver.
+void bind_interop_hooks(nanobind::module_& m);
+void bind_tma_hooks(nanobind::module_& m);
+void bind_launch_hooks(nanobind::module_& m);  // after bind_launch
+void bind_graph_hooks(nanobind::module_& m);   // after bind_graph
 
 }  // namespace nanocuda::py

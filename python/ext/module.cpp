@@ -5,6 +5,31 @@
 
 namespace nb = nanobind;
 
+namespace nanocuda::py {
+
+namespace {
+
+nb::module_ submodule(nb::module_& m, const char* name, const char* doc) {
+  if (nb::hasattr(m, name)) return nb::borrow<nb::module_>(m.attr(name));
+  return m.def_submodule(name, doc);
+}
+
+}  // namespace
+
+nb::module_ testing_module(nb::module_& m) {
+  return submodule(m, "_testing",
+                   "Test and benchmark hooks (native baseline loops, raw driver calls, "
+                   "introspection); not API, may change without notice.");
+}
+
+nb::module_ internal_module(nb::module_& m) {
+  return submodule(m, "_internal",
+                   "What the nanocuda package itself calls (at import, for `nanocuda info`); "
+                   "not API.");
+}
+
+}  // namespace nanocuda::py
+
 NB_MODULE(_nanocuda, m) {
   m.doc() = "nanocuda's compiled core; use the nanocuda package, not this module.";
   nanocuda::py::register_errors(m);
@@ -20,4 +45,9 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind
   nanocuda::py::bind_graph(m);
   nanocuda::py::bind_torch_bridge(m);
+  // _testing: after everything its hooks take as arguments.
+  nanocuda::py::bind_interop_hooks(m);
+  nanocuda::py::bind_tma_hooks(m);
+  nanocuda::py::bind_launch_hooks(m);
+  nanocuda::py::bind_graph_hooks(m);
 }

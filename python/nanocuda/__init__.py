@@ -83,7 +83,7 @@ def _register_device_headers() -> None:
 
     include = os.path.join(os.path.dirname(__file__), "include")
     if os.path.isdir(os.path.join(include, "nanocuda", "device")):
-        _nanocuda._set_device_include_dir(include)
+        _nanocuda._internal.set_device_include_dir(include)
 
 
 from . import _nanocuda  # noqa: E402
@@ -96,7 +96,7 @@ def _register_torch_bridge_autoload() -> None:
     # first time a torch tensor is read; imports nothing now.
     from . import torch_bridge
 
-    _nanocuda._set_first_sight_hook(torch_bridge._autoload)
+    _nanocuda._internal.set_first_sight_hook(torch_bridge._autoload)
 
 
 _register_torch_bridge_autoload()

@@ -50,7 +50,7 @@ def register_wheel_dirs() -> None:
     if dirs := wheel_library_dirs():
         add_library_search_dirs(dirs)
     if dirs := wheel_include_dirs():
-        _nanocuda._add_include_search_dirs(dirs)
+        _nanocuda._internal.add_include_search_dirs(dirs)
 
 
 def _pip_owner(path: str) -> str | None:
@@ -104,7 +104,7 @@ def toolkit_sources() -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     for piece, env_var, load in (
         ("NVRTC", "NANOCUDA_NVRTC", _nanocuda.nvrtc_library),
-        ("nvJitLink", "NANOCUDA_NVJITLINK", _nanocuda._nvjitlink_library),
+        ("nvJitLink", "NANOCUDA_NVJITLINK", _nanocuda._internal.nvjitlink_library),
     ):
         try:
             path = load()
@@ -112,7 +112,7 @@ def toolkit_sources() -> list[tuple[str, str, str]]:
         except NanocudaError as e:
             rows.append((piece, "", str(e).splitlines()[0]))
     try:
-        include, cccl = _nanocuda._cuda_include_dirs()
+        include, cccl = _nanocuda._internal.cuda_include_dirs()
     except NanocudaError:
         return rows  # NVRTC is missing: its row already says what to install
     # A folder's origin is that of the file that made it the choice (several pip packages

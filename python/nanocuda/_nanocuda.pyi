@@ -2872,11 +2872,6 @@ class TensorMap:
     @property
     def geometry(self) -> dict[str, Any] | None: ...
 
-def _encode_tiled_raw(dtype: int, rank: int, ptr: int, global_dim: Sequence[int],
-                      global_strides: Sequence[int], box_dim: Sequence[int],
-                      element_strides: Sequence[int], interleave: int, swizzle: int,
-                      l2_promotion: int, oob_fill: int) -> bytes: ...
-
 class ConditionalHandle(int):
     """A conditional node's handle: an int (pass it to kernels as a 64-bit argument) that
     remembers the graph it was made in (graph_id)."""

@@ -61,7 +61,7 @@ def _install(module) -> None:
     from . import _nanocuda
 
     for t in _types():
-        _nanocuda._set_tensor_reader(t, module.reader, module.fallback_slot)
+        _nanocuda._internal.set_tensor_reader(t, module.reader, module.fallback_slot)
     _module = module
 
 
@@ -102,7 +102,7 @@ def disable() -> None:
     if _module is None:
         return
     for t in _types():
-        _nanocuda._set_tensor_reader(t, None)
+        _nanocuda._internal.set_tensor_reader(t, None)
 
 
 def is_enabled() -> bool:
@@ -112,7 +112,7 @@ def is_enabled() -> bool:
         import torch
     except ImportError:
         return False
-    return bool(_nanocuda._tensor_reader_is_replaced(torch.Tensor))
+    return bool(_nanocuda._internal.tensor_reader_is_replaced(torch.Tensor))
 
 
 def _autoload(type_: type) -> None:

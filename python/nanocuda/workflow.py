@@ -13,147 +13,14 @@ torch's current stream when torch is imported, else the legacy stream of device 
 from __future__ import annotations
 
 import os
-import re
-import struct
-import sys
 from collections.abc import Iterable
+
+from ._cubin import cubin_kernel_names
+from ._kernel_function import KernelFunction, default_stream
+from ._paths import example_path, include_dir
 
 __all__ = ["CudaModule", "KernelFunction", "cubin_kernel_names", "default_stream", "example_path",
            "include_dir", "load", "load_dir"]
-
-_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
-
-
-def include_dir() -> str:
-    """The folder holding `nanocuda/device/*.cuh` (installed with the package, or the repo's)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, "include"),
-                      os.path.join(here, os.pardir, os.pardir, "include")):
-        if os.path.isfile(os.path.join(candidate, "nanocuda", "device", "tma.cuh")):
-            return os.path.normpath(candidate)
-    return os.path.join(here, "include")
-
-
-def example_path(name: str) -> str:
-    """An example kernel file ("hopper_gemm.cu"): installed with the package, or the checkout's."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for folder in (os.path.join(here, "examples"),
-                   os.path.join(here, os.pardir, os.pardir, "examples", "kernels")):
-        path = os.path.normpath(os.path.join(folder, name))
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError(f"example kernel {name} not found (reinstall nanocuda)")
-
-
-def cubin_kernel_names(cubin: bytes) -> list[str]:
-    """The kernels (entry functions) in a cubin, read from its ELF symbol table; no driver.
-
-    Kernels are the global or weak function symbols the compiler marks as CUDA entries
-    (bit 0x10 of st_other); device functions are not listed. Template kernels appear under
-    their mangled names.
-    """
-    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
-        raise ValueError("cubin_kernel_names: not a 64-bit ELF cubin")
-    shoff, = struct.unpack_from("<Q", cubin, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", cubin, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
-    names = []
-    for sh in sections:
-        if sh[1] != 2:  # SHT_SYMTAB
-            continue
-        strtab = sections[sh[6]]  # sh_link: its string table
-        str_off = strtab[4]
-        offset, size, entsize = sh[4], sh[5], sh[9] or 24
-        for pos in range(offset, offset + size, entsize):
-            st_name, st_info, st_other = struct.unpack_from("<IBB", cubin, pos)
-            # FUNC, GLOBAL or WEAK (NVRTC makes template instantiations weak), CUDA entry.
-            if st_info & 0xF == 2 and st_info >> 4 in (1, 2) and st_other & 0x10:
-                end = cubin.index(b"\0", str_off + st_name)
-                names.append(cubin[str_off + st_name:end].decode())
-    return sorted(names)
-
-
-_streams: dict[tuple, object] = {}
-_torch_cuda: list[bool] = []
-
-
-def _torch_has_cuda(torch) -> bool:
-    # Asked once: is_available() costs microseconds and this runs on every launch.
-    if not _torch_cuda:
-        _torch_cuda.append(bool(torch.cuda.is_available()))
-    return _torch_cuda[0]
-
-
-def default_stream():
-    """torch's current stream when torch is imported, else the legacy stream of device 0."""
-    import nanocuda
-
-    torch = sys.modules.get("torch")
-    if torch is not None and _torch_has_cuda(torch):
-        handle = torch.cuda.current_stream().cuda_stream
-        device = torch.cuda.current_device()
-        key = (handle, device)
-    else:
-        handle, device, key = 0, 0, (0, 0)
-    stream = _streams.get(key)
-    if stream is None:
-        stream = (nanocuda.Stream.from_handle(handle, device) if handle
-                  else nanocuda.Stream.legacy(nanocuda.Device(device)))
-        _streams[key] = stream
-    return stream
-
-
-def _config(grid, block, shared_mem=0):
-    import nanocuda
-
-    return nanocuda.LaunchConfig(grid=grid, block=block, shared_mem=shared_mem)
-
-
-class KernelFunction:
-    """One kernel of a CudaModule: call it with `grid=`/`block=`, or index it with a config.
-
-    `f(*args, grid=, block=, shared_mem=0, stream=None)` launches through nanocuda.launch.
-    `f[grid, block]` or `f[grid, block, shared_mem]` returns a callable bound to that
-    config (a cached nanocuda.Launcher, given the default stream at each call).
-    `f.bind(config, stream=)` returns the raw Launcher for the hottest loops.
-    """
-
-    def __init__(self, kernel, name: str):
-        self.kernel = kernel
-        self.name = name
-        self._launchers: dict[tuple, object] = {}
-
-    def __call__(self, *args, grid, block, shared_mem: int = 0, stream=None):
-        import nanocuda
-
-        nanocuda.launch(stream if stream is not None else default_stream(),
-                        _config(grid, block, shared_mem), self.kernel, *args)
-
-    def __getitem__(self, config):
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 3:
-            raise TypeError(f"{self.name}[grid, block] or [grid, block, shared_mem], got {config!r}")
-        key = tuple(tuple(c) if isinstance(c, list) else c for c in config)
-        launcher = self._launchers.get(key)
-        if launcher is None:
-            launcher = self.kernel.bind(_config(*key), stream=default_stream())
-            self._launchers[key] = launcher
-
-        def bound(*args, stream=None):
-            return launcher(*args, stream=stream if stream is not None else default_stream())
-
-        return bound
-
-    def bind(self, config, *, stream=None):
-        return self.kernel.bind(config, stream=stream if stream is not None else default_stream())
-
-    def as_op(self, name: str, schema: str, **options):
-        """This kernel as a torch operator: nanocuda.torch_ops.op_from_kernel(self, name, schema, ...)."""
-        from . import torch_ops
-
-        return torch_ops.op_from_kernel(self, name, schema, **options)
-
-    def __repr__(self) -> str:
-        return f"<nanocuda kernel {self.name}>"
 
 
 class CudaModule:
@@ -172,24 +39,14 @@ class CudaModule:
 
     # -- compilation -------------------------------------------------------------------------
     def dependencies(self) -> list[str]:
-        """The file and every local (quoted) header it includes, transitively, that exists."""
-        seen, todo = [], [self.path]
-        while todo:
-            path = todo.pop()
-            if path in seen:
-                continue
-            seen.append(path)
-            try:
-                text = open(path, encoding="utf-8", errors="replace").read()
-            except OSError:
-                continue
-            for inc in _INCLUDE.findall(text):
-                for folder in (os.path.dirname(path), *self.include_dirs):
-                    candidate = os.path.normpath(os.path.join(folder, inc))
-                    if os.path.isfile(candidate):
-                        todo.append(candidate)
-                        break
-        return seen
+        """The file and every local (quoted) header it includes, transitively, that exists:
+        the files the compile cache key reads (one scanner, in C++)."""
+        from . import _nanocuda
+
+        with open(self.path, "rb") as f:
+            source = f.read().decode("utf-8", errors="replace")
+        return [self.path, *_nanocuda._internal.local_includes(
+            source, os.path.dirname(self.path), self.include_dirs)]
 
     def _stamp_now(self) -> tuple:
         out = []

@@ -5,13 +5,13 @@
 
 #include <cstring>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/compile/library_search.h"
 #include "nanocuda/compile/linker.h"
+#include "nanocuda/compile/local_includes.h"
 #include "nanocuda/compile/nvrtc_api.h"
 #include "nanocuda/driver/error.h"
 
@@ -43,43 +43,6 @@ bool read_file(const std::string& path, std::string& out) {
 std::string dirname_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-// Appends the contents of every quoted #include reachable from `text` to `key`, so editing
-// a local header invalidates the cache. Angle-bracket includes are the toolkit's (covered
-// by the NVRTC version) or the system's.
-void add_local_includes(const std::string& text, const std::string& dir,
-                        const std::vector<std::string>& search, std::set<std::string>& seen,
-                        std::string& key) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t p = line.find_first_not_of(" \t");
-    if (p == std::string::npos || line[p] != '#') continue;
-    p = line.find_first_not_of(" \t", p + 1);
-    if (p == std::string::npos || line.compare(p, 7, "include") != 0) continue;
-    size_t open = line.find('"', p + 7);
-    size_t close = open == std::string::npos ? open : line.find('"', open + 1);
-    if (close == std::string::npos) continue;
-    std::string file = line.substr(open + 1, close - open - 1);
-    std::vector<std::string> candidates;
-    if (!file.empty() && file[0] == '/') candidates.push_back(file);
-    else {
-      candidates.push_back(dir.empty() ? file : dir + "/" + file);
-      for (const auto& d : search) candidates.push_back(d + "/" + file);
-    }
-    bool found = false;
-    for (const auto& c : candidates) {
-      std::string contents;
-      if (!read_file(c, contents)) continue;
-      found = true;
-      if (!seen.insert(c).second) break;
-      key += "\n#file " + c + " " + std::to_string(contents.size()) + "\n" + contents;
-      add_local_includes(contents, dirname_of(c), search, seen, key);
-      break;
-    }
-    if (!found) key += "\n#missing " + file;
-  }
 }
 
 void put_u32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
@@ -266,8 +229,12 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
   for (const auto& x : f) key += "flag " + x + "\n";
   for (const auto& e : name_expressions) key += "expr " + e + "\n";
   key += "source " + std::to_string(source_.size()) + "\n" + source_;
-  std::set<std::string> seen;
-  add_local_includes(source_, source_dir_, options_.include_dirs, seen, key);
+  // Quoted includes by content, so editing a local header invalidates the cache; angle
+  // brackets are the toolkit's (covered by the NVRTC version) or the system's.
+  for (const auto& inc : scan_local_includes(source_, source_dir_, options_.include_dirs)) {
+    if (inc.path.empty()) key += "\n#missing " + inc.name;
+    else key += "\n#file " + inc.path + " " + std::to_string(inc.contents.size()) + "\n" + inc.contents;
+  }
 
   if (auto payload = CompileCache::load(key)) {
     std::string code;

@@ -13,6 +13,7 @@
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/tma/tma_names.h"
 
 namespace nanocuda {
 
@@ -119,89 +120,20 @@ bool operator==(const TensorMap& a, const TensorMap& b) noexcept {
   return std::memcmp(&a.map_, &b.map_, 128) == 0;
 }
 
+// The names come from the one table (tma_enums.inc), like parsing does.
 const char* tensor_map_dtype_name(CUtensorMapDataType t) noexcept {
-  switch (t) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return "uint8";
-    case CU_TENSOR_MAP_DATA_TYPE_UINT16: return "uint16";
-    case CU_TENSOR_MAP_DATA_TYPE_UINT32: return "uint32";
-    case CU_TENSOR_MAP_DATA_TYPE_INT32: return "int32";
-    case CU_TENSOR_MAP_DATA_TYPE_UINT64: return "uint64";
-    case CU_TENSOR_MAP_DATA_TYPE_INT64: return "int64";
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: return "float16";
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32: return "float32";
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return "float64";
-    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return "bfloat16";
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: return "float32_ftz";
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: return "tfloat32";
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return "tfloat32_ftz";
-    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: return "16u4_align8b";
-    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: return "16u4_align16b";
-    case CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B: return "16u6_align16b";
-  }
-  return "unknown";
+  return tma_enum_name(TmaEnum::DataType, t);
 }
-
-int tensor_map_element_bits(CUtensorMapDataType t) noexcept {
-  switch (t) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 8;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 16;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT32:
-    case CU_TENSOR_MAP_DATA_TYPE_INT32:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 32;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
-    case CU_TENSOR_MAP_DATA_TYPE_INT64:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 64;
-    // 16 values in 8 bytes; the 16-byte-aligned packings spend 16 bytes per 16 values.
-    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B: return 4;
-    case CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B:
-    case CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B: return 8;
-  }
-  return 0;
-}
-
-const char* swizzle_name(CUtensorMapSwizzle s) noexcept {
-  switch (s) {
-    case CU_TENSOR_MAP_SWIZZLE_NONE: return "none";
-    case CU_TENSOR_MAP_SWIZZLE_32B: return "32B";
-    case CU_TENSOR_MAP_SWIZZLE_64B: return "64B";
-    case CU_TENSOR_MAP_SWIZZLE_128B: return "128B";
-    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B: return "128B_atom_32B";
-    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B: return "128B_atom_32B_flip_8B";
-    case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B: return "128B_atom_64B";
-  }
-  return "unknown";
-}
-
+int tensor_map_element_bits(CUtensorMapDataType t) noexcept { return tma_element_bits(t); }
+const char* swizzle_name(CUtensorMapSwizzle s) noexcept { return tma_enum_name(TmaEnum::Swizzle, s); }
 const char* interleave_name(CUtensorMapInterleave i) noexcept {
-  switch (i) {
-    case CU_TENSOR_MAP_INTERLEAVE_NONE: return "none";
-    case CU_TENSOR_MAP_INTERLEAVE_16B: return "16B";
-    case CU_TENSOR_MAP_INTERLEAVE_32B: return "32B";
-  }
-  return "unknown";
+  return tma_enum_name(TmaEnum::Interleave, i);
 }
-
 const char* l2_promotion_name(CUtensorMapL2promotion p) noexcept {
-  switch (p) {
-    case CU_TENSOR_MAP_L2_PROMOTION_NONE: return "none";
-    case CU_TENSOR_MAP_L2_PROMOTION_L2_64B: return "64B";
-    case CU_TENSOR_MAP_L2_PROMOTION_L2_128B: return "128B";
-    case CU_TENSOR_MAP_L2_PROMOTION_L2_256B: return "256B";
-  }
-  return "unknown";
+  return tma_enum_name(TmaEnum::L2Promotion, p);
 }
-
 const char* oob_fill_name(CUtensorMapFloatOOBfill f) noexcept {
-  switch (f) {
-    case CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: return "zero";
-    case CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA: return "nan";
-  }
-  return "unknown";
+  return tma_enum_name(TmaEnum::OobFill, f);
 }
 
 CUtensorMapSwizzle auto_swizzle(std::uint64_t inner_bytes) noexcept {

@@ -20,7 +20,7 @@ Case = collections.namedtuple("Case", "id code exc match gpu owner", defaults=(F
 PRELUDE = """
 import nanocuda, numpy as np, ctypes
 from nanocuda import _nanocuda, TensorMap
-pack = _nanocuda._pack_args
+pack = _nanocuda._testing.pack_args
 class CAI:
     def __init__(self, shape, typestr, strides=None, ptr=0x10000):
         self.__cuda_array_interface__ = dict(shape=shape, typestr=typestr, data=(ptr, False),

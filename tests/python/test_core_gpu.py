@@ -102,7 +102,7 @@ def test_torch_round_trip_through_dlpack(stream):
     nanocuda.copy(buf, src, stream=stream)
     stream.sync()
     assert torch.equal(t.flatten(), src)
-    assert nanocuda._nanocuda._device_pointer(src) == src.data_ptr()
+    assert nanocuda._nanocuda._testing.device_pointer(src) == src.data_ptr()
 
 
 @pytest.mark.needs_torch
@@ -110,7 +110,7 @@ def test_torch_cpu_tensor_is_rejected():
     import torch
 
     with pytest.raises(ValueError, match="expected device memory.*the CPU"):
-        nanocuda._nanocuda._device_pointer(torch.zeros(4))
+        nanocuda._nanocuda._testing.device_pointer(torch.zeros(4))
 
 
 @pytest.mark.needs_torch
@@ -147,7 +147,7 @@ def test_cupy_round_trip_through_cuda_array_interface(stream):
     stream.sync()
     assert bool((arr == src).all())
     # cupy arrays export DLPack too; both protocols give the same address.
-    d = nanocuda._nanocuda._describe_array(src)
+    d = nanocuda._nanocuda._testing.describe_array(src)
     assert d["ptr"] == src.data.ptr and d["shape"] == (16, 16) and d["dtype"] == "float16"
 
 

@@ -87,7 +87,7 @@ def test_device_bad_ordinal(arg, exc, match):
 
 # --- launch argument kinds (packed against hand-made layouts, no GPU) --------------------
 
-pack = _nanocuda._pack_args
+pack = _nanocuda._testing.pack_args
 
 
 class Pair(ctypes.Structure):

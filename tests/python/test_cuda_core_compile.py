@@ -55,7 +55,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
 def have_nvvm() -> bool:
     try:
-        nanocuda._nanocuda._nvvm_library()
+        nanocuda._nanocuda._internal.nvvm_library()
         return True
     except nanocuda.ToolkitNotFoundError:
         return False

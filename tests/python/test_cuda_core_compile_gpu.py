@@ -132,7 +132,7 @@ def test_launch_from_ptx_program_and_linked_ptx():
 
 def test_nvvm_kernel_runs():
     try:
-        nanocuda._nanocuda._nvvm_library()
+        nanocuda._nanocuda._internal.nvvm_library()
     except nanocuda.ToolkitNotFoundError as e:
         pytest.skip(f"no libNVVM: {e}")
     from test_cuda_core_compile import NVVM_IR

@@ -103,7 +103,7 @@ def test_launcher_required_dtype_and_contiguity(code):
                                            stream=torch_ops.stream(a))
     f32 = 2 | 32 << 8 | 1 << 16
     for i in range(3):
-        ext._launcher_require(launcher, i, [f32], True)
+        ext._internal.launcher_require(launcher, i, [f32], True)
     out = torch.empty_like(a)
     launcher(a, a, out, 1024)
     torch.cuda.synchronize()

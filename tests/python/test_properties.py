@@ -15,7 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from nanocuda import TensorMap, _nanocuda  # noqa: E402
 
-pack = _nanocuda._pack_args
+pack = _nanocuda._testing.pack_args
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 

@@ -221,3 +221,15 @@ def test_repeated_tuples_still_validate_every_call():
     with pytest.raises(ValueError, match="box has 2 entries"):
         TensorMap.tiled(x3, box, validate_only=True)
     assert TensorMap.tiled(CAI((128, 128), "<f2"), box, validate_only=True)["box"] == (64, 64)
+
+
+def test_bool_is_rejected_with_a_uint8_hint():
+    # Decision (docs/DESIGN.md): bool is not a TMA type; stores could write bytes other than
+    # 0/1 into a bool tensor. Every way of naming it gets the same error.
+    for make in (lambda: plan(dtype="bool"),
+                 lambda: plan(dtype=np.bool_),
+                 lambda: TensorMap.tiled(CAI((64, 64), "|b1"), (64, 64), validate_only=True)):
+        with pytest.raises(TypeError, match=r"TensorMap\.tiled.*dtype bool is not supported for TMA.*uint8"):
+            make()
+    g = TensorMap.tiled(CAI((64, 64), "|u1"), (64, 64), validate_only=True)  # the suggested view
+    assert g["dtype"] == "uint8"

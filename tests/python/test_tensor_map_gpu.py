@@ -167,7 +167,7 @@ def test_byte_identical_to_raw_driver_call():
     x = torch.empty(512, 512, dtype=torch.float16, device="cuda")
     tm = TensorMap.tiled(x, (64, 64), swizzle=128)
     # cuda.h arguments, innermost first, computed independently here.
-    raw = nanocuda._nanocuda._encode_tiled_raw(
+    raw = nanocuda._nanocuda._testing.encode_tiled_raw(
         6, 2, x.data_ptr(), [512, 512], [1024], [64, 64], [1, 1], 0, 3, 2, 0)  # FLOAT16, 128B, L2_128B
     assert bytes(tm) == raw
     try:
@@ -191,29 +191,29 @@ def test_remembered_geometry_gives_the_raw_driver_bytes():
     raw encode of the same arguments, whichever path made it."""
     import torch
 
-    core = nanocuda._nanocuda
+    core = nanocuda._nanocuda._testing
     base = torch.zeros(600 * 512, dtype=torch.float16, device="cuda")
     p0 = base.data_ptr()
 
     def raw(ptr, rows=512):
-        return core._encode_tiled_raw(6, 2, ptr, [512, rows], [1024], [64, 64], [1, 1], 0, 3, 2, 0)
+        return core.encode_tiled_raw(6, 2, ptr, [512, rows], [1024], [64, 64], [1, 1], 0, 3, 2, 0)
 
-    core._tiled_memo_clear()
-    e0, s0, r0 = core._tiled_memo_stats()
+    core.tiled_memo_clear()
+    e0, s0, r0 = core.tiled_memo_stats()
     # 0: encode; 1: swap; 0: reuse; 2..5: swaps (the ring of 4 overflows); 1, 0: swaps again.
     for k in (0, 1, 0, 2, 3, 4, 5, 1, 0):
         tm = TensorMap.tiled_from_pointer(p0 + 256 * k, "float16", (512, 512), box=(64, 64), swizzle=128)
         assert bytes(tm) == raw(p0 + 256 * k), f"address +{256 * k}"
         assert tm.address == p0 + 256 * k
-    assert core._tiled_memo_stats() == (e0 + 1, s0 + 7, r0 + 1)
+    assert core.tiled_memo_stats() == (e0 + 1, s0 + 7, r0 + 1)
     tm = TensorMap.tiled_from_pointer(p0, "float16", (256, 512), box=(64, 64), swizzle=128)
     assert bytes(tm) == raw(p0, rows=256)  # a new geometry: a full encode
-    assert core._tiled_memo_stats() == (e0 + 2, s0 + 7, r0 + 1)
+    assert core.tiled_memo_stats() == (e0 + 2, s0 + 7, r0 + 1)
     # Through torch too, and a swapped descriptor moves the right data: _roundtrip encodes
     # src, then dst of the same geometry (a swap), and the kernel stores through dst's map.
     x, y = _random((128, 128), torch.float16), torch.zeros(128, 128, dtype=torch.float16, device="cuda")
     _roundtrip(x, y, (64, 64), 128)
-    assert core._tiled_memo_stats() == (e0 + 3, s0 + 8, r0 + 1)
+    assert core.tiled_memo_stats() == (e0 + 3, s0 + 8, r0 + 1)
     assert torch.equal(y, x)
 
 
@@ -235,7 +235,7 @@ def test_bound_form_follows_new_tensors_and_new_geometry():
     stream = nanocuda.Stream.adopt(torch.cuda.current_stream())
     config = nanocuda.LaunchConfig(grid=12, block=128, shared_mem=nbytes + 1024)  # 12 tiles
     launch = kernel.bind(config, stream=stream, tensor_maps=templates)
-    stats = nanocuda._nanocuda._launcher_map_stats
+    stats = nanocuda._nanocuda._testing.launcher_map_stats
 
     launch(*args(src, dst))
     torch.cuda.synchronize()

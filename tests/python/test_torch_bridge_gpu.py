@@ -41,7 +41,7 @@ def _tensors():
 
 def _read(t):
     try:
-        return nanocuda._nanocuda._read_tensor(t)
+        return nanocuda._nanocuda._testing.read_tensor(t)
     except Exception as e:  # noqa: BLE001 - the error itself is compared
         return f"{type(e).__name__}: {e}"
 
@@ -89,7 +89,7 @@ def test_tensor_maps_from_the_bridge_match(bridge):
     maps = {}
     for on in (False, True):
         (torch_bridge.enable if on else torch_bridge.disable)()
-        nanocuda._nanocuda._tiled_memo_clear()
+        nanocuda._nanocuda._testing.tiled_memo_clear()
         maps[on] = TensorMap.tiled(x, (64, 64), swizzle=128)
     assert bytes(maps[True]) == bytes(maps[False])
     assert maps[True].geometry == maps[False].geometry
@@ -106,7 +106,7 @@ def test_a_built_bridge_loads_itself_in_new_processes(bridge, env, expected):
     code = ("import torch, nanocuda, nanocuda.torch_bridge as b\n"
             "t = torch.zeros(4, device='cuda')\n"
             "before = b.is_enabled()\n"
-            "nanocuda._nanocuda._read_tensor(t)\n"
+            "nanocuda._nanocuda._testing.read_tensor(t)\n"
             "print(before, b.is_enabled())\n")
     environ = dict(os.environ)
     environ.pop("NANOCUDA_TORCH_BRIDGE", None)

@@ -15,6 +15,9 @@
 namespace nanocuda {
 
 class Library;
+class BoundKernel;
+class Stream;
+struct LaunchConfig;
 
 // A snapshot of the attributes launches and tuning care about, for one device.
 struct KernelAttributes {
@@ -85,6 +88,10 @@ class Kernel {
                                         std::array<unsigned, 3> cluster,
                                         std::size_t dynamic_shared_memory = 0,
                                         const Device& device = Device(0)) const;
+
+  // Binds this kernel to `config` and `stream`: a C++ Launcher that takes only the kernel's
+  // arguments (nanocuda/launch/bound_kernel.h, which defines it; included by nanocuda.h).
+  [[nodiscard]] BoundKernel bind(const LaunchConfig& config, const Stream& stream) const;
 
   // "Kernel saxpy in <library description>".
   [[nodiscard]] std::string describe() const;

@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "compile/compile_bindings.h"
+#include "nanocuda/compile/local_includes.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
 #include "nanocuda/compile/nvrtc_api.h"
@@ -73,18 +74,28 @@ void bind_compile(nb::module_& m) {
         "disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), "
         "memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and "
         "rejected (corrupt) disk entries.");
-  m.def("_set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
+  internal_module(m).def("set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
         "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
         "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
   // Where run-time compilation's pieces come from, for `nanocuda info` (nanocuda._compile).
-  m.def("_add_include_search_dirs", &detail::add_include_search_dirs, nb::arg("dirs"),
+  internal_module(m).def("add_include_search_dirs", &detail::add_include_search_dirs, nb::arg("dirs"),
         "Extra folders searched for cuda.h and cccl/cuda/std (after the toolkit).");
-  m.def("_nvvm_library", [] { return detail::nvvm().path; },
+  internal_module(m).def("nvvm_library", [] { return detail::nvvm().path; },
         "The libNVVM library file in use (loads libNVVM; Program(code_type='nvvm') needs it).");
-  m.def("_nvjitlink_library", [] { return detail::nvjitlink().path; },
+  internal_module(m).def("nvjitlink_library", [] { return detail::nvjitlink().path; },
         "The nvJitLink library file in use (loads nvJitLink).");
-  m.def("_cuda_include_dirs", [] {
+  internal_module(m).def("local_includes",
+        [](const std::string& source, const std::string& source_dir,
+           const std::vector<std::string>& search) {
+          std::vector<std::string> paths;
+          for (const auto& inc : scan_local_includes(source, source_dir, search))
+            if (!inc.path.empty()) paths.push_back(inc.path);
+          return paths;
+        }, nb::arg("source"), nb::arg("source_dir"), nb::arg("include_dirs"),
+        "The files of `source`'s quoted includes, transitively: what the compile cache key "
+        "reads, so nanocuda.load() watches exactly those.");
+  internal_module(m).def("cuda_include_dirs", [] {
     const auto& api = detail::nvrtc();
     return std::make_pair(api.include, api.cccl_include);
   }, "(folder of cuda.h, folder of cuda/std) paired with the loaded NVRTC; '' if none.");

@@ -18,17 +18,18 @@ void* capsule_pointer(nb::handle capsule, const char* name) {
   void* p = PyCapsule_GetPointer(capsule.ptr(), name);
   if (!p) {
     PyErr_Clear();
-    throw TypeError(std::string("_set_tensor_reader: expected a capsule named '") + name + "'");
+    throw TypeError(std::string("set_tensor_reader: expected a capsule named '") + name + "'");
   }
   return p;
 }
 
 }  // namespace
 
-void bind_torch_bridge(nb::module_& m) {
-  m.def("_set_tensor_reader",
+void bind_torch_bridge(nb::module_& parent) {
+  nb::module_ m = internal_module(parent);
+  m.def("set_tensor_reader",
         [](nb::handle type, nb::handle reader, nb::handle fallback_slot) {
-          if (!PyType_Check(type.ptr())) throw TypeError("_set_tensor_reader: expected a type");
+          if (!PyType_Check(type.ptr())) throw TypeError("set_tensor_reader: expected a type");
           auto* t = reinterpret_cast<PyTypeObject*>(type.ptr());
           if (reader.is_none()) {
             override_reader(t, nullptr);
@@ -36,7 +37,7 @@ void bind_torch_bridge(nb::module_& m) {
           }
           TensorViewReader own = producer_reader(t);
           if (!own)
-            throw ValueError(std::string("_set_tensor_reader: ") + t->tp_name +
+            throw ValueError(std::string("set_tensor_reader: ") + t->tp_name +
                              " has no DLPack exchange API for the reader to fall back on");
           // The replacement hands every case it does not handle to the producer's function.
           *static_cast<TensorViewReader*>(capsule_pointer(fallback_slot,
@@ -46,32 +47,14 @@ void bind_torch_bridge(nb::module_& m) {
         },
         nb::arg("type"), nb::arg("reader").none(), nb::arg("fallback_slot").none() = nb::none(),
         "Replaces `type`'s tensor reader (torch bridge); reader=None restores the producer's.");
-  m.def("_set_first_sight_hook", [](nb::handle hook) { set_first_sight_hook(hook.ptr()); },
+  m.def("set_first_sight_hook", [](nb::handle hook) { set_first_sight_hook(hook.ptr()); },
         nb::arg("hook").none(),
         "hook(type) runs the first time a tensor reader is looked up for a type (torch bridge).");
-  m.def("_read_tensor", [](nb::handle obj) -> nb::object {
-          // What the type's current reader reports, for tests comparing readers.
-          TensorViewReader read = exchange_reader(Py_TYPE(obj.ptr()));
-          if (!read) return nb::none();
-          dlpack::Tensor v;
-          if (read(obj.ptr(), &v) != 0) throw nb::python_error();
-          nb::list shape, strides;
-          for (int i = 0; i < v.ndim; ++i) {
-            shape.append(v.shape[i]);
-            if (v.strides) strides.append(v.strides[i]);
-          }
-          nb::dict d;
-          d["address"] = reinterpret_cast<std::uintptr_t>(v.data) + v.byte_offset;
-          d["device"] = nb::make_tuple(v.device.device_type, v.device.device_id);
-          d["dtype"] = nb::make_tuple(v.dtype.code, v.dtype.bits, v.dtype.lanes);
-          d["shape"] = nb::tuple(shape);
-          d["strides"] = v.strides ? nb::object(nb::tuple(strides)) : nb::none();
-          return d;
-        }, nb::arg("obj"));
-  m.def("_tensor_reader_is_replaced", [](nb::handle type) {
+  m.def("tensor_reader_is_replaced", [](nb::handle type) {
           return PyType_Check(type.ptr()) &&
                  reader_overridden(reinterpret_cast<PyTypeObject*>(type.ptr()));
-        }, nb::arg("type"));
+        }, nb::arg("type"),
+        "Whether `type`'s tensor reader is the torch bridge's (`nanocuda info`).");
 }
 
 }  // namespace nanocuda::py

@@ -3,7 +3,7 @@
 
 #include <Python.h>
 
-#include "interop/dlpack.h"
+#include "nanocuda/core/dlpack.h"
 
 namespace nanocuda::py {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "interop/dlpack.h"
+#include "nanocuda/core/dlpack.h"
 
 namespace nanocuda::py {
 

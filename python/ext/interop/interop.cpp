@@ -4,9 +4,10 @@
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <optional>
 #include <string>
 
-#include "nanocuda/driver/check.h"
+#include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
 
 namespace nb = nanobind;
@@ -45,14 +46,11 @@ std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
 
 // The device of a raw CUDA address, for protocols that do not carry it.
 int32_t device_of_pointer(uint64_t ptr, const char* where) {
-  int ordinal = -1;
-  CUresult rc = detail::driver().cuPointerGetAttribute(
-      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(ptr));
-  if (rc == CUDA_ERROR_INVALID_VALUE)
+  std::optional<int> ordinal = device_of_address(ptr, where);
+  if (!ordinal)
     raise_value(std::string(where) + ": address 0x" + std::to_string(ptr) +
                 " is not memory the CUDA driver knows (a host pointer?)");
-  detail::check(rc, "cuPointerGetAttribute", where);
-  return ordinal;
+  return *ordinal;
 }
 
 // Kinds of objects; decided once per Python type.

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "interop/dlpack.h"
+#include "nanocuda/core/dlpack.h"
 #include "interop/dtype.h"
 #include "nanocuda/core/stream.h"
 

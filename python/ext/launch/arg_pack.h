@@ -30,7 +30,7 @@ enum class ArgKind : std::uint8_t {
 
 class BoundTensorMap;
 
-// What a caller requires of the tensor in a slot (torch ops, through _launcher_require):
+// What a caller requires of the tensor in a slot (torch ops, through _internal.launcher_require):
 // checked on the DLTensor the Exchange path reads anyway, so the op need not ask torch.
 struct SlotChecks {
   std::uint32_t dtypes[4] = {};  // DLPack code | bits << 8 | lanes << 16; 0 = unused

@@ -212,17 +212,6 @@ void bind_graph(nb::module_& m) {
   }
 
   bind_graph_builder(m);
-  bind_graph_bench(m);
-
-  m.def("_cpp_graph_burst", [](PyGraph& g, int count) {
-    Graph& graph = g.ready("_cpp_graph_burst");
-    CUstream h = g.stream->handle();
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) graph.launch_unchecked(h);
-    auto t1 = std::chrono::steady_clock::now();
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-  }, nb::arg("graph"), nb::arg("count"),
-  "Native C++ loop of `count` cuGraphLaunch calls; returns nanoseconds (benchmark baseline).");
 }
 
 }  // namespace nanocuda::py

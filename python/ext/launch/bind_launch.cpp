@@ -1,20 +1,17 @@
 // Python launch API: LaunchConfig, the general launch(), and the bound Launcher whose call
-// is a raw vectorcall (no argument tuple, no dispatch), plus the same-process C++ loops the
-// benchmarks compare against.
+// is a raw vectorcall (no argument tuple, no dispatch) over the C++ BoundKernel.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
-#include <chrono>
 #include <optional>
 #include <string>
 
 #include "bindings.h"
 #include "interop/interop.h"
 #include "launch/launch_state.h"
-#include "nanocuda/driver/check.h"
 #include "tma/py_tensor_map.h"
 
 namespace nb = nanobind;
@@ -131,21 +128,18 @@ PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     const ParamLayout& layout = kernel.param_layout();
     alignas(16) unsigned char storage[4096];
     void* pointers[512];
-    std::unique_ptr<unsigned char[]> big;
-    std::vector<void*> big_pointers;
+    ParamBuffer big;
     unsigned char* buf = storage;
     void** ptrs = pointers;
     if (layout.total_size() > sizeof storage || layout.count() > 512) [[unlikely]] {
-      big.reset(new unsigned char[layout.total_size() + 16]);
-      buf = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(big.get()) + 15) & ~std::uintptr_t{15});
-      big_pointers.resize(layout.count());
-      ptrs = big_pointers.data();
+      big = ParamBuffer(layout);
+      buf = big.data();
+      ptrs = big.pointers();
     }
     ParamPacker packer(layout, kernel.name(), buf, ptrs);
     pack_args(packer, args + 3, static_cast<std::size_t>(nargs - 3), stream.device().ordinal(),
               g_general_slots);
-    CUcontext ctx = stream.context().handle();
-    ensure_current(ctx);
+    make_launch_context_current(stream.context().handle());
     LaunchTarget target{kernel.function(stream.context()), kernel.name(), &layout, nullptr};
     launch_packed(stream, config, target, ptrs);
     Py_RETURN_NONE;
@@ -185,10 +179,10 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
       if (PyTuple_GET_SIZE(kwnames) != 1 ||
           PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "stream") != 0)
         throw nb::type_error("Launcher call: the only keyword argument is stream=");
-      Stream s = stream_arg(args[n], l->state->stream, "Launcher");
+      Stream s = stream_arg(args[n], l->state->bound.stream(), "Launcher");
       l->state->call(args, n, s);
     } else {
-      l->state->call(args, n, l->state->stream);
+      l->state->call(args, n, l->state->bound.stream());
     }
     Py_RETURN_NONE;
   } catch (...) {
@@ -208,8 +202,9 @@ void launcher_dealloc(PyObject* self) {
 
 PyObject* launcher_repr(PyObject* self) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
-  std::string text = "<nanocuda.Launcher " + l->state->kernel.name() + " " +
-                     l->state->config.describe() + " on " + l->state->stream.describe() + ">";
+  const BoundKernel& b = l->state->bound;
+  std::string text = "<nanocuda.Launcher " + b.kernel().name() + " " + b.config().describe() +
+                     " on " + b.stream().describe() + ">";
   return PyUnicode_FromString(text.c_str());
 }
 
@@ -232,11 +227,6 @@ PyType_Spec g_launcher_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_IMMUTABLETYPE, g_launcher_slots};
 
 PyTypeObject* g_launcher_type = nullptr;
-
-LaunchState& state_of(nb::handle launcher) {
-  if (Py_TYPE(launcher.ptr()) != g_launcher_type) throw nb::type_error("expected a nanocuda.Launcher");
-  return *reinterpret_cast<LauncherObject*>(launcher.ptr())->state;
-}
 
 nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
                          nb::handle tensor_maps) {
@@ -271,66 +261,11 @@ nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::
   return nb::steal(reinterpret_cast<PyObject*>(obj));
 }
 
-// --- the native C++ loops the benchmarks compare against --------------------------------
-
-// `count` cuLaunchKernel calls with the launcher's packed parameters; returns nanoseconds.
-std::int64_t cpp_launch_burst(nb::handle launcher, int count) {
-  LaunchState& st = state_of(launcher);
-  const auto& api = detail::driver();
-  ensure_current(st.context);
-  const LaunchConfig& c = st.config;
-  CUstream h = st.stream.handle();
-  void** params = st.pointers.data();
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i)
-    api.cuLaunchKernel(st.target.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
-                       c.block.z, c.shared_mem, h, params, nullptr);
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-}
-
-// The seed-001 workload in native C++: `count` iterations of 3 cuTensorMapEncodeTiled calls
-// (512x512 fp16, box 64x64, 128B swizzle, L2 128B), plus, when a launcher is given, a launch
-// of its kernel with the 3 maps (the seed-000 shape done naively). Returns nanoseconds.
-std::int64_t cpp_tma_burst(std::uint64_t a, std::uint64_t b, std::uint64_t c, int count,
-                           nb::handle launcher) {
-  const auto& api = detail::driver();
-  LaunchState* st = launcher.is_none() ? nullptr : &state_of(launcher);
-  if (st) ensure_current(st->context);
-  const cuuint64_t dims[2] = {512, 512};
-  const cuuint64_t strides[1] = {512 * 2};
-  const cuuint32_t box[2] = {64, 64};
-  const cuuint32_t elem[2] = {1, 1};
-  const std::uint64_t ptrs[3] = {a, b, c};
-  alignas(128) CUtensorMap maps[3];
-  void* params[3] = {&maps[0], &maps[1], &maps[2]};
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i) {
-    for (int m = 0; m < 3; ++m)
-      api.cuTensorMapEncodeTiled(&maps[m], CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                                 reinterpret_cast<void*>(ptrs[m]), dims, strides, box, elem,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (st) {
-      const LaunchConfig& cfg = st->config;
-      api.cuLaunchKernel(st->target.function, cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x,
-                         cfg.block.y, cfg.block.z, cfg.shared_mem, st->stream.handle(), params,
-                         nullptr);
-    }
-  }
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-}
-
 }  // namespace
 
-void ensure_current(CUcontext ctx) {
-  const auto& api = detail::driver();
-  CUcontext current = nullptr;
-  api.cuCtxGetCurrent(&current);
-  if (current != ctx) [[unlikely]]
-    detail::check(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", "launch");
+LaunchState& launcher_state(nb::handle launcher) {
+  if (Py_TYPE(launcher.ptr()) != g_launcher_type) throw nb::type_error("expected a nanocuda.Launcher");
+  return *reinterpret_cast<LauncherObject*>(launcher.ptr())->state;
 }
 
 Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where) {
@@ -340,18 +275,10 @@ Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where) {
 }
 
 LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s)
-    : kernel(k),
-      config(c),
-      stream(s),
-      context(s.context().handle()),
-      storage(static_cast<unsigned char*>(std::aligned_alloc(16, (k.param_layout().total_size() + 15) / 16 * 16 + 16))),
-      pointers(k.param_layout().count() + 1),
+    : bound(k, c, s),
       slots(k.param_layout().count() + 1),
-      packer(k.param_layout(), kernel.name(), storage.get(), pointers.data()) {
-  config.validate();
-  target = LaunchTarget{kernel.function(s.context()), kernel.name(), &kernel.param_layout(),
-                        &shared_mem_limit};
-}
+      packer(bound.kernel().param_layout(), bound.kernel().name(), bound.params().data(),
+             bound.params().pointers()) {}
 
 void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
   if (busy_) [[unlikely]] return call_unshared(args, n, on);
@@ -361,16 +288,12 @@ void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
     ~Done() { busy = false; }
   } done{busy_};
   pack_args(packer, args, n, on.device().ordinal(), slots.data());
-  ensure_current(context);
-  launch_packed(on, config, target, pointers.data());
+  bound.launch_buffer(on);
 }
 
 void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stream& on) {
-  const ParamLayout& layout = kernel.param_layout();
-  std::vector<unsigned char> buffer(layout.total_size() + 16);
-  auto* aligned = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) & ~std::uintptr_t{15});
-  std::vector<void*> params(layout.count() + 1);
+  const Kernel& kernel = bound.kernel();
+  ParamBuffer buffer(kernel.param_layout());
   std::vector<ArgSlot> local(slots.size());
   std::vector<BoundTensorMap> copies;  // the shared ones may be mid-update
   copies.reserve(slots.size());
@@ -378,10 +301,9 @@ void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stre
     local[i].checks = slots[i].checks;
     if (slots[i].bound) local[i].bound = &copies.emplace_back(*slots[i].bound);
   }
-  ParamPacker p(layout, kernel.name(), aligned, params.data());
+  ParamPacker p(kernel.param_layout(), kernel.name(), buffer.data(), buffer.pointers());
   pack_args(p, args, n, on.device().ordinal(), local.data());
-  ensure_current(context);
-  launch_packed(on, config, target, params.data());
+  bound.launch_params(on, buffer.pointers());
 }
 
 void bind_launch(nb::module_& m) {
@@ -459,18 +381,12 @@ void bind_launch(nb::module_& m) {
       "...): the Launcher then takes tensors there, and re-encodes a descriptor only when the "
       "tensor's geometry changes (an address swap when only its pointer does).");
 
-  m.def("_cpp_launch_burst", &cpp_launch_burst, nb::arg("launcher"), nb::arg("count"),
-        "Native C++ loop: `count` cuLaunchKernel calls with the launcher's packed "
-        "arguments; returns elapsed nanoseconds (benchmark baseline).");
-  m.def("_cpp_tma_burst", &cpp_tma_burst, nb::arg("a"), nb::arg("b"), nb::arg("c"),
-        nb::arg("count"), nb::arg("launcher") = nb::none(),
-        "Native C++ loop of the seed-001/000 workloads (benchmark baseline); nanoseconds.");
   // torch ops (python/nanocuda/torch_ops) move their per-call dtype/contiguity checks here.
-  m.def("_launcher_require", [](nb::handle launcher, std::size_t index, std::vector<std::uint32_t> dtypes,
-                                bool contiguous) {
-          LaunchState& st = state_of(launcher);
-          if (index >= st.kernel.param_layout().count() || dtypes.size() > 4)
-            throw nb::value_error("_launcher_require: no such parameter, or more than 4 dtypes");
+  internal_module(m).def("launcher_require", [](nb::handle launcher, std::size_t index,
+                                                std::vector<std::uint32_t> dtypes, bool contiguous) {
+          LaunchState& st = launcher_state(launcher);
+          if (index >= st.bound.kernel().param_layout().count() || dtypes.size() > 4)
+            throw nb::value_error("launcher_require: no such parameter, or more than 4 dtypes");
           SlotChecks& c = st.slots[index].checks;
           c = SlotChecks{};
           for (std::size_t k = 0; k < dtypes.size(); ++k) c.dtypes[k] = dtypes[k];
@@ -479,37 +395,6 @@ void bind_launch(nb::module_& m) {
         }, nb::arg("launcher"), nb::arg("index"), nb::arg("dtypes"), nb::arg("contiguous"),
         "Makes `launcher` check the tensor at parameter `index`: DLPack dtype codes (code | bits << 8 |\n"
         "lanes << 16; any may match; empty: any dtype) and contiguity. For torch_ops.");
-  m.def("_launcher_map_stats", [](nb::handle launcher) {
-          LaunchState& st = state_of(launcher);
-          nb::dict out;
-          for (std::size_t i = 0; i < st.bound_maps.size(); ++i)
-            if (st.bound_maps[i])
-              out[nb::int_(i)] = nb::make_tuple(st.bound_maps[i]->encodes(),
-                                                st.bound_maps[i]->address_swaps());
-          return out;
-        }, nb::arg("launcher"),
-        "{parameter: (re-encodes, address swaps)} of a Launcher's bound tensor maps (tests).");
-  m.def("_pack_args",
-        [](nb::list layout, const std::string& name, nb::args args) {
-          // Packs against a hand-built layout with the launch path's code; for tests.
-          ParamLayout l;
-          for (nb::handle p : layout)
-            l.params.push_back({nb::cast<std::uint32_t>(p[0]), nb::cast<std::uint32_t>(p[1])});
-          // A mangled name gives classes, as Kernel does (extern "C" names give none).
-          if (auto c = param_classes_from_mangled_name(name); c.size() == l.params.size())
-            l.classes = std::move(c);
-          std::vector<unsigned char> buf(l.total_size() + 16);
-          auto* aligned = reinterpret_cast<unsigned char*>(
-              (reinterpret_cast<std::uintptr_t>(buf.data()) + 15) & ~std::uintptr_t{15});
-          std::vector<void*> ptrs(l.count() + 1);
-          std::vector<ArgSlot> slots(l.count() + 1);
-          ParamPacker packer(l, name, aligned, ptrs.data());
-          std::vector<PyObject*> raw;
-          for (nb::handle a : args) raw.push_back(a.ptr());
-          pack_args(packer, raw.data(), raw.size(), -1, slots.data());
-          return nb::bytes(reinterpret_cast<const char*>(aligned), l.total_size());
-        },
-        nb::arg("layout"), nb::arg("name"), nb::arg("args"));
 }
 
 }  // namespace nanocuda::py

@@ -1,34 +1,24 @@
-// What a bound launch keeps between calls: the kernel's function in the stream's context,
-// the config, an aligned parameter buffer pre-wired to the kernel's layout, and per-slot
-// type decisions. Shared by the Launcher fast path and the C++ baseline loops.
+// What a Python Launcher keeps between calls: the C++ bound launch (function, config, stream,
+// aligned parameter buffer, context policy) plus the Python side's per-slot type decisions
+// and bound tensor maps. Shared by the Launcher fast path and the _testing baseline loops.
 #pragma once
 
-#include <cstdlib>
+#include <nanobind/nanobind.h>
+
 #include <memory>
 #include <vector>
 
 #include "launch/arg_pack.h"
 #include "tma/bound_tensor_map.h"
-#include "nanocuda/compile/kernel.h"
-#include "nanocuda/launch/launch.h"
+#include "nanocuda/launch/bound_kernel.h"
 
 namespace nanocuda::py {
 
 struct LaunchState {
-  Kernel kernel;
-  LaunchConfig config;
-  Stream stream;
-  CUcontext context;
-  std::uint32_t shared_mem_limit = 48 * 1024;
-  LaunchTarget target;
-  struct FreeAligned {
-    void operator()(unsigned char* p) const noexcept { std::free(p); }
-  };
-  std::unique_ptr<unsigned char[], FreeAligned> storage;
-  std::vector<void*> pointers;
+  BoundKernel bound;
   std::vector<ArgSlot> slots;
   std::vector<std::unique_ptr<BoundTensorMap>> bound_maps;  // per parameter, mostly empty
-  ParamPacker packer;
+  ParamPacker packer;  // over bound.params()
 
   LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s);
   LaunchState(const LaunchState&) = delete;
@@ -46,9 +36,8 @@ struct LaunchState {
   bool busy_ = false;  // read and set under the GIL
 };
 
-// Makes `ctx` current if it is not (one cuCtxGetCurrent when it is). Launches leave it
-// current, like the runtime API does after a launch on a device.
-void ensure_current(CUcontext ctx);
+// The state of a nanocuda.Launcher; TypeError for anything else.
+LaunchState& launcher_state(nanobind::handle launcher);
 
 // Converts any stream-like object; None gives `fallback`'s stream.
 Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where);

@@ -39,9 +39,6 @@ struct PyGraph {
   }
 };
 
-// Registers the native baselines of `nanocuda bench graphs` (_cpp_graph_* functions).
-void bind_graph_bench(nanobind::module_& m);
-
 // Registers GraphBuilder, ConditionalHandle, GraphCompleteOptions, GraphDebugPrintOptions and
 // Device/Stream.create_graph_builder (after Graph is bound).
 void bind_graph_builder(nanobind::module_& m);

@@ -1,19 +1,16 @@
 // Python bindings for TensorMap: the type, its methods and properties (address replacement,
-// the 128-byte round trip, geometry), and test hooks. Creation is in tensor_map_create.cpp.
+// the 128-byte round trip, geometry). Creation is in tensor_map_create.cpp.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
 #include <array>
-#include <chrono>
 #include <cstring>
 #include <string>
 #include <tuple>
 
 #include "bindings.h"
 #include "interop/interop.h"
-#include "nanocuda/core/any_context.h"
-#include "nanocuda/driver/check.h"
-#include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "tma/py_tensor_map.h"
 #include "tma/tensor_map_args.h"
@@ -51,27 +48,6 @@ std::string describe_map(nb::handle self) {
 
 nb::bytes to_bytes(nb::handle self) {
   return nb::bytes(reinterpret_cast<const char*>(self_of(self).bytes), 128);
-}
-
-// Test hook: the raw driver call, arguments innermost first exactly as cuda.h takes them,
-// so tests can check nanocuda's descriptor is byte-identical.
-nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb::handle dims,
-                           nb::handle strides, nb::handle box, nb::handle estr, int interleave,
-                           int swizzle, int l2, int oob) {
-  cuuint64_t d[5]{}, s[5]{};
-  cuuint32_t b[5]{}, e[5]{};
-  read_dims(dims, d, rank, "global_dim", "_encode_tiled_raw");
-  if (rank > 1) read_dims(strides, s, rank - 1, "global_strides", "_encode_tiled_raw");
-  read_box(box, b, rank, "box_dim", "_encode_tiled_raw");
-  read_box(estr, e, rank, "element_strides", "_encode_tiled_raw");
-  TensorMap m;
-  NANOCUDA_CALL(cuTensorMapEncodeTiled, "_encode_tiled_raw", &m.native(),
-                static_cast<CUtensorMapDataType>(dtype), rank,
-                reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)), d, s, b, e,
-                static_cast<CUtensorMapInterleave>(interleave),
-                static_cast<CUtensorMapSwizzle>(swizzle), static_cast<CUtensorMapL2promotion>(l2),
-                static_cast<CUtensorMapFloatOOBfill>(oob));
-  return nb::bytes(static_cast<const char*>(m.data()), 128);
 }
 
 void add_static(nb::handle type, PyMethodDef* def) {
@@ -171,47 +147,6 @@ void bind_tensor_map(nb::module_& m) {
           }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
   add_static(type, &g_tiled_def);
   add_static(type, &g_tiled_from_pointer_def);
-  m.def("_tiled_memo_stats", [] {
-          const auto& st = detail::TiledMemo::for_this_thread().stats;
-          return nb::make_tuple(st.encodes, st.address_swaps, st.reuses);
-        }, "(full encodes, address swaps, reuses) of TensorMap tiled maps on this thread (tests).");
-  m.def("_tiled_memo_clear", [] { detail::TiledMemo::for_this_thread().clear(); },
-        "Forgets this thread's remembered tiled geometry (tests, benchmarks of the miss path).");
-  m.def("_tma_driver_ns", [](std::uint64_t ptr, int count) {
-          // The driver's own cost, in a C++ loop: a full encode of the seed-001 map, and an
-          // address swap on it (what a remembered geometry at a new address costs).
-          const auto& api = detail::driver();
-          detail::AnyContext context;
-          const cuuint64_t dims[2] = {512, 512};
-          const cuuint64_t strides[1] = {1024};
-          const cuuint32_t box[2] = {64, 64}, elem[2] = {1, 1};
-          alignas(128) CUtensorMap map;
-          auto encode = [&](std::uint64_t p) {
-            return api.cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                                              reinterpret_cast<void*>(p), dims, strides, box, elem,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                              CU_TENSOR_MAP_SWIZZLE_128B,
-                                              CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-          };
-          detail::check(encode(ptr), "cuTensorMapEncodeTiled", "_tma_driver_ns");
-          auto t0 = std::chrono::steady_clock::now();
-          for (int i = 0; i < count; ++i) encode(ptr + 256 * (i & 15));
-          auto t1 = std::chrono::steady_clock::now();
-          for (int i = 0; i < count; ++i)
-            api.cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(ptr + 256 * (i & 15)));
-          auto t2 = std::chrono::steady_clock::now();
-          auto ns = [&](auto a, auto b) {
-            return std::chrono::duration<double, std::nano>(b - a).count() / count;
-          };
-          nb::dict d;
-          d["encode"] = ns(t0, t1);
-          d["replace_address"] = ns(t1, t2);
-          return d;
-        }, "ptr"_a, "count"_a, "Driver cost of encode vs address swap in a C++ loop (ns; bench).");
-  m.def("_encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
-        "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
-        "l2_promotion"_a, "oob_fill"_a);
 }
 
 }  // namespace nanocuda::py

@@ -4,13 +4,15 @@
 #include <nanobind/stl/string.h>
 
 #include <array>
-#include <cctype>
+#include <optional>
 #include <string>
 
 #include "interop/dlpack_exchange.h"
 #include "interop/dtype.h"
 #include "interop/interop.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tma_dtype.h"
+#include "nanocuda/tma/tma_names.h"
 
 namespace nb = nanobind;
 
@@ -23,32 +25,7 @@ namespace {
 std::string py_type_name(nb::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
 
 CUtensorMapDataType tma_dtype(const DType& d, const char* where) {
-  const int bits = d.dl.bits;
-  switch (d.dl.code) {
-    case dlpack::kBool:
-    case dlpack::kFloat8_e4m3fn:
-    case dlpack::kFloat8_e5m2: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // copied as bytes
-    case dlpack::kInt:
-    case dlpack::kUInt:
-      // TMA copies bits; signedness only matters to the kernel (int8 travels as uint8).
-      if (bits == 8) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
-      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
-      if (bits == 32)
-        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT32 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
-      if (bits == 64)
-        return d.dl.code == dlpack::kInt ? CU_TENSOR_MAP_DATA_TYPE_INT64 : CU_TENSOR_MAP_DATA_TYPE_UINT64;
-      break;
-    case dlpack::kFloat:
-      if (bits == 16) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-      if (bits == 32) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-      if (bits == 64) return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
-      break;
-    case dlpack::kBfloat: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    default: break;
-  }
-  throw TypeError(std::string(where) + ": unsupported dtype " + d.name +
-                  " for TMA (supported: (u)int8-64, bool, float8, float16, bfloat16, float32, "
-                  "float64)");
+  return tma_data_type(d.dl, d.name, where);
 }
 
 // torch dtype objects are process-lifetime singletons: remember their TMA type by address.
@@ -143,66 +120,23 @@ const char* where_it_lives(int32_t device_type) {
   }
 }
 
-struct Choice {
-  const char* name;
-  long bytes;  // the int spelling, -1 if none
-  int value;
-};
-
-template <std::size_t N>
-int parse_choice(nb::handle h, const Choice (&table)[N], const char* what, const char* where) {
+// An enum option given as a name ("128B", case-insensitive) or its byte count (128); the
+// spellings and the error's list of choices come from the core's table (tma_enums.inc).
+int parse_choice(nb::handle h, TmaEnum kind, const char* what, const char* where) {
+  std::optional<int> v;
   if (PyLong_Check(h.ptr())) {
-    long v = PyLong_AsLong(h.ptr());
-    for (const Choice& c : table)
-      if (c.bytes == v) return c.value;
+    v = tma_enum_by_bytes(kind, PyLong_AsLong(h.ptr()));
   } else if (PyUnicode_Check(h.ptr())) {
-    std::string s = nb::cast<std::string>(h);
-    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    for (const Choice& c : table) {
-      std::string name = c.name;
-      for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (s == name || (c.bytes >= 0 && s == std::to_string(c.bytes))) return c.value;
-    }
+    v = tma_enum_by_name(kind, nb::cast<std::string>(h));
   } else {
     throw TypeError(std::string(where) + ": " + what + " must be an int or a str, got " +
                     py_type_name(h));
   }
-  std::string options;
-  for (const Choice& c : table) {
-    if (!options.empty()) options += ", ";
-    options += c.bytes >= 0 ? std::to_string(c.bytes) + "/'" + c.name + "'" : std::string("'") + c.name + "'";
-  }
-  value_error(std::string(where) + ": " + what + " must be one of " + options + ", got " +
-              nb::cast<std::string>(nb::repr(h)));
+  if (!v)
+    value_error(std::string(where) + ": " + what + " must be one of " + tma_enum_choices(kind) +
+                ", got " + nb::cast<std::string>(nb::repr(h)));
+  return *v;
 }
-
-constexpr int kAuto = -1;
-constexpr Choice kSwizzles[] = {
-    {"auto", -1, kAuto},
-    {"none", 0, CU_TENSOR_MAP_SWIZZLE_NONE},
-    {"32B", 32, CU_TENSOR_MAP_SWIZZLE_32B},
-    {"64B", 64, CU_TENSOR_MAP_SWIZZLE_64B},
-    {"128B", 128, CU_TENSOR_MAP_SWIZZLE_128B},
-    {"128B_atom_32B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B},
-    {"128B_atom_32B_flip_8B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B},
-    {"128B_atom_64B", -1, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B},
-};
-constexpr Choice kInterleaves[] = {
-    {"none", 0, CU_TENSOR_MAP_INTERLEAVE_NONE},
-    {"16B", 16, CU_TENSOR_MAP_INTERLEAVE_16B},
-    {"32B", 32, CU_TENSOR_MAP_INTERLEAVE_32B},
-};
-constexpr Choice kPromotions[] = {
-    {"none", 0, CU_TENSOR_MAP_L2_PROMOTION_NONE},
-    {"64B", 64, CU_TENSOR_MAP_L2_PROMOTION_L2_64B},
-    {"128B", 128, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
-    {"256B", 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},
-};
-constexpr Choice kFills[] = {
-    {"zero", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
-    {"none", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
-    {"nan", -1, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA},
-};
 
 }  // namespace
 
@@ -325,10 +259,8 @@ CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
 CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where) {
   if (PyUnicode_Check(dtype.ptr())) {
     // TMA-only types that have no numpy/torch name.
-    std::string s = nb::cast<std::string>(dtype);
-    for (int t = CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ; t <= CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B; ++t)
-      if (s == tensor_map_dtype_name(static_cast<CUtensorMapDataType>(t)))
-        return static_cast<CUtensorMapDataType>(t);
+    std::optional<int> t = tma_enum_by_name(TmaEnum::DataType, nb::cast<std::string>(dtype));
+    if (t && *t >= CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ) return static_cast<CUtensorMapDataType>(*t);
   }
   return tma_dtype(parse_dtype(dtype), where);
 }
@@ -340,15 +272,15 @@ TensorMapOptions parse_options(nb::handle element_strides, nb::handle interleave
   if (!element_strides.is_none())
     read_box(element_strides, o.element_strides.data(), rank, "element_strides", where);
   if (!interleave.is_none())
-    o.interleave = static_cast<CUtensorMapInterleave>(parse_choice(interleave, kInterleaves, "interleave", where));
+    o.interleave = static_cast<CUtensorMapInterleave>(parse_choice(interleave, TmaEnum::Interleave, "interleave", where));
   if (!swizzle.is_none()) {
-    int s = parse_choice(swizzle, kSwizzles, "swizzle", where);
-    if (s != kAuto) o.swizzle = static_cast<CUtensorMapSwizzle>(s);
+    int s = parse_choice(swizzle, TmaEnum::Swizzle, "swizzle", where);
+    if (s != kTmaSwizzleAuto) o.swizzle = static_cast<CUtensorMapSwizzle>(s);
   }
   if (!l2_promotion.is_none())
-    o.l2_promotion = static_cast<CUtensorMapL2promotion>(parse_choice(l2_promotion, kPromotions, "l2_promotion", where));
+    o.l2_promotion = static_cast<CUtensorMapL2promotion>(parse_choice(l2_promotion, TmaEnum::L2Promotion, "l2_promotion", where));
   if (!oob_fill.is_none())
-    o.oob_fill = static_cast<CUtensorMapFloatOOBfill>(parse_choice(oob_fill, kFills, "oob_fill", where));
+    o.oob_fill = static_cast<CUtensorMapFloatOOBfill>(parse_choice(oob_fill, TmaEnum::OobFill, "oob_fill", where));
   return o;
 }
 

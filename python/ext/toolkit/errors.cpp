@@ -2,6 +2,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <exception>
+
 #include "bindings.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/driver/error.h"
@@ -40,26 +42,49 @@ void raise_compile_error(PyObject* cls, const CompileError& e) {
   PyErr_SetObject(cls, exc.ptr());
 }
 
+// The one map from nanocuda's C++ exceptions to Python's, used by nanobind's translator and
+// by the raw entry points alike; false (nothing set) for any other exception.
+bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
+  try {
+    std::rethrow_exception(p);
+  } catch (const DriverNotFoundError& e) {
+    raise_cuda_error(g_driver_not_found, e);
+  } catch (const Error& e) {
+    raise_cuda_error(g_cuda_error, e);
+  } catch (const CompileError& e) {
+    raise_compile_error(g_compile_error, e);
+  } catch (const ToolkitNotFoundError& e) {
+    PyErr_SetString(g_toolkit_not_found, e.what());
+  } catch (const nanocuda::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const nanocuda::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void set_error_from_current_exception() noexcept {
+  std::exception_ptr p = std::current_exception();
   try {
     throw;
   } catch (nb::python_error& e) {
     e.restore();
+    return;
   } catch (const nb::builtin_exception& e) {
     PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
                      : e.type() == nb::exception_type::value_error ? PyExc_ValueError
                                                                    : PyExc_RuntimeError;
     PyErr_SetString(type, e.what());
-  } catch (const DriverNotFoundError& e) {
-    raise_cuda_error(g_driver_not_found, e);
-  } catch (const Error& e) {
-    raise_cuda_error(g_cuda_error, e);
-  } catch (const nanocuda::ValueError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
-  } catch (const nanocuda::TypeError& e) {
-    PyErr_SetString(PyExc_TypeError, e.what());
+    return;
+  } catch (...) {
+  }
+  if (set_nanocuda_error(p)) return;
+  try {
+    throw;
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {
@@ -74,21 +99,7 @@ void register_errors(nb::module_& m) {
   g_compile_error = errors.attr("CompileError").inc_ref().ptr();
   g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const DriverNotFoundError& e) {
-      raise_cuda_error(g_driver_not_found, e);
-    } catch (const Error& e) {
-      raise_cuda_error(g_cuda_error, e);
-    } catch (const CompileError& e) {
-      raise_compile_error(g_compile_error, e);
-    } catch (const ToolkitNotFoundError& e) {
-      PyErr_SetString(g_toolkit_not_found, e.what());
-    } catch (const nanocuda::ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const nanocuda::TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    }
+    if (!set_nanocuda_error(p)) std::rethrow_exception(p);  // nanobind's own map next
   });
   (void)m;
 }

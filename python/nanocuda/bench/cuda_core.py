@@ -42,7 +42,7 @@ def _launch_rows(burst: int, skipped: list[str]) -> list[Variant]:
     bound(p[0], p[1], p[2], n)  # leaves these arguments packed for the C++ loop
     launch = nanocuda.launch
     rows = [
-        Variant(LAUNCH_BASE, lambda: core._cpp_launch_burst(bound, burst)),
+        Variant(LAUNCH_BASE, lambda: core._testing.cpp_launch_burst(bound, burst)),
         Variant("nanocuda launch(s, config, ker, 3 ints, np.uint64)",
                 _loop(launch, (s, config, ker, p[0], p[1], p[2], size), burst), LAUNCH_BASE),
         Variant("nanocuda launch(s, config, ker, 3 Buffers, np.uint64)",
@@ -127,7 +127,7 @@ def _tma_rows(burst: int, skipped: list[str]) -> list[Variant]:
             from_dlpack(t, stream_ptr=-1).as_tensor_map(box_dim=box)
 
     rows = [
-        Variant(TMA_BASE, lambda: core._cpp_tma_burst(a, b, c, burst)),
+        Variant(TMA_BASE, lambda: core._testing.cpp_tma_burst(a, b, c, burst)),
         Variant("nanocuda StridedMemoryView.from_dlpack(t).as_tensor_map x3", _loop(nano3, (), burst), TMA_BASE),
     ]
     rows[0].keep = ts

@@ -32,7 +32,7 @@ def run(rounds: int, burst: int) -> dict:
     import numpy as np
 
     import nanocuda
-    from nanocuda import _nanocuda as ext
+    from nanocuda._nanocuda import _testing as ext
 
     dev = nanocuda.Device(0)
     code = nanocuda.compile(SOURCE)
@@ -75,7 +75,7 @@ def run(rounds: int, burst: int) -> dict:
 
         def cpp_graph(n=n) -> float:
             reset()
-            t = ext._cpp_graph_while(count_to, counter.ptr, n, 1, stream)
+            t = ext.cpp_graph_while(count_to, counter.ptr, n, 1, stream)
             assert read_counter() == n
             return t / n
 
@@ -89,7 +89,7 @@ def run(rounds: int, burst: int) -> dict:
 
         def cpp_loop(n=n) -> float:
             reset()
-            return ext._cpp_graph_launch_loop(step, counter.ptr, n, stream) / n
+            return ext.cpp_graph_launch_loop(step, counter.ptr, n, stream) / n
 
         c = Variant(f"while_loop N={n}: C++ conditional graph", lambda: 0)
         p = Variant(f"while_loop N={n}: nanocuda GraphBuilder", lambda: 0, c.name, 1.05)
@@ -113,7 +113,7 @@ def run(rounds: int, burst: int) -> dict:
         return t / 1000.0
 
     def cpp_build() -> float:
-        return ext._cpp_graph_build(step, counter.ptr, 1000) / 1000.0
+        return ext.cpp_graph_build(step, counter.ptr, 1000) / 1000.0
 
     def graph_of(count: int):
         b = dev.create_graph_builder().begin_building()
@@ -133,7 +133,7 @@ def run(rounds: int, burst: int) -> dict:
         return (clock() - t0) / 100.0
 
     def cpp_update() -> float:
-        return ext._cpp_graph_update(g100, counter.ptr) / 100.0
+        return ext.cpp_graph_update(g100, counter.ptr) / 100.0
 
     def replay(g, count):
         def py() -> float:
@@ -146,7 +146,7 @@ def run(rounds: int, burst: int) -> dict:
             return t / count
 
         def cpp() -> float:
-            t = ext._cpp_graph_burst(g, count)
+            t = ext.cpp_graph_burst(g, count)
             g.stream.sync()
             return t / count
 

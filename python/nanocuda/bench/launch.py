@@ -87,7 +87,7 @@ def torch_variants(kernel, config, stream, burst: int, skipped: list[str],
 
 def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], object, list[str]]:
     import nanocuda
-    from nanocuda import _nanocuda as core
+    from nanocuda._nanocuda import _testing as core
 
     skipped: list[str] = []
     stream = nanocuda.Stream()
@@ -104,8 +104,8 @@ def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], 
     launch = nanocuda.launch
 
     variants = [
-        Variant("C++ cuLaunchKernel loop (4 args)", lambda: core._cpp_launch_burst(l4, burst)),
-        Variant("C++ cuLaunchKernel loop (16 args)", lambda: core._cpp_launch_burst(l16, burst)),
+        Variant("C++ cuLaunchKernel loop (4 args)", lambda: core.cpp_launch_burst(l4, burst)),
+        Variant("C++ cuLaunchKernel loop (16 args)", lambda: core.cpp_launch_burst(l16, burst)),
         Variant("nanocuda Launcher: 3 pointers (int) + int", _loop(l4, (p, p, p, 1), burst),
                 "C++ cuLaunchKernel loop (4 args)"),
         Variant("nanocuda Launcher: 16 mixed arguments", _loop(l16, mixed, burst),
@@ -119,7 +119,7 @@ def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], 
     with graph.capture(stream):
         l4(p, p, p, 1)
     variants += [
-        Variant("C++ cuGraphLaunch loop, 1-kernel graph", lambda: core._cpp_graph_burst(graph, burst)),
+        Variant("C++ cuGraphLaunch loop, 1-kernel graph", lambda: core.cpp_graph_burst(graph, burst)),
         Variant("nanocuda Graph.launch(), 1-kernel graph", _loop(graph.launch, (stream,), burst),
                 "C++ cuGraphLaunch loop, 1-kernel graph"),
     ]

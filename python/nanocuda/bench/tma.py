@@ -61,7 +61,7 @@ def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], 
     import torch
 
     import nanocuda
-    from nanocuda import _nanocuda as core
+    from nanocuda._nanocuda import _testing as core
 
     skipped: list[str] = []
     stream = nanocuda.Stream()
@@ -151,12 +151,12 @@ def build_variants(burst: int, use_bridge: bool = True) -> tuple[list[Variant], 
         return [torch_variant(i, False)] + ([torch_variant(i, True)] if bridge else [])
 
     variants = [
-        Variant(ENCODE, lambda: core._cpp_tma_burst(a, b, c, burst)),
+        Variant(ENCODE, lambda: core.cpp_tma_burst(a, b, c, burst)),
         Variant("nanocuda TensorMap.tiled_from_pointer x3", _loop(encode_ptr, (), burst), ENCODE),
         Variant("  same call, 48 addresses in rotation (address swaps)", new_addresses_burst, ENCODE),
         Variant("  same call, shape alternating (full encodes)", _loop(new_geometry, (), burst), ENCODE),
         *torch_pair(0),
-        Variant(NAIVE, lambda: core._cpp_tma_burst(a, b, c, burst, launcher)),
+        Variant(NAIVE, lambda: core.cpp_tma_burst(a, b, c, burst, launcher)),
         *torch_pair(1),
         Variant("nanocuda bound Launcher(a, b, c), same tensors", _loop(bound, tuple(ts), burst), NAIVE),
         *torch_pair(2),
@@ -223,8 +223,8 @@ def run(rounds: int, burst: int, use_bridge: bool = True) -> dict:
     variants, skipped = build_variants(burst, use_bridge)
     run_interleaved(variants, rounds, burst, nanocuda.Device(0).sync, "bench tma")
     rows = summarize(variants)
-    if hasattr(nanocuda._nanocuda, "_tma_driver_ns"):
-        ns = nanocuda._nanocuda._tma_driver_ns(torch.empty(600 * 512, dtype=torch.float16,
+    if hasattr(nanocuda._nanocuda._testing, "tma_driver_ns"):
+        ns = nanocuda._nanocuda._testing.tma_driver_ns(torch.empty(600 * 512, dtype=torch.float16,
                                                            device="cuda").data_ptr(), 20000)
         print(f"\ndriver, C++ loop: encode {ns['encode']:.1f} ns, address swap "
               f"{ns['replace_address']:.1f} ns per descriptor")

@@ -265,7 +265,7 @@ class KernelOp(Op):
             if self._launch_requires is None and values is not None:
                 self._learn_requires(values)
             for index, (codes, contiguous) in (self._launch_requires or {}).items():
-                nanocuda._nanocuda._launcher_require(launcher, index, codes, contiguous)
+                nanocuda._nanocuda._internal.launcher_require(launcher, index, codes, contiguous)
         self._launchers[key] = launcher
         return launcher
 
@@ -298,7 +298,7 @@ class KernelOp(Op):
                 for index, (codes, contiguous) in requires.items():
                     if launcher is not _launch_nothing:
                         import nanocuda
-                        nanocuda._nanocuda._launcher_require(launcher, index, codes, contiguous)
+                        nanocuda._nanocuda._internal.launcher_require(launcher, index, codes, contiguous)
             self._launch_checked = frozenset(checked)
             self.__class__ = type(self).__mro__[1] if "_fast_source" in type(self).__dict__ else type(self)
             self._specialize()

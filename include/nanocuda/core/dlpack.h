@@ -1,5 +1,5 @@
 // The DLPack 1.x ABI (structs and constants from the public DLPack specification), written
-// out here so the extension depends on no framework's headers.
+// out here so nanocuda depends on no framework's headers; plain C++ (geometry from a DLTensor).
 #pragma once
 
 #include <cstdint>

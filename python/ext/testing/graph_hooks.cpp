@@ -1,10 +1,11 @@
-// Native baselines for `nanocuda bench graphs`: the same work as the Python paths, written
-// straight against the driver table, so the ratio shows what the Python layer costs.
+// Native baselines for `nanocuda bench graphs` (in _testing): the same work as the Python
+// paths, written straight against the driver table, so the ratio shows the Python layer's cost.
 #include <nanobind/nanobind.h>
 
 #include <chrono>
 #include <vector>
 
+#include "bindings.h"
 #include "interop/interop.h"
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
@@ -110,7 +111,7 @@ std::int64_t build_graph(const Kernel& k, std::uint64_t counter, int count) {
 // cuGraphExecKernelNodeSetParams on every kernel node of `graph` with step(int*)-shaped
 // arguments (pointer `counter`): the per-node update without Python.
 std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
-  Graph& g = pg.ready("_cpp_graph_update");
+  Graph& g = pg.ready("cpp_graph_update");
   const auto& nodes = g.kernel_nodes();
   CurrentContext guard(*g.device().context());
   const auto& api = detail::driver();
@@ -128,17 +129,26 @@ std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
 
 }  // namespace
 
-void bind_graph_bench(nb::module_& m) {
-  m.def("_cpp_graph_launch_loop", &launch_loop, nb::arg("kernel"), nb::arg("counter"),
+void bind_graph_hooks(nb::module_& parent) {
+  nb::module_ m = testing_module(parent);
+  m.def("cpp_graph_burst", [](PyGraph& g, int count) {
+    Graph& graph = g.ready("cpp_graph_burst");
+    CUstream h = g.stream->handle();
+    auto t0 = Clock::now();
+    for (int i = 0; i < count; ++i) graph.launch_unchecked(h);
+    return ns_since(t0);
+  }, nb::arg("graph"), nb::arg("count"),
+  "Native C++ loop of `count` cuGraphLaunch calls; returns nanoseconds (benchmark baseline).");
+  m.def("cpp_graph_launch_loop", &launch_loop, nb::arg("kernel"), nb::arg("counter"),
         nb::arg("count"), nb::arg("stream"),
         "Native loop of `count` cuLaunchKernel(kernel(counter)) + sync; nanoseconds (bench).");
-  m.def("_cpp_graph_while", &conditional_graph, nb::arg("kernel"), nb::arg("counter"),
+  m.def("cpp_graph_while", &conditional_graph, nb::arg("kernel"), nb::arg("counter"),
         nb::arg("n"), nb::arg("repeats"), nb::arg("stream"),
         "A while-loop graph built with the driver API running kernel(handle, counter, n) until\n"
         "the counter reaches n; best launch+sync time of `repeats`, nanoseconds (bench).");
-  m.def("_cpp_graph_build", &build_graph, nb::arg("kernel"), nb::arg("counter"), nb::arg("count"),
+  m.def("cpp_graph_build", &build_graph, nb::arg("kernel"), nb::arg("counter"), nb::arg("count"),
         "Native capture of `count` launches + instantiate; nanoseconds (bench).");
-  m.def("_cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
+  m.def("cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
         "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
 }
 
