@@ -12,10 +12,10 @@ from . import _nanocuda
 __all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
 
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
-
-
-def _is_stream_ptr(stream_ptr: Optional[int]) -> bool:
-    return stream_ptr is not None and stream_ptr != -1
+_DEVICE_ACCESSIBLE = frozenset((_CUDA, _CUDA_HOST, _CUDA_MANAGED))
+_ON_DEVICE = frozenset((_CUDA, _CUDA_MANAGED))
+_view = _nanocuda._array_view
+_tiled_from_pointer = _nanocuda.TensorMap.tiled_from_pointer
 
 
 def _check_stream_ptr(call: str, stream_ptr: object) -> None:
@@ -91,26 +91,25 @@ class StridedMemoryView:
         return self
 
     def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
-        _check_stream_ptr(call, stream_ptr)
+        if stream_ptr is not None and type(stream_ptr) is not int:
+            _check_stream_ptr(call, stream_ptr)
         (self.ptr, device_type, device_id, self._dtype_name, self._item, self.shape,
-         strides, self._contiguous) = _nanocuda._array_view(obj, call, cai)
+         strides, self._contiguous) = _view(obj, call, cai)
         self._strides = None if self._contiguous else strides
         self.exporting_obj = obj
-        self.is_device_accessible = device_type in (_CUDA, _CUDA_HOST, _CUDA_MANAGED)
-        self.device_id = device_id if device_type in (_CUDA, _CUDA_MANAGED) else -1
-        readonly = False
+        self.is_device_accessible = device_type in _DEVICE_ACCESSIBLE
+        self.device_id = device_id if device_type in _ON_DEVICE else -1
         if cai:
             iface = obj.__cuda_array_interface__
-            readonly = bool(iface["data"][1])
+            self.readonly = bool(iface["data"][1])
             producer = iface.get("stream")
-            if _is_stream_ptr(stream_ptr) and producer and producer != stream_ptr:
-                consumer = _nanocuda.Stream.from_handle(stream_ptr, self.device_id if self.device_id >= 0 else None)
-                consumer.wait(_nanocuda.Stream.from_handle(producer, self.device_id if self.device_id >= 0 else None))
+            if producer and stream_ptr is not None and stream_ptr != -1 and producer != stream_ptr:
+                dev = self.device_id if self.device_id >= 0 else None
+                _nanocuda.Stream.from_handle(stream_ptr, dev).wait(_nanocuda.Stream.from_handle(producer, dev))
+        elif type(obj).__module__ == "numpy":  # DLPack carries no read-only flag numpy sets
+            self.readonly = not obj.flags.writeable
         else:
-            flags = getattr(obj, "flags", None)
-            writeable = getattr(flags, "writeable", None)
-            readonly = writeable is False
-        self.readonly = readonly
+            self.readonly = False
 
     @property
     def strides(self) -> Optional[tuple]:
@@ -144,6 +143,14 @@ class StridedMemoryView:
         """A tiled TMA descriptor of this memory (nanocuda.TensorMap). Arguments as cuda.core's
         (box_dim, or options= a TensorMapDescriptorOptions-like object); unset options mean
         cuda.core's defaults (no swizzle, no L2 promotion, zero fill)."""
+        if (options is None and element_strides is None and data_type is None and interleave is None
+                and swizzle is None and l2_promotion is None and oob_fill is None
+                and self._strides is None and self.is_device_accessible and box_dim is not None):
+            # the common call, as_tensor_map(box): cuda.core's defaults, no per-option parsing
+            return _tiled_from_pointer(self.ptr, self._dtype_name, self.shape, None,
+                                       box=box_dim if type(box_dim) is tuple else tuple(box_dim),
+                                       interleave="none", swizzle="none", l2_promotion="none",
+                                       oob_fill="zero")
         if options is not None:
             box_dim = box_dim if box_dim is not None else getattr(options, "box_dim", None)
             element_strides = element_strides if element_strides is not None else getattr(options, "element_strides", None)
@@ -162,7 +169,7 @@ class StridedMemoryView:
         if self._strides is not None:
             item = self._item
             strides_bytes = tuple(s * item for s in self._strides)
-        return _nanocuda.TensorMap.tiled_from_pointer(
+        return _tiled_from_pointer(
             self.ptr, dtype, self.shape, strides_bytes, box=tuple(box_dim),
             element_strides=None if element_strides is None else tuple(element_strides),
             interleave=_enum_option(interleave, ("INTERLEAVE_",), "none"),

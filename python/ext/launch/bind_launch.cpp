@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "interop/interop.h"
+#include "launch/launch_config_args.h"
 #include "launch/launch_state.h"
 #include "tma/py_tensor_map.h"
 
@@ -19,84 +20,6 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 namespace {
-
-// One dimension of grid/block/cluster: an int in [1, 2**31) (the driver's largest limit);
-// anything else is a TypeError/ValueError naming the argument and the rule.
-std::uint32_t dim_of(nb::handle v, const char* what) {
-  if (PyLong_CheckExact(v.ptr())) {  // the common case: no __index__ call
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-    if (overflow == 0 && x >= 1 && x <= 0x7FFFFFFFLL) [[likely]]
-      return static_cast<std::uint32_t>(x);
-  }
-  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
-    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
-                          "ints, got a " + Py_TYPE(v.ptr())->tp_name).c_str());
-  nb::object i = nb::steal(PyNumber_Index(v.ptr()));
-  if (!i.is_valid()) throw nb::python_error();
-  int overflow = 0;
-  long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-  if (overflow != 0 || x < 1 || x > 0x7FFFFFFFLL)
-    throw nb::value_error((std::string("LaunchConfig: ") + what + " dimensions must be between 1 and "
-                           "2**31 - 1, got " + nb::str(i).c_str()).c_str());
-  return static_cast<std::uint32_t>(x);
-}
-
-Dim3 to_dim3(nb::handle obj, const char* what) {
-  if (PyLong_Check(obj.ptr()) || PyIndex_Check(obj.ptr())) return {dim_of(obj, what), 1, 1};
-  if (PyTuple_Check(obj.ptr())) {  // read in place: no tuple copy
-    Py_ssize_t n = PyTuple_GET_SIZE(obj.ptr());
-    if (n >= 1 && n <= 3) {
-      Dim3 d;
-      d.x = dim_of(PyTuple_GET_ITEM(obj.ptr(), 0), what);
-      if (n > 1) d.y = dim_of(PyTuple_GET_ITEM(obj.ptr(), 1), what);
-      if (n > 2) d.z = dim_of(PyTuple_GET_ITEM(obj.ptr(), 2), what);
-      return d;
-    }
-  }
-  if (!PyTuple_Check(obj.ptr()) && !PyList_Check(obj.ptr()))
-    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
-                          "ints, got a " + Py_TYPE(obj.ptr())->tp_name).c_str());
-  nb::tuple t = nb::tuple(nb::borrow(obj));
-  if (t.size() < 1 || t.size() > 3)
-    throw nb::value_error((std::string("LaunchConfig: ") + what + " must be an int or a tuple of 1-3 "
-                           "ints, got " + std::to_string(t.size()) + " values").c_str());
-  Dim3 d;
-  d.x = dim_of(t[0], what);
-  if (t.size() > 1) d.y = dim_of(t[1], what);
-  if (t.size() > 2) d.z = dim_of(t[2], what);
-  return d;
-}
-
-// Bytes of dynamic shared memory: an int in [0, 2**32); None is 0 (cuda.core's default).
-std::uint32_t shared_mem_of(nb::handle v, const char* what) {
-  if (v.is_none()) return 0;
-  if (PyLong_CheckExact(v.ptr())) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-    if (overflow == 0 && x >= 0 && x <= 0xFFFFFFFFLL) [[likely]]
-      return static_cast<std::uint32_t>(x);
-  }
-  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
-    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be an int (bytes), got a " +
-                          Py_TYPE(v.ptr())->tp_name).c_str());
-  nb::object i = nb::steal(PyNumber_Index(v.ptr()));
-  if (!i.is_valid()) throw nb::python_error();
-  int overflow = 0;
-  long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-  if (overflow != 0 || x < 0 || x > 0xFFFFFFFFLL)
-    throw nb::value_error((std::string("LaunchConfig: ") + what + " must be between 0 and 2**32 - 1 "
-                           "bytes, got " + nb::str(i).c_str()).c_str());
-  return static_cast<std::uint32_t>(x);
-}
-
-bool flag_of(nb::handle v, const char* what) {
-  if (v.is_none()) return false;
-  if (!PyBool_Check(v.ptr()) && !PyLong_Check(v.ptr()))
-    throw nb::type_error((std::string("LaunchConfig: ") + what + " must be a bool, got a " +
-                          Py_TYPE(v.ptr())->tp_name).c_str());
-  return PyObject_IsTrue(v.ptr()) == 1;
-}
 
 nb::tuple from_dim3(const Dim3& d) { return nb::make_tuple(d.x, d.y, d.z); }
 
