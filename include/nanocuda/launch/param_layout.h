@@ -20,7 +20,7 @@ struct ParamLayout {
   std::vector<ParamInfo> params;
   // One class per parameter when the kernel's mangled name says them, else empty (kept
   // apart from `params` so the packing loop reads the same 8 bytes per parameter).
-  std::vector<ParamClass> classes;
+  std::vector<ParamClass> classes = {};
 
   [[nodiscard]] ParamClass class_of(std::size_t i) const noexcept {
     return i < classes.size() ? classes[i] : ParamClass::Unknown;
