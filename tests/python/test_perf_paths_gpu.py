@@ -50,7 +50,7 @@ def test_graph_update_fast_path(code):
         graph.update(2, x, 1)
     with pytest.raises(IndexError, match="no kernel node -1"):
         graph.update(-1, x, 1)
-    with pytest.raises(TypeError, match="parameter count|expects 2"):
+    with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
         graph.update(0, x)
     with pytest.raises(TypeError, match="takes no further arguments"):
         graph.update(graph, 1)
@@ -68,7 +68,7 @@ def test_allocate_and_close_fast_paths():
     stream = nanocuda.Stream(device=dev)
     mr = nanocuda.DeviceMemoryResource(dev)
     for buf in (mr.allocate(1 << 20, stream), mr.allocate(size=4096, stream=stream),
-                mr.allocate(256), mr.allocate(np.int64(64), stream=stream.handle)):
+                mr.allocate(256), mr.allocate(np.int64(64), stream=stream)):
         assert buf.ptr and not buf.is_closed and buf.device.ordinal == 0
         buf.close()
         assert buf.is_closed
