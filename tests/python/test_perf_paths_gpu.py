@@ -133,9 +133,9 @@ def test_torch_op_checks_in_the_launcher_keep_the_op_errors(code):
     add_out(b, a, out)
     torch.cuda.synchronize()
     assert torch.equal(out, a + b)
-    with pytest.raises(TypeError, match="argument b is a .*compiled for torch.float32"):
+    with pytest.raises(TypeError, match="argument 'b' is a .*compiled for torch.float32"):
         add_out(a, b.double(), out)
-    with pytest.raises(ValueError, match="argument a must be contiguous"):
+    with pytest.raises(ValueError, match="argument 'a' must be contiguous"):
         add_out(torch.rand(4096, 2, device="cuda")[:, 0], b, out)
     with pytest.raises(ValueError, match="CUDA tensor"):
         add_out(a.cpu(), b, out)
