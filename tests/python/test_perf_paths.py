@@ -44,6 +44,13 @@ def test_graph_update_argument_errors_need_no_driver():
         g.update(target=nanocuda.Graph())
 
 
+def test_launcher_require_converts_its_arguments():
+    from nanocuda import _nanocuda as ext
+
+    with pytest.raises(TypeError, match="expected a nanocuda.Launcher"):
+        ext._internal.launcher_require(object(), 0, [2 | 32 << 8 | 1 << 16], True)
+
+
 def test_buffer_close_on_an_uninitialized_subclass_is_an_error():
     class Sub(nanocuda.Buffer):
         def __init__(self):  # does not call Buffer.__init__

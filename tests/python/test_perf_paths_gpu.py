@@ -50,7 +50,7 @@ def test_graph_update_fast_path(code):
         graph.update(2, x, 1)
     with pytest.raises(IndexError, match="no kernel node -1"):
         graph.update(-1, x, 1)
-    with pytest.raises(TypeError, match="parameter count|expects 2"):
+    with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
         graph.update(0, x)
     with pytest.raises(TypeError, match="takes no further arguments"):
         graph.update(graph, 1)
@@ -68,7 +68,7 @@ def test_allocate_and_close_fast_paths():
     stream = nanocuda.Stream(device=dev)
     mr = nanocuda.DeviceMemoryResource(dev)
     for buf in (mr.allocate(1 << 20, stream), mr.allocate(size=4096, stream=stream),
-                mr.allocate(256), mr.allocate(np.int64(64), stream=stream.handle)):
+                mr.allocate(256), mr.allocate(np.int64(64), stream=stream)):
         assert buf.ptr and not buf.is_closed and buf.device.ordinal == 0
         buf.close()
         assert buf.is_closed
@@ -133,9 +133,9 @@ def test_torch_op_checks_in_the_launcher_keep_the_op_errors(code):
     add_out(b, a, out)
     torch.cuda.synchronize()
     assert torch.equal(out, a + b)
-    with pytest.raises(TypeError, match="argument b is a .*compiled for torch.float32"):
+    with pytest.raises(TypeError, match="argument 'b' is a .*compiled for torch.float32"):
         add_out(a, b.double(), out)
-    with pytest.raises(ValueError, match="argument a must be contiguous"):
+    with pytest.raises(ValueError, match="argument 'a' must be contiguous"):
         add_out(torch.rand(4096, 2, device="cuda")[:, 0], b, out)
     with pytest.raises(ValueError, match="CUDA tensor"):
         add_out(a.cpu(), b, out)

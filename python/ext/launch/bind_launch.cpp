@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 

@@ -44,7 +44,7 @@ def specialize(op) -> type | None:
     if not op._launcher_checks_devices:
         bad += [f"{t}.get_device() != d" for t in tensors[1:]]
     # Tensors whose dtype and contiguity every Launcher of a KernelOp checks itself, on the
-    # DLTensor it reads anyway (see KernelOp._require): nothing to ask torch here.
+    # DLTensor it reads anyway (see KernelOp._learn_requires): nothing to ask torch here.
     in_launcher = getattr(op, "_launch_checked", frozenset())
     for p in op._params:
         if p.name in in_launcher:

@@ -220,7 +220,7 @@ class KernelOp(Op):
         self._grid, self._block, self._shared_mem = grid, block, shared_mem
         self._launchers: dict = {}  # (stream handle or ~device, grid) -> Launcher on that stream
         # kernel parameter -> (DLPack dtype codes, contiguous) that every Launcher checks, and
-        # the op parameters thereby checked (see _require); None until a call showed the mapping.
+        # the op parameters thereby checked (see _learn_requires); None until a call showed it.
         self._launch_requires: dict | None = None
         self._launch_checked = frozenset()
         super().__init__(name, self._launch_unused, schema=schema, **options)
@@ -251,7 +251,7 @@ class KernelOp(Op):
     def _bind(self, device, grid, values=None):
         """A Launcher for this grid on torch's current stream of `device` (cached). `values`:
         the call's arguments and outputs, from which the first bind learns where each tensor
-        goes among the kernel's parameters (see _require)."""
+        goes among the kernel's parameters (see _learn_requires)."""
         import nanocuda
 
         if len(self._launchers) > 256:  # many distinct grids or streams: start over
@@ -263,20 +263,24 @@ class KernelOp(Op):
             config = nanocuda.LaunchConfig(grid=grid, block=self._block, shared_mem=self._shared_mem)
             launcher = self._kernel.bind(config, stream=_stream_on(device))
             if self._launch_requires is None and values is not None:
-                self._learn_requires(values)
-            for index, (codes, contiguous) in (self._launch_requires or {}).items():
-                nanocuda._nanocuda._internal.launcher_require(launcher, index, codes, contiguous)
+                self._learn_requires(values, launcher)
+            else:
+                for index, (codes, contiguous) in (self._launch_requires or {}).items():
+                    nanocuda._nanocuda._internal.launcher_require(launcher, index, codes, contiguous)
         self._launchers[key] = launcher
         return launcher
 
-    def _learn_requires(self, values) -> None:
+    def _learn_requires(self, values, launcher) -> None:
         """Moves the dtype/contiguity checks of tensors that reach the kernel as themselves
         into the Launchers: they read each tensor's DLTensor anyway, where the generated
         __call__ paid a torch attribute read or method call per check (~30% of the op's
         own cost). Only for a tensor found at exactly one kernel parameter (by identity) and
         dtypes with a DLPack code here; the args function must keep each tensor at its
         parameter from call to call. Regenerates __call__ without those checks."""
-        kernel_args = self._args(*values) if self._args is not None else values
+        try:
+            kernel_args = self._args(*values) if self._args is not None else values
+        except Exception:  # noqa: BLE001 - raised again by the launch, where the op reports it
+            return
         requires, checked = {}, set()
         for p in self._params:
             if p.is_list or p.optional or p.pos >= len(values):
@@ -292,13 +296,22 @@ class KernelOp(Op):
                 continue
             requires[at[0]] = (codes, bool(p.contiguous))
             checked.add(p.name)
+        import nanocuda
+
+        try:  # also on Launchers made before the mapping was known
+            for each in (launcher, *(x for x in self._launchers.values() if x is not _launch_nothing)):
+                for index, (codes, contiguous) in requires.items():
+                    nanocuda._nanocuda._internal.launcher_require(each, index, codes, contiguous)
+        except ValueError:  # more arguments than the kernel has: the launch itself will say so
+            requires, checked = {}, set()
+            for each in (launcher, *(x for x in self._launchers.values() if x is not _launch_nothing)):
+                for index in range(len(kernel_args)):
+                    try:
+                        nanocuda._nanocuda._internal.launcher_require(each, index, [], False)
+                    except ValueError:
+                        break
         self._launch_requires = requires
         if checked:
-            for launcher in self._launchers.values():  # made before the mapping was known
-                for index, (codes, contiguous) in requires.items():
-                    if launcher is not _launch_nothing:
-                        import nanocuda
-                        nanocuda._nanocuda._internal.launcher_require(launcher, index, codes, contiguous)
             self._launch_checked = frozenset(checked)
             self.__class__ = type(self).__mro__[1] if "_fast_source" in type(self).__dict__ else type(self)
             self._specialize()
