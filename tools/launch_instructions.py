@@ -38,7 +38,7 @@ def workload(launcher_calls: int, launch_calls: int) -> None:
 def instructions(mock: str, launcher_calls: int, launch_calls: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        env = dict(os.environ, NANOCUDA_LIBCUDA=mock)
+        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                         sys.executable, os.path.abspath(__file__), "--workload",
                         str(launcher_calls), str(launch_calls)],

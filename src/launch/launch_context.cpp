@@ -1,16 +1,12 @@
-// Makes a launch's context current, only when it is not.
+// Makes a launch's context current: the out-of-line, checked half of the policy.
 #include "nanocuda/launch/launch_context.h"
 
 #include "nanocuda/driver/check.h"
 
-namespace nanocuda {
+namespace nanocuda::detail {
 
-void make_launch_context_current(CUcontext ctx) {
-  const auto& api = detail::driver();
-  CUcontext current = nullptr;
-  api.cuCtxGetCurrent(&current);
-  if (current != ctx) [[unlikely]]
-    detail::check(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", "launch");
+void set_launch_context(CUcontext ctx) {
+  check(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent", "launch");
 }
 
-}  // namespace nanocuda
+}  // namespace nanocuda::detail

@@ -4,11 +4,22 @@
 
 #include <cuda.h>
 
+#include "nanocuda/driver/driver_api.h"
+
 namespace nanocuda {
+
+namespace detail {
+void set_launch_context(CUcontext ctx);  // cuCtxSetCurrent, checked
+}  // namespace detail
 
 // One cuCtxGetCurrent when `ctx` is already current (the common case); otherwise
 // cuCtxSetCurrent. Not a scope: launches leave the context current, so the next launch on
 // the same device pays nothing (CurrentContext restores, for calls that are not launches).
-void make_launch_context_current(CUcontext ctx);
+// Inline: it is on every launch's hot path, called from the Python extension too.
+inline void make_launch_context_current(CUcontext ctx) {
+  CUcontext current = nullptr;
+  detail::driver().cuCtxGetCurrent(&current);
+  if (current != ctx) [[unlikely]] detail::set_launch_context(ctx);
+}
 
 }  // namespace nanocuda
