@@ -14,6 +14,14 @@ def cubin_kernel_names(cubin: bytes) -> list[str]:
     """
     if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
         raise ValueError("cubin_kernel_names: not a 64-bit ELF cubin")
+    try:
+        return _entry_names(cubin)
+    except (struct.error, IndexError, ValueError) as e:
+        raise ValueError(f"cubin_kernel_names: a truncated or corrupt ELF cubin "
+                         f"({len(cubin)} bytes): {e}") from None
+
+
+def _entry_names(cubin: bytes) -> list[str]:
     shoff, = struct.unpack_from("<Q", cubin, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", cubin, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]

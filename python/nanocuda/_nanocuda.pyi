@@ -1851,6 +1851,7 @@ class DeviceMemoryResource(MemoryResource):
         Destroy an owned or mapped pool (memory still in Buffers is freed when they close); a current pool is left alone.
         """
 
+
     def get_allocation_handle(self) -> IPCAllocationHandle:
         """
         The pool exported as an IPCAllocationHandle (made once, owned by the resource).
@@ -1869,6 +1870,7 @@ class PinnedMemoryResource(MemoryResource):
 
     def __init__(self, device_id: object | None = None) -> None: ...
 
+
 class ManagedMemoryResource(MemoryResource):
     """
     Unified memory (cuMemAllocManaged), migrating between host and devices on use.
@@ -1885,6 +1887,7 @@ class ManagedMemoryResource(MemoryResource):
         """
         cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); `location` is a device or "cpu" (default: the resource's device).
         """
+
 
 class VirtualMemoryResource(MemoryResource):
     """
@@ -1908,6 +1911,7 @@ class VirtualMemoryResource(MemoryResource):
         """
         Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size).
         """
+
 
 class IPCBufferDescriptor:
     """
@@ -1969,6 +1973,156 @@ def result_name(code: int) -> str:
 
 def result_description(code: int) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
+
+class KernelAttributes:
+    """A kernel's attributes on one device."""
+
+    @property
+    def num_registers(self) -> int:
+        """Registers per thread."""
+
+    @property
+    def num_regs(self) -> int:
+        """Registers per thread (cuda.core's name for num_registers)."""
+
+    @property
+    def shared_size_bytes(self) -> int:
+        """Static shared memory per block, bytes."""
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """Dynamic shared memory a launch may request, bytes."""
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """Largest block this kernel can launch with."""
+
+    @property
+    def local_size_bytes(self) -> int:
+        """Local memory per thread, bytes."""
+
+    @property
+    def const_size_bytes(self) -> int:
+        """Constant memory used, bytes."""
+
+    @property
+    def ptx_version(self) -> int:
+        """PTX virtual architecture, major*10 + minor."""
+
+    @property
+    def binary_version(self) -> int:
+        """Binary architecture, major*10 + minor."""
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        """Preferred shared-memory share of L1, percent."""
+
+    @property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """Shared memory a block may opt in to, bytes."""
+
+    @property
+    def cache_mode_ca(self) -> bool:
+        """Compiled with global loads cached in L1 (-dlcm=ca)."""
+
+    @property
+    def cluster_size_must_be_set(self) -> bool:
+        """A launch must give a cluster shape."""
+
+    @property
+    def required_cluster_width(self) -> int:
+        """Compile-time cluster width (0: none)."""
+
+    @property
+    def required_cluster_height(self) -> int:
+        """Compile-time cluster height (0: none)."""
+
+    @property
+    def required_cluster_depth(self) -> int:
+        """Compile-time cluster depth (0: none)."""
+
+    @property
+    def non_portable_cluster_size_allowed(self) -> bool:
+        """Clusters above 8 blocks are allowed."""
+
+    @property
+    def cluster_scheduling_policy_preference(self) -> int:
+        """CUclusterSchedulingPolicy value."""
+
+class KernelOccupancy:
+    """Occupancy calculator for one kernel."""
+
+    def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_shared_memory_size: object | None = None, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> int:
+        """Blocks of block_size threads resident per SM at once."""
+
+    def max_potential_block_size(self, dynamic_shared_memory_needed: object | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> object:
+        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
+
+    def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: object | None = None) -> int:
+        """Dynamic shared memory per block, bytes, at that occupancy."""
+
+    def max_potential_cluster_size(self, config: object, *, stream: object | None = None, device: object | None = None) -> int:
+        """
+        Largest cluster this kernel can launch with under config (its cluster is ignored).
+        """
+
+    def max_active_clusters(self, config: object, block: object | None = None, cluster: object | None = None, *, stream: object | None = None, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
+        """
+        Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).
+        """
+
+class Kernel:
+    """A kernel in loaded code; keeps its library loaded."""
+
+    @property
+    def name(self) -> str:
+        """The kernel's (mangled, for C++) name."""
+
+    @property
+    def handle(self) -> int:
+        """The CUkernel handle as an int."""
+
+    @property
+    def param_layout(self) -> list[tuple[int, int]]:
+        """[(offset, size), ...] of each parameter, in bytes."""
+
+    @property
+    def num_arguments(self) -> int:
+        """The number of parameters."""
+
+    @property
+    def arguments_info(self) -> list:
+        """
+        [ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).
+        """
+
+    @property
+    def attributes(self) -> KernelAttributes:
+        """KernelAttributes on device 0 (get_attributes(device) for others)."""
+
+    def get_attributes(self, device: object | None = None) -> KernelAttributes:
+        """KernelAttributes on `device` (default: device 0)."""
+
+    @property
+    def occupancy(self) -> KernelOccupancy:
+        """KernelOccupancy: occupancy queries for this kernel."""
+
+    def set_max_dynamic_shared_memory(self, bytes: int, *, device: object | None = None) -> None:
+        """
+        Allow launches with up to `bytes` of dynamic shared memory (above 48 KiB needs this).
+        """
+
+    def set_preferred_shared_memory_carveout(self, percent: int, *, device: object | None = None) -> None:
+        """Preferred shared-memory share of L1/shared, 0-100 percent (a hint)."""
+
+    def __repr__(self) -> str: ...
+
+    def bind(self, config: LaunchConfig, *, stream: object | None = None, tensor_maps: object | None = None) -> Launcher:
+        """
+        Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
+
+        tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
+        """
 
 class ProgramOptions:
     """
@@ -2076,193 +2230,6 @@ class ProgramOptions:
 
     def __repr__(self) -> str: ...
 
-class KernelAttributes:
-    """A kernel's attributes on one device."""
-
-    @property
-    def num_registers(self) -> int:
-        """Registers per thread."""
-
-    @property
-    def num_regs(self) -> int:
-        """Registers per thread (cuda.core's name for num_registers)."""
-
-    @property
-    def shared_size_bytes(self) -> int:
-        """Static shared memory per block, bytes."""
-
-    @property
-    def max_dynamic_shared_size_bytes(self) -> int:
-        """Dynamic shared memory a launch may request, bytes."""
-
-    @property
-    def max_threads_per_block(self) -> int:
-        """Largest block this kernel can launch with."""
-
-    @property
-    def local_size_bytes(self) -> int:
-        """Local memory per thread, bytes."""
-
-    @property
-    def const_size_bytes(self) -> int:
-        """Constant memory used, bytes."""
-
-    @property
-    def ptx_version(self) -> int:
-        """PTX virtual architecture, major*10 + minor."""
-
-    @property
-    def binary_version(self) -> int:
-        """Binary architecture, major*10 + minor."""
-
-    @property
-    def preferred_shared_memory_carveout(self) -> int:
-        """Preferred shared-memory share of L1, percent."""
-
-    @property
-    def max_shared_memory_per_block_optin(self) -> int:
-        """Shared memory a block may opt in to, bytes."""
-
-    @property
-    def cache_mode_ca(self) -> bool:
-        """Compiled with global loads cached in L1 (-dlcm=ca)."""
-
-    @property
-    def cluster_size_must_be_set(self) -> bool:
-        """A launch must give a cluster shape."""
-
-    @property
-    def required_cluster_width(self) -> int:
-        """Compile-time cluster width (0: none)."""
-
-    @property
-    def required_cluster_height(self) -> int:
-        """Compile-time cluster height (0: none)."""
-
-    @property
-    def required_cluster_depth(self) -> int:
-        """Compile-time cluster depth (0: none)."""
-
-    @property
-    def non_portable_cluster_size_allowed(self) -> bool:
-        """Clusters above 8 blocks are allowed."""
-
-    @property
-    def cluster_scheduling_policy_preference(self) -> int:
-        """CUclusterSchedulingPolicy value."""
-    def shared_size_bytes(self) -> int:
-        """Static shared memory per block, bytes."""
-
-    @property
-    def max_dynamic_shared_size_bytes(self) -> int:
-        """Dynamic shared memory a launch may request, bytes."""
-
-    @property
-    def max_threads_per_block(self) -> int:
-        """Largest block this kernel can launch with."""
-
-    @property
-    def local_size_bytes(self) -> int:
-        """Local memory per thread, bytes."""
-
-    @property
-    def const_size_bytes(self) -> int:
-        """Constant memory used, bytes."""
-
-    @property
-    def ptx_version(self) -> int:
-        """PTX virtual architecture, major*10 + minor."""
-
-    @property
-    def binary_version(self) -> int:
-        """Binary architecture, major*10 + minor."""
-
-    @property
-    def preferred_shared_memory_carveout(self) -> int:
-        """Preferred shared-memory share of L1, percent."""
-
-    @property
-    def max_shared_memory_per_block_optin(self) -> int:
-        """Shared memory a block may opt in to, bytes."""
-
-class KernelOccupancy:
-    """Occupancy calculator for one kernel."""
-
-    def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_shared_memory_size: object | None = None, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> int:
-    def max_active_blocks_per_multiprocessor(self, block_size: int, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
-        """Blocks of block_size threads resident per SM at once."""
-
-    def max_potential_block_size(self, dynamic_shared_memory_needed: object | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: object | None = None, device: object | None = None) -> object:
-        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
-
-    def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: object | None = None) -> int:
-        """Dynamic shared memory per block, bytes, at that occupancy."""
-
-    def max_potential_cluster_size(self, config: object, *, stream: object | None = None, device: object | None = None) -> int:
-        """
-        Largest cluster this kernel can launch with under config (its cluster is ignored).
-        """
-
-    def max_active_clusters(self, config: object, block: object | None = None, cluster: object | None = None, *, stream: object | None = None, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
-        """
-        Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).
-        """
-    def max_active_clusters(self, grid: object, block: object, cluster: object, *, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
-        """Clusters of this shape that can be co-resident on the device."""
-
-class Kernel:
-    """A kernel in loaded code; keeps its library loaded."""
-
-    @property
-    def name(self) -> str:
-        """The kernel's (mangled, for C++) name."""
-
-    @property
-    def handle(self) -> int:
-        """The CUkernel handle as an int."""
-
-    @property
-    def param_layout(self) -> list[tuple[int, int]]:
-        """[(offset, size), ...] of each parameter, in bytes."""
-
-    @property
-    def num_arguments(self) -> int:
-        """The number of parameters."""
-
-    @property
-    def arguments_info(self) -> list:
-        """
-        [ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).
-        """
-
-    @property
-    def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0 (get_attributes(device) for others)."""
-
-    def get_attributes(self, device: object | None = None) -> KernelAttributes:
-        """KernelAttributes on `device` (default: device 0)."""
-
-    @property
-    def occupancy(self) -> KernelOccupancy:
-        """KernelOccupancy: occupancy queries for this kernel."""
-
-    def set_max_dynamic_shared_memory(self, bytes: int, *, device: object | None = None) -> None:
-        """
-        Allow launches with up to `bytes` of dynamic shared memory (above 48 KiB needs this).
-        """
-
-    def set_preferred_shared_memory_carveout(self, percent: int, *, device: object | None = None) -> None:
-        """Preferred shared-memory share of L1/shared, 0-100 percent (a hint)."""
-
-    def __repr__(self) -> str: ...
-
-    def bind(self, config: LaunchConfig, *, stream: object | None = None, tensor_maps: object | None = None) -> Launcher:
-        """
-        Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
-
-        tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
-        """
-
 class ObjectCode:
     """
     Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.
@@ -2291,16 +2258,6 @@ class ObjectCode:
     @staticmethod
     def from_library(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
-    def from_fatbin(data: object) -> ObjectCode:
-        """From bytes, or a path to read."""
-
-    @staticmethod
-    def from_ptx(data: object) -> ObjectCode:
-        """From PTX text (str), bytes, or a path to read."""
-
-    @staticmethod
-    def from_ltoir(data: object) -> ObjectCode:
-        """From bytes, or a path to read."""
 
     @property
     def code(self) -> bytes:
@@ -2309,7 +2266,6 @@ class ObjectCode:
     @property
     def code_type(self) -> str:
         """'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'."""
-        """'cubin', 'fatbin', 'ptx' or 'ltoir'."""
 
     @property
     def name(self) -> str:
@@ -2357,11 +2313,6 @@ class Program:
     @property
     def name(self) -> str:
         """The file name the compiler reports in messages."""
-        """The CUDA C++ source text."""
-
-    @property
-    def name(self) -> str:
-        """The file name NVRTC reports in messages."""
 
     @property
     def options(self) -> ProgramOptions:
@@ -2375,7 +2326,7 @@ class Program:
     def backend(self) -> str:
         """'NVRTC', 'nvJitLink' or 'NVVM'."""
 
-    def compile(self, target_type: str = 'cubin', name_expressions: object | None = None, logs: object | None = None) -> ObjectCode:
+    def compile(self, target_type: str = 'cubin', name_expressions: object | None = None, logs: object | None = None, *, cache: object | None = None) -> ObjectCode:
         """
         Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
         """
@@ -2389,6 +2340,96 @@ class Program:
     @property
     def is_closed(self) -> bool:
         """Always False (close() has nothing to free)."""
+
+class LinkerOptions:
+    """nvJitLink options, by cuda.core's LinkerOptions names."""
+
+    def __init__(self, **kwargs) -> None:
+        """
+        Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, ftz, prec_div, prec_sqrt, fma, optimization_level, ptxas_options, ... (cuda.core's names).
+        """
+
+    @property
+    def arch(self) -> str:
+        """Target ('sm_90a', '90a'); empty means device 0's."""
+
+    @arch.setter
+    def arch(self, arg: str, /) -> None: ...
+
+    @property
+    def name(self) -> str:
+        """The linked ObjectCode's name."""
+
+    @name.setter
+    def name(self, arg: str, /) -> None: ...
+
+    @property
+    def debug(self) -> bool:
+        """-g."""
+
+    @debug.setter
+    def debug(self, arg: bool, /) -> None: ...
+
+    @property
+    def lineinfo(self) -> bool:
+        """-lineinfo."""
+
+    @lineinfo.setter
+    def lineinfo(self, arg: bool, /) -> None: ...
+
+    @property
+    def link_time_optimization(self) -> bool:
+        """-lto (on by itself when an input is LTO-IR)."""
+
+    @link_time_optimization.setter
+    def link_time_optimization(self, arg: bool, /) -> None: ...
+
+    @property
+    def extra_flags(self) -> list[str]:
+        """Further nvJitLink flags, passed as given."""
+
+    @extra_flags.setter
+    def extra_flags(self, arg: Sequence[str], /) -> None: ...
+
+    def flags(self, target: str = 'cubin') -> list[str]:
+        """The nvJitLink flags a link to target uses (resolves the arch)."""
+
+    def as_bytes(self, backend: str = 'nvjitlink') -> list:
+        """The nvJitLink flags, as bytes, a link to cubin uses."""
+
+    @staticmethod
+    def option_names() -> list[str]:
+        """Every cuda.core LinkerOptions name accepted."""
+
+class Linker:
+    """Links ObjectCodes into one cubin or PTX with nvJitLink."""
+
+    def __init__(self, *object_codes, options: object | None = None) -> None:
+        """Linker(*object_codes, options=LinkerOptions(...))."""
+
+    def link(self, target_type: str = 'cubin') -> ObjectCode:
+        """Link to 'cubin' or 'ptx'; raises CompileError with nvJitLink's log."""
+
+    def get_error_log(self) -> str:
+        """nvJitLink's error log of the last link()."""
+
+    def get_info_log(self) -> str:
+        """nvJitLink's info log of the last link()."""
+
+    def close(self) -> None:
+        """Marks the linker closed (each link() owns its nvJitLink session)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether close() was called."""
+
+    @staticmethod
+    def which_backend() -> str:
+        """Always 'nvJitLink'."""
+
+    @staticmethod
+    def backend() -> str:
+        """Always 'nvJitLink'."""
 
 def link(objects: Sequence[ObjectCode], *, arch: str = '', lto: bool = False, debug: bool = False, lineinfo: bool = False, extra_flags: Sequence[str] = []) -> ObjectCode:
     """
@@ -2409,13 +2450,13 @@ def compile_cache_enabled() -> bool:
     Whether compiled code is cached on disk (NANOCUDA_CACHE=0 turns it off).
     """
 
+def clear_memory_cache() -> None:
+    """Forget in-process compile results (the disk cache stays)."""
+
 def compile_cache_info() -> dict:
     """
     The compile cache's state: directory, enabled, disk_entries/disk_bytes/disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and rejected (corrupt) disk entries.
     """
-
-def clear_memory_cache() -> None:
-    """Forget in-process compile results (the disk cache stays)."""
 
 def add_library_search_dirs(dirs: Sequence[str]) -> None:
     """
@@ -2507,14 +2548,6 @@ class Graph:
     def kernel_nodes(self) -> list[str]:
         """Names of the captured kernel launches, in node order."""
 
-    def update(self, target: object, *args: object) -> None:
-        """
-        update(index, *args): give kernel node `index` new arguments (checked like a launch).
-        update(source): make this instantiated graph run `source` (a finished GraphBuilder or
-        a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;
-        raises ValueError naming the node that prevents it.
-        """
-
     def upload(self, stream: object | None = None) -> None:
         """
         Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).
@@ -2537,6 +2570,14 @@ class Graph:
 
     def launch(self, stream: object | None = None) -> None:
         """Replay on `stream` (default: the captured one)."""
+
+    def update(self, target: object, *args: object) -> None:
+        """
+        update(index, *args): give kernel node `index` new arguments (checked like a launch).
+        update(source): make this instantiated graph run `source` (a finished GraphBuilder or
+        a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;
+        raises ValueError naming the node that prevents it.
+        """
 
 class GraphCompleteOptions:
     """
@@ -2878,95 +2919,6 @@ class ConditionalHandle(int):
 
     graph_id: int
 
-class Linker:
-    """Links ObjectCodes into one cubin or PTX with nvJitLink."""
-
-    def __init__(self, *object_codes, options: object | None = None) -> None:
-        """Linker(*object_codes, options=LinkerOptions(...))."""
-
-    def link(self, target_type: str = 'cubin') -> ObjectCode:
-        """Link to 'cubin' or 'ptx'; raises CompileError with nvJitLink's log."""
-
-    def get_error_log(self) -> str:
-        """nvJitLink's error log of the last link()."""
-
-    def get_info_log(self) -> str:
-        """nvJitLink's info log of the last link()."""
-
-    def close(self) -> None:
-        """Marks the linker closed (each link() owns its nvJitLink session)."""
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether close() was called."""
-
-    @staticmethod
-    def which_backend() -> str:
-        """Always 'nvJitLink'."""
-
-    @staticmethod
-    def backend() -> str:
-        """Always 'nvJitLink'."""
-
-class LinkerOptions:
-    """nvJitLink options, by cuda.core's LinkerOptions names."""
-
-    def __init__(self, **kwargs) -> None:
-        """
-        Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, ftz, prec_div, prec_sqrt, fma, optimization_level, ptxas_options, ... (cuda.core's names).
-        """
-
-    @property
-    def arch(self) -> str:
-        """Target ('sm_90a', '90a'); empty means device 0's."""
-
-    @arch.setter
-    def arch(self, arg: str, /) -> None: ...
-
-    @property
-    def name(self) -> str:
-        """The linked ObjectCode's name."""
-
-    @name.setter
-    def name(self, arg: str, /) -> None: ...
-
-    @property
-    def debug(self) -> bool:
-        """-g."""
-
-    @debug.setter
-    def debug(self, arg: bool, /) -> None: ...
-
-    @property
-    def lineinfo(self) -> bool:
-        """-lineinfo."""
-
-    @lineinfo.setter
-    def lineinfo(self, arg: bool, /) -> None: ...
-
-    @property
-    def link_time_optimization(self) -> bool:
-        """-lto (on by itself when an input is LTO-IR)."""
-
-    @link_time_optimization.setter
-    def link_time_optimization(self, arg: bool, /) -> None: ...
-
-    @property
-    def extra_flags(self) -> list[str]:
-        """Further nvJitLink flags, passed as given."""
-
-    @extra_flags.setter
-    def extra_flags(self, arg: Sequence[str], /) -> None: ...
-
-    def flags(self, target: str = 'cubin') -> list[str]:
-        """The nvJitLink flags a link to target uses (resolves the arch)."""
-
-    def as_bytes(self, backend: str = 'nvjitlink') -> list:
-        """The nvJitLink flags, as bytes, a link to cubin uses."""
-
-    @staticmethod
-    def option_names() -> list[str]:
-        """Every cuda.core LinkerOptions name accepted."""
 # --- Device.compute_capability (a collections.namedtuple made at import) ---
 
 from typing import NamedTuple

@@ -14,7 +14,7 @@ __all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
 _DEVICE_ACCESSIBLE = frozenset((_CUDA, _CUDA_HOST, _CUDA_MANAGED))
 _ON_DEVICE = frozenset((_CUDA, _CUDA_MANAGED))
-_view = _nanocuda._array_view
+_view = _nanocuda._internal.array_view
 _tiled_from_pointer = _nanocuda.TensorMap.tiled_from_pointer
 
 

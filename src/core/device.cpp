@@ -37,6 +37,17 @@ int Device::driver_version() {
   return v;
 }
 
+int Device::current_ordinal() {
+  const auto& api = detail::driver();
+  CUcontext ctx = nullptr;
+  if (api.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
+  CUdevice dev = 0;
+  detail::check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", "Device()");
+  for (int i = 0, n = count(); i < n; ++i)
+    if (Device(i).handle() == dev) return i;
+  return 0;
+}
+
 Device::Device(int ordinal) : ordinal_(ordinal) {
   int n = count();
   if (ordinal < 0 || ordinal >= n)

@@ -22,6 +22,8 @@ class Device {
   [[nodiscard]] static int count();
   // The driver's CUDA version as major*1000 + minor*10 (e.g. 13000).
   [[nodiscard]] static int driver_version();
+  // The ordinal of the current context's device on this thread; 0 when no context is current.
+  [[nodiscard]] static int current_ordinal();
 
   [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
   [[nodiscard]] CUdevice handle() const noexcept { return handle_; }

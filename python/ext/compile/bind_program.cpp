@@ -64,8 +64,7 @@ std::vector<std::string> source_pairs(const nb::handle& v) {
   return out;
 }
 
-void set_program_option(ProgramOptions& o, const std::string& key, const nb::handle& value) {
-  if (value.is_none()) return;  // cuda.core's "not given"
+void set_program_option_unchecked(ProgramOptions& o, const std::string& key, const nb::handle& value) {
   if (key == "defines") o.defines = macros(value);
   else if (key == "include_dirs") o.include_dirs = words(value);
   else if (key == "extra_flags") o.extra_flags = words(value);
@@ -85,6 +84,25 @@ void set_program_option(ProgramOptions& o, const std::string& key, const nb::han
       detail::throw_unknown_option("ProgramOptions", key, all);
     }
     o.set(key, to_option_value("ProgramOptions", key, value));
+  }
+}
+
+// A value of the wrong type (a str for max_registers, an int for defines) names the option
+// instead of surfacing nanobind's bad_cast or Python's "not iterable".
+void set_program_option(ProgramOptions& o, const std::string& key, const nb::handle& value) {
+  if (value.is_none()) return;  // cuda.core's "not given"
+  auto wrong = [&] {
+    return TypeError("ProgramOptions: " + key + "=" + nb::cast<std::string>(nb::repr(value)) +
+                     " has the wrong type (" + std::string(Py_TYPE(value.ptr())->tp_name) +
+                     "); see help(nanocuda.ProgramOptions) for each option's type");
+  };
+  try {
+    set_program_option_unchecked(o, key, value);
+  } catch (const nb::cast_error&) {
+    throw wrong();
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw wrong();
   }
 }
 

@@ -382,7 +382,7 @@ void bind_buffer(nb::module_& m) {
         "bytearray, PinnedBuffer) or an int address. Copies from pageable host memory return "
         "only once the data has been read.");
 
-  m.def("_array_view",
+  internal_module(m).def("array_view",
         [](nb::handle obj, const char* where, bool cai) {
           // StridedMemoryView's reader: one C++ pass over DLPack / CUDA array interface.
           (void)cai;  // describe_array tries the protocols in nanocuda's order either way

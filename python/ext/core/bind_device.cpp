@@ -40,16 +40,7 @@ struct DeviceProperties {
   }
 };
 
-int current_ordinal() {
-  const auto& api = detail::driver();
-  CUcontext ctx = nullptr;
-  if (api.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
-  CUdevice dev = 0;
-  detail::check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", "Device()");
-  for (int i = 0, n = Device::count(); i < n; ++i)
-    if (Device(i).handle() == dev) return i;
-  return 0;
-}
+int current_ordinal() { return Device::current_ordinal(); }
 
 nb::object properties_of(const Device& d) {
   nb::int_ key(d.ordinal());
@@ -104,8 +95,8 @@ void bind_device(nb::module_& m) {
   m.attr("ComputeCapability") = nb::module_::import_("collections").attr("namedtuple")(
       "ComputeCapability", nb::make_tuple("major", "minor"), nb::arg("module") = "nanocuda");
   g_compute_capability = m.attr("ComputeCapability");
-  m.attr("_device_properties_cache") = nb::dict();
-  g_properties_cache = m.attr("_device_properties_cache");
+  internal_module(m).attr("device_properties_cache") = nb::dict();
+  g_properties_cache = internal_module(m).attr("device_properties_cache");
 
   nb::class_<Context>(m, "Context", "A CUDA context (nanocuda uses each device's primary context).")
       .def_prop_ro("handle", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); },

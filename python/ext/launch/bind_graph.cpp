@@ -76,10 +76,9 @@ void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* ar
   }
   const auto& nodes = graph.kernel_nodes();
   if (at < 0 || static_cast<std::size_t>(at) >= nodes.size()) {
-    // IndexError (set here: set_error_from_current_exception maps only Type/ValueError).
-    PyErr_Format(PyExc_IndexError, "Graph.update: no kernel node %S (the graph has %zu)", target,
-                 nodes.size());
-    throw nb::python_error();
+    throw nb::index_error(("Graph.update: no kernel node " +
+                           nb::cast<std::string>(nb::repr(nb::handle(target))) + " (the graph has " +
+                           std::to_string(nodes.size()) + ")").c_str());
   }
   auto index = static_cast<std::size_t>(at);
   const GraphKernelNode& node = nodes[index];

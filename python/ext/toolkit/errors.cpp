@@ -77,6 +77,8 @@ void set_error_from_current_exception() noexcept {
   } catch (const nb::builtin_exception& e) {
     PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
                      : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                     : e.type() == nb::exception_type::index_error ? PyExc_IndexError
+                     : e.type() == nb::exception_type::key_error   ? PyExc_KeyError
                                                                    : PyExc_RuntimeError;
     PyErr_SetString(type, e.what());
     return;
