@@ -16,6 +16,7 @@ _DEVICE_ACCESSIBLE = frozenset((_CUDA, _CUDA_HOST, _CUDA_MANAGED))
 _ON_DEVICE = frozenset((_CUDA, _CUDA_MANAGED))
 _view = _nanocuda._internal.array_view
 _tiled_from_pointer = _nanocuda.TensorMap.tiled_from_pointer
+_tiled = _nanocuda.TensorMap.tiled
 
 
 def _check_stream_ptr(call: str, stream_ptr: object) -> None:
@@ -55,7 +56,7 @@ class StridedMemoryView:
         "is_device_accessible": "True when kernels can read the memory (device, pinned, managed).",
         "readonly": "True when the producer marked the memory read-only.",
         "exporting_obj": "The object the view was made from (kept alive by the view).",
-        "_strides": "", "_dtype_name": "", "_item": "", "_contiguous": "",
+        "_strides": "", "_dtype_name": "", "_item": "", "_contiguous": "", "_pending": "",
     }
 
     def __init__(self, obj: Any = None, stream_ptr: Optional[int] = None) -> None:
@@ -75,9 +76,25 @@ class StridedMemoryView:
         """A view of a DLPack object (torch/CuPy/numpy arrays, nanocuda Buffers)."""
         if not hasattr(obj, "__dlpack__"):
             raise BufferError(f"StridedMemoryView.from_dlpack: a {type(obj).__name__} has no __dlpack__")
+        if stream_ptr is not None and type(stream_ptr) is not int:
+            _check_stream_ptr("StridedMemoryView.from_dlpack", stream_ptr)
         self = cls.__new__(cls)
-        self._fill(obj, stream_ptr, "StridedMemoryView.from_dlpack", cai=False)
+        # Read on first use: as_tensor_map(box) then goes straight to TensorMap.tiled(obj),
+        # which reads the tensor once in C++ (no Python-side copy of its metadata).
+        self._pending = (obj, stream_ptr)
         return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a slot not yet filled: a from_dlpack view reads its object now.
+        try:
+            pending = object.__getattribute__(self, "_pending")
+        except AttributeError:
+            pending = None
+        if pending is None or name not in StridedMemoryView.__slots__ or name == "_pending":
+            raise AttributeError(f"'StridedMemoryView' object has no attribute '{name}'")
+        self._pending = None
+        self._fill(pending[0], pending[1], "StridedMemoryView.from_dlpack", cai=False)
+        return object.__getattribute__(self, name)
 
     @classmethod
     def from_cuda_array_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
@@ -143,6 +160,17 @@ class StridedMemoryView:
         """A tiled TMA descriptor of this memory (nanocuda.TensorMap). Arguments as cuda.core's
         (box_dim, or options= a TensorMapDescriptorOptions-like object); unset options mean
         cuda.core's defaults (no swizzle, no L2 promotion, zero fill)."""
+        pending = getattr(self, "_pending", None)
+        if (pending is not None and box_dim is not None and options is None and element_strides is None
+                and data_type is None and interleave is None and swizzle is None and l2_promotion is None
+                and oob_fill is None):
+            # a from_dlpack view not yet read: one C++ read of the object (its strides and
+            # device checked there), as TensorMap.tiled(tensor, box) does
+            try:
+                return _tiled(pending[0], box_dim if type(box_dim) is tuple else tuple(box_dim),
+                              interleave="none", swizzle="none", l2_promotion="none", oob_fill="zero")
+            except (ValueError, TypeError) as e:  # named as the call the user made
+                raise type(e)(str(e).replace("TensorMap.tiled", "StridedMemoryView.as_tensor_map", 1)) from None
         if (options is None and element_strides is None and data_type is None and interleave is None
                 and swizzle is None and l2_promotion is None and oob_fill is None
                 and self._strides is None and self.is_device_accessible and box_dim is not None):

@@ -84,7 +84,7 @@ def test_eight_threads_do_everything_at_once(code, device):
             rows = 64 + 8 * ((t + r) % 8)
             ptr = buf.ptr + 256 * (r % 4)
             tm = TensorMap.tiled_from_pointer(ptr, "float16", (rows, 128), box=(8, 64), swizzle=128)
-            raw = core._encode_tiled_raw(6, 2, ptr, [128, rows], [256], [64, 8], [1, 1], 0, 3, 2, 0)
+            raw = core._testing.encode_tiled_raw(6, 2, ptr, [128, rows], [256], [64, 8], [1, 1], 0, 3, 2, 0)
             assert bytes(tm) == raw, (t, r)
         # A compile of its own (distinct source: a cache miss), then its kernel.
         own = nanocuda.compile(f'extern "C" __global__ void k{t}(int* o) {{ o[threadIdx.x] = {t} * 7 + threadIdx.x; }}')
