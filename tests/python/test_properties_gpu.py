@@ -181,6 +181,7 @@ def test_random_im2col_geometries_agree_with_the_driver():
         from cuda.bindings import driver as cu
     except ImportError:
         pytest.skip("cuda.bindings is needed for the raw cuTensorMapEncodeIm2col call")
+    nanocuda.Device(0).set_current()  # cuda.bindings' call needs a current context
     n = int(os.environ.get("NANOCUDA_TMA_GEOMETRIES", "20000")) // 4
     rng = np.random.default_rng(61)
     buf = nanocuda.Buffer(1 << 20)

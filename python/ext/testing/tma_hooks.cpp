@@ -30,14 +30,14 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
   if (rank > 1) read_dims(strides, s, rank - 1, "global_strides", "encode_tiled_raw");
   read_box(box, b, rank, "box_dim", "encode_tiled_raw");
   read_box(estr, e, rank, "element_strides", "encode_tiled_raw");
-  TensorMap m;
-  NANOCUDA_CALL(cuTensorMapEncodeTiled, "encode_tiled_raw", &m.native(),
+  alignas(64) CUtensorMap m;  // the driver wants 64-byte alignment
+  NANOCUDA_CALL(cuTensorMapEncodeTiled, "encode_tiled_raw", &m,
                 static_cast<CUtensorMapDataType>(dtype), rank,
                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)), d, s, b, e,
                 static_cast<CUtensorMapInterleave>(interleave),
                 static_cast<CUtensorMapSwizzle>(swizzle), static_cast<CUtensorMapL2promotion>(l2),
                 static_cast<CUtensorMapFloatOOBfill>(oob));
-  return nb::bytes(static_cast<const char*>(m.data()), 128);
+  return nb::bytes(reinterpret_cast<const char*>(&m), sizeof m);
 }
 
 }  // namespace
