@@ -30,6 +30,7 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
   if (rank > 1) read_dims(strides, s, rank - 1, "global_strides", "encode_tiled_raw");
   read_box(box, b, rank, "box_dim", "encode_tiled_raw");
   read_box(estr, e, rank, "element_strides", "encode_tiled_raw");
+  detail::AnyContext context;  // the encode needs a current context, as nanocuda's own path has
   alignas(64) CUtensorMap m;  // the driver wants 64-byte alignment
   NANOCUDA_CALL(cuTensorMapEncodeTiled, "encode_tiled_raw", &m,
                 static_cast<CUtensorMapDataType>(dtype), rank,
