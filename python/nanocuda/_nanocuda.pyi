@@ -2522,7 +2522,9 @@ def launch(stream: object, config: LaunchConfig, kernel: Kernel, *args: object) 
 
 class Graph:
     """
-    A CUDA graph: capture work on a stream once, replay it cheaply. Example::
+    A CUDA graph: capture work on a stream once, replay it cheaply.
+
+    Example::
 
         graph = nanocuda.Graph()
         with graph.capture(stream):

@@ -137,16 +137,17 @@ PyMethodDef g_graph_update_def = {
     "update", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(graph_update)),
     METH_FASTCALL | METH_KEYWORDS,
     "update(target, *args)\n--\n\n"
-    "update(index, *args): give kernel node `index` new arguments (checked like a launch).\n"
-    "update(source): make this instantiated graph run `source` (a finished GraphBuilder or\n"
-    "a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
-    "raises ValueError naming the node that prevents it."};
+    "With an int `target`: give that kernel node the new arguments `args` (checked like a\n"
+    "launch). With a finished GraphBuilder or a Graph of the same shape: make this\n"
+    "instantiated graph run it through cuGraphExecUpdate, without instantiating again; a\n"
+    "ValueError names the node that prevents it."};
 
 }  // namespace
 
 void bind_graph(nb::module_& m) {
   nb::class_<PyGraph>(m, "Graph",
-                      "A CUDA graph: capture work on a stream once, replay it cheaply. Example::\n\n"
+                      "A CUDA graph: capture work on a stream once, replay it cheaply.\n\n"
+                      "Example::\n\n"
                       "    graph = nanocuda.Graph()\n"
                       "    with graph.capture(stream):\n"
                       "        launcher(x, y, n)\n"
