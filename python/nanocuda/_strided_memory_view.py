@@ -92,7 +92,6 @@ class StridedMemoryView:
             pending = None
         if pending is None or name not in StridedMemoryView.__slots__ or name == "_pending":
             raise AttributeError(f"'StridedMemoryView' object has no attribute '{name}'")
-        self._pending = None
         self._fill(pending[0], pending[1], "StridedMemoryView.from_dlpack", cai=False)
         return object.__getattribute__(self, name)
 
@@ -108,6 +107,7 @@ class StridedMemoryView:
         return self
 
     def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
+        self._pending = None  # read now (as_tensor_map's lazy path then finds the slot set)
         if stream_ptr is not None and type(stream_ptr) is not int:
             _check_stream_ptr(call, stream_ptr)
         (self.ptr, device_type, device_id, self._dtype_name, self._item, self.shape,
@@ -160,7 +160,7 @@ class StridedMemoryView:
         """A tiled TMA descriptor of this memory (nanocuda.TensorMap). Arguments as cuda.core's
         (box_dim, or options= a TensorMapDescriptorOptions-like object); unset options mean
         cuda.core's defaults (no swizzle, no L2 promotion, zero fill)."""
-        pending = getattr(self, "_pending", None)
+        pending = self._pending
         if (pending is not None and box_dim is not None and options is None and element_strides is None
                 and data_type is None and interleave is None and swizzle is None and l2_promotion is None
                 and oob_fill is None):

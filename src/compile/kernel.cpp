@@ -46,6 +46,20 @@ ParamLayout query_layout(CUkernel kernel, const std::string& name, const std::st
   return layout;
 }
 
+// The launch shape the cluster-occupancy queries take (no stream: they only read it).
+CUlaunchConfig occupancy_config(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                                std::size_t dynamic_shared_memory) {
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_memory);
+  return config;
+}
+
 }  // namespace
 
 Kernel::Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name)
@@ -156,14 +170,7 @@ int Kernel::max_potential_cluster_size(std::array<unsigned, 3> grid, std::array<
                                        std::size_t dynamic_shared_memory, const Device& device) const {
   CUfunction fn = function(*device.context());
   CurrentContext guard(*device.context());
-  CUlaunchConfig config{};
-  config.gridDimX = grid[0];
-  config.gridDimY = grid[1];
-  config.gridDimZ = grid[2];
-  config.blockDimX = block[0];
-  config.blockDimY = block[1];
-  config.blockDimZ = block[2];
-  config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_memory);
+  CUlaunchConfig config = occupancy_config(grid, block, dynamic_shared_memory);
   int size = 0;
   NANOCUDA_CALL(cuOccupancyMaxPotentialClusterSize, [&] { return describe(); }, &size, fn, &config);
   return size;
@@ -179,14 +186,7 @@ int Kernel::max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigne
   attr.value.clusterDim.x = cluster[0];
   attr.value.clusterDim.y = cluster[1];
   attr.value.clusterDim.z = cluster[2];
-  CUlaunchConfig config{};
-  config.gridDimX = grid[0];
-  config.gridDimY = grid[1];
-  config.gridDimZ = grid[2];
-  config.blockDimX = block[0];
-  config.blockDimY = block[1];
-  config.blockDimZ = block[2];
-  config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_memory);
+  CUlaunchConfig config = occupancy_config(grid, block, dynamic_shared_memory);
   config.attrs = &attr;
   config.numAttrs = 1;
   int clusters = 0;

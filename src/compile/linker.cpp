@@ -91,16 +91,7 @@ LinkerOptions& LinkerOptions::set(const std::string& option, OptionValue value) 
   else if (option == "debug") debug = detail::as_bool(kOwner, option.c_str(), value);
   else if (option == "lineinfo") lineinfo = detail::as_bool(kOwner, option.c_str(), value);
   else {
-    const OptionSpec* spec = detail::find_option(kNvJitLinkOptions, option);
-    if (!spec) detail::throw_unknown_option(kOwner, option, option_names());
-    std::vector<std::string> check;
-    detail::append_flags(kOwner, *spec, value, check);
-    for (auto& n : named)
-      if (n.name == option) {
-        n.value = std::move(value);
-        return *this;
-      }
-    named.push_back({option, std::move(value)});
+    detail::set_named(kOwner, kNvJitLinkOptions, &option_names, named, option, std::move(value));
   }
   return *this;
 }

@@ -135,4 +135,18 @@ void throw_unknown_option(const char* owner, const std::string& name, const std:
   throw TypeError(msg);
 }
 
+void set_named(const char* owner, std::span<const OptionSpec> table, std::vector<std::string> (*known)(),
+               std::vector<NamedOption>& named, const std::string& name, OptionValue value) {
+  const OptionSpec* spec = find_option(table, name);
+  if (!spec) throw_unknown_option(owner, name, known());
+  std::vector<std::string> check;
+  append_flags(owner, *spec, value, check);  // type check now, not at compile or link
+  for (auto& n : named)
+    if (n.name == name) {
+      n.value = std::move(value);
+      return;
+    }
+  named.push_back({name, std::move(value)});
+}
+
 }  // namespace nanocuda::detail

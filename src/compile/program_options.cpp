@@ -142,16 +142,7 @@ ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value
   else if (option == "define_macro") defines = words();
   else if (option == "include_path") include_dirs = words();
   else {
-    const OptionSpec* spec = detail::find_option(kNvrtcOptions, option);
-    if (!spec) detail::throw_unknown_option(kOwner, option, option_names());
-    std::vector<std::string> check;
-    detail::append_flags(kOwner, *spec, value, check);  // type check now, not at compile
-    for (auto& n : named)
-      if (n.name == option) {
-        n.value = std::move(value);
-        return *this;
-      }
-    named.push_back({option, std::move(value)});
+    detail::set_named(kOwner, kNvrtcOptions, &option_names, named, option, std::move(value));
   }
   return *this;
 }

@@ -1,8 +1,13 @@
 """Shared pytest fixtures: GPU tests skip, with the reason, where there is no device."""
 
 import functools
+import pathlib
+import shutil
+import subprocess
 
 import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @functools.lru_cache(maxsize=None)
@@ -47,3 +52,15 @@ def stream(device):
     s = nanocuda.Stream(device=device)
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def mock_libcuda(tmp_path_factory):
+    """tools/mock_libcuda.c built once: a driver whose calls all succeed and do nothing."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("needs a C compiler to build tools/mock_libcuda.c")
+    out = tmp_path_factory.mktemp("mock") / "libcuda_mock.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libcuda.c")],
+                   check=True)
+    return str(out)

@@ -4,7 +4,6 @@ that does nothing) Device's one-object-per-ordinal-per-thread rule."""
 
 import ctypes
 import os
-import shutil
 import struct
 import subprocess
 import sys
@@ -17,7 +16,6 @@ import nanocuda
 from nanocuda import EventOptions, LaunchConfig, StreamOptions, _nanocuda
 from nanocuda.utils import StridedMemoryView, args_viewable_as_strided_memory
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # --- LaunchConfig ----------------------------------------------------------------------
 
@@ -226,17 +224,6 @@ def test_buffer_bad_sizes_are_clear():
 
 
 # --- Device singletons against a driver that does nothing -------------------------------
-
-
-@pytest.fixture(scope="module")
-def mock_libcuda(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("needs a C compiler to build tools/mock_libcuda.c")
-    out = tmp_path_factory.mktemp("mock") / "libcuda_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), os.path.join(ROOT, "tools", "mock_libcuda.c")],
-                   check=True)
-    return str(out)
 
 
 def test_device_is_one_object_per_ordinal_per_thread(mock_libcuda):

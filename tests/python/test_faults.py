@@ -2,15 +2,12 @@
 points (tools/mock_libcuda.c), and a compile cache that is unwritable, truncated or garbage."""
 
 import os
-import pathlib
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run(code: str, **env) -> subprocess.CompletedProcess:
@@ -19,16 +16,6 @@ def run(code: str, **env) -> subprocess.CompletedProcess:
                        text=True, timeout=300, env=full, cwd="/tmp")
     assert r.returncode >= 0, f"killed by signal {-r.returncode}: {r.stderr[-3000:]}"
     return r
-
-
-@pytest.fixture(scope="module")
-def mock_libcuda(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("needs a C compiler to build tools/mock_libcuda.c")
-    out = tmp_path_factory.mktemp("mock") / "libcuda_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), str(ROOT / "tools/mock_libcuda.c")], check=True)
-    return str(out)
 
 
 def test_no_driver_message_names_the_call_once():

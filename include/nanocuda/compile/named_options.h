@@ -44,6 +44,11 @@ struct OptionSpec {
 // `owner` ("ProgramOptions"), the option and what it takes.
 void append_flags(const char* owner, const OptionSpec& spec, const OptionValue& value,
                   std::vector<std::string>& out);
+// Sets option `name` in `named` (replacing an earlier value) after checking, against
+// `table`, that it exists and that `value` is of its kind; an unknown name throws as below,
+// listing `known()` (called only then).
+void set_named(const char* owner, std::span<const OptionSpec> table, std::vector<std::string> (*known)(),
+               std::vector<NamedOption>& named, const std::string& name, OptionValue value);
 // Throws TypeError: "`owner`: unknown option 'bogus' (did you mean: ...?)".
 [[noreturn]] void throw_unknown_option(const char* owner, const std::string& name,
                                        const std::vector<std::string>& known);
