@@ -17,6 +17,17 @@ namespace {
 
 constexpr std::uint64_t kMaxGlobalDim = 1ull << 32;
 constexpr std::uint64_t kMaxGlobalStride = 1ull << 40;
+// The largest box the driver encodes: 228 KiB, the shared memory of an sm_90/sm_100
+// multiprocessor. cuda.h does not say so; measured on the H100 (driver 13.0): 233,472 bytes
+// are taken, 234,240 refused, for tiled and im2col maps alike (tools/tma_driver_rules.py).
+constexpr std::uint64_t kMaxBoxBytes = 228 * 1024;
+
+void check_box_bytes(const char* where, std::uint64_t bytes, const std::string& how) {
+  if (bytes > kMaxBoxBytes)
+    throw ValueError(std::string(where) + ": the box is " + std::to_string(bytes) + " bytes (" +
+                     how + "): a TMA box must fit in 228 KiB (" + std::to_string(kMaxBoxBytes) +
+                     " bytes), a multiprocessor's shared memory");
+}
 
 [[noreturn]] void fail(const char* where, const std::string& rule) {
   throw ValueError(std::string(where) + ": " + rule);
@@ -200,10 +211,19 @@ TensorMapDriverArgs TensorMap::validate(const TiledParams& p) {
     a.box_dim[rank - 1 - i] = p.box[i];
   }
   const std::uint64_t inner_bytes = std::uint64_t{p.box[rank - 1]} * bits / 8;
-  if (p.options.interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && inner_bytes % 16 != 0)
+  // cuda.h states this for interleave none; the driver applies it to 16B interleave as well.
+  if (inner_bytes % 16 != 0)
     fail(where, "the inner box row is " + std::to_string(inner_bytes) + " bytes (box[-1] = " +
                     std::to_string(p.box[rank - 1]) + " x " + tensor_map_dtype_name(p.dtype) +
-                    "): without interleave it must be a multiple of 16 bytes");
+                    "): it must be a multiple of 16 bytes");
+  // What lands in shared memory: every element_strides-th element along each dim.
+  std::uint64_t elements = 1;
+  for (std::uint32_t i = 0; i < rank; ++i) {
+    const std::uint32_t e = p.options.element_strides[i];
+    elements *= (std::uint64_t{p.box[i]} + e - 1) / e;
+  }
+  check_box_bytes(where, elements * static_cast<std::uint64_t>(bits) / 8,
+                  "the box shape divided by element_strides");
   if (is_packed16(p.dtype) && p.box[rank - 1] != 128)
     fail(where, at("box", rank - 1, p.box[rank - 1]) + ": the inner box of " +
                     tensor_map_dtype_name(p.dtype) + " must be 128");
@@ -227,6 +247,14 @@ TensorMapDriverArgs TensorMap::validate(const Im2colParams& p) {
   if (p.pixels_per_column < 1 || p.pixels_per_column > 1024)
     fail(where, "pixels_per_column = " + std::to_string(p.pixels_per_column) +
                     ": must be 1..1024");
+  const std::uint64_t pixel_bytes = std::uint64_t{p.channels_per_pixel} *
+                                    tensor_map_element_bits(p.dtype) / 8;
+  if (!is_packed16(p.dtype) && pixel_bytes % 16 != 0)
+    fail(where, "channels_per_pixel = " + std::to_string(p.channels_per_pixel) + " x " +
+                    tensor_map_dtype_name(p.dtype) + " is " + std::to_string(pixel_bytes) +
+                    " bytes per pixel: it must be a multiple of 16 bytes");
+  check_box_bytes(where, pixel_bytes * p.pixels_per_column,
+                  "channels_per_pixel x pixels_per_column x element size");
   // Corner offsets are signed fields whose width shrinks as spatial dims are added.
   const std::uint32_t spatial = rank - 2;
   const int limit = rank == 3 ? 32768 : rank == 4 ? 128 : 16;

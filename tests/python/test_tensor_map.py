@@ -67,7 +67,11 @@ def test_option_spellings():
     (dict(box=(0, 64)), ValueError, "box[0] = 0"),
     (dict(box=(64,)), ValueError, "box has 1 entries, but the tensor has rank 2"),
     (dict(box=(64, -1)), ValueError, "box[1] = -1 must not be negative"),
-    (dict(box=(64, 12), swizzle="none"), ValueError, "the inner box row is 24 bytes (box[-1] = 12 x float16): without interleave it must be a multiple of 16 bytes"),
+    (dict(shape=(4, 64, 64), box=(2, 8, 12), interleave="16B", swizzle="none"), ValueError,
+     "the inner box row is 24 bytes (box[-1] = 12 x float16): it must be a multiple of 16 bytes"),
+    (dict(dtype="float32", shape=(2048, 2048), box=(256, 256), swizzle="none"), ValueError,
+     "the box is 262144 bytes (the box shape divided by element_strides): a TMA box must fit in 228 KiB"),
+    (dict(box=(64, 12), swizzle="none"), ValueError, "the inner box row is 24 bytes (box[-1] = 12 x float16): it must be a multiple of 16 bytes"),
     (dict(box=(64, 128), swizzle=128), ValueError, "the inner box row is 256 bytes (box[-1] = 128 x float16): it must fit the 128B swizzle span of 128 bytes"),
     (dict(box=(64, 64), swizzle=64), ValueError, "it must fit the 64B swizzle span of 64 bytes"),
     (dict(box=(64, 32), swizzle=32), ValueError, "it must fit the 32B swizzle span of 32 bytes"),
@@ -161,6 +165,14 @@ def test_im2col_inference_and_rules():
         TensorMap.im2col(x, pixels_per_column=8, lower_corner=(0,), validate_only=True)
     with pytest.raises(ValueError, match="channels_per_pixel = 300: must be 1..256"):
         TensorMap.im2col(x, pixels_per_column=8, channels_per_pixel=300, validate_only=True)
+    # Rules the driver applies without cuda.h saying so (measured on the H100, driver 13.0).
+    with pytest.raises(ValueError, match="channels_per_pixel = 12 x float16 is 24 bytes per pixel: "
+                                         "it must be a multiple of 16 bytes"):
+        TensorMap.im2col(x, pixels_per_column=8, channels_per_pixel=12, swizzle="none", validate_only=True)
+    wide = CAI((2, 16, 16, 256), "<f4")
+    with pytest.raises(ValueError, match="the box is 262144 bytes .*: a TMA box must fit in 228 KiB"):
+        TensorMap.im2col(wide, pixels_per_column=256, swizzle="none", validate_only=True)
+    assert TensorMap.im2col(wide, pixels_per_column=128, swizzle="none", validate_only=True)["pixels_per_column"] == 128
     g = TensorMap.im2col_from_pointer(0x10000, "bfloat16", (1, 4, 8, 8, 32), pixels_per_column=16,
                                       validate_only=True)
     assert g["shape"] == (1, 4, 8, 8, 32) and g["swizzle"] == "64B"
