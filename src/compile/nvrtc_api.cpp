@@ -48,6 +48,29 @@ bool is_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// NVRTC opens libnvrtc-builtins.so.<major>.<minor> by bare name when it compiles, and how the
+// loader resolves that depends on NVRTC's RUNPATH and the process's LD_LIBRARY_PATH; in a venv
+// with the pip wheels the compile then failed with "failed to open libnvrtc-builtins". Loading
+// it first from NVRTC's own folder makes NVRTC's later dlopen find it by its soname. A failure
+// is kept (the loader's reason) and added to a compile error that mentions the builtins.
+void preload_builtins(NvrtcApi& api, int major, int minor) {
+  const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+  std::string dirs[2];
+  if (auto slash = api.path.rfind('/'); slash != std::string::npos) dirs[0] = api.path.substr(0, slash);
+  if (char* real = ::realpath(api.path.c_str(), nullptr)) {
+    std::string r = real;
+    std::free(real);
+    if (auto slash = r.rfind('/'); slash != std::string::npos) dirs[1] = r.substr(0, slash);
+  }
+  for (const auto& dir : dirs) {
+    if (dir.empty() || !is_file(dir + "/" + name)) continue;
+    if (::dlopen((dir + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return;
+    const char* why = ::dlerror();
+    api.builtins_error = dir + "/" + name + ": " + (why ? why : "dlopen failed");
+    return;
+  }
+}
+
 }  // namespace
 
 const NvrtcApi& nvrtc() {
@@ -67,6 +90,7 @@ const NvrtcApi& nvrtc() {
     api.nvrtcVersion(&major, &minor);
     api.version = major * 1000 + minor * 10;
     api.path = lib.path;
+    preload_builtins(api, major, minor);
     api.include = toolkit_include_dir(lib.path);
     api.cccl_include = cccl_include_dir(lib.path);
   });

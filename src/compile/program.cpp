@@ -278,6 +278,8 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
       if (log.find("\"crt/") != std::string::npos)
         log += "\n(crt/ headers are in `pip install nvidia-cuda-crt`)";
     }
+    if (log.find("libnvrtc-builtins") != std::string::npos && !api.builtins_error.empty())
+      log += "\n(nanocuda could not load NVRTC's builtins library: " + api.builtins_error + ")";
     throw CompileError(std::move(log), f, name_);
   }
 

@@ -66,6 +66,7 @@ struct NvrtcApi {
   std::string include;   // the matching toolkit include dir (holding cuda.h), or empty
   std::string cccl_include;  // the folder holding cuda/std (libcu++), or empty
   int version = 0;       // major * 1000 + minor * 10
+  std::string builtins_error;  // why libnvrtc-builtins beside it did not load, or empty
 };
 
 struct NvJitLinkApi {
