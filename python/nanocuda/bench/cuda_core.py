@@ -90,8 +90,7 @@ def _tensors(run: Run):
         torch.cuda.synchronize()
         return ts, [t.data_ptr() for t in ts]
     except Exception as e:  # noqa: BLE001
-        run.skip("torch tensors for the TMA rows", e)
-        run.skipped[-1] += "; trying CuPy"
+        run.skipped.append(f"torch tensors for the TMA rows ({type(e).__name__}: {e}); trying CuPy")
     import cupy as cp
 
     ts = [cp.zeros((512, 512), dtype=cp.float16) for _ in range(3)]
