@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from ..workflow import example_path
-from . import native, stats
+from . import native
 from .registry import Subcommand, register
 from .runner import Run, Workload, repeat
 
@@ -243,8 +243,8 @@ def _measure(run: Run) -> dict:
         for v in (p.gpu, p.cpu):
             v.baseline = (f"{BASELINE} {v.name[len(p.name) + 1:]}"
                           if have_base and p.name != BASELINE else None)
-    gpu_rows = stats.summarize([p.gpu for p in paths])
-    cpu_rows = stats.summarize([p.cpu for p in paths])
+    gpu_rows = run.summarize([p.gpu for p in paths])
+    cpu_rows = run.summarize([p.cpu for p in paths])
     from .. import torch_bridge
 
     reader = "the torch bridge" if torch_bridge.is_enabled() else "torch's DLPack exchange API"

@@ -29,6 +29,9 @@ ALLOC = MIB
 PINNED = 64 * MIB
 PEER = 256 * MIB
 BW_TARGET = 1 / 0.95
+ALLOC_BASE = "C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"
+ALLOC_OURS = "nanocuda DeviceMemoryResource.allocate+close"
+COPIES = ("pinned H->D 64 MiB", "pinned D->H 64 MiB", "peer 0->1 256 MiB", "peer 1->0 256 MiB")
 
 
 def _load(path: str) -> ctypes.CDLL:
@@ -58,14 +61,10 @@ def _alloc_rows(lib, run: Run) -> list[dict]:
     lib.mem_set_context(lib.mem_primary_context(0))
     pool, sh = mr.handle, stream.handle
     workloads = [
-        Workload("C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB",
-                lambda: _checked(lib.mem_alloc_free(pool, sh, ALLOC, burst), "alloc")),
-        Workload("nanocuda DeviceMemoryResource.allocate+close",
-                python_burst(lambda: mr.allocate(ALLOC, stream).close(), burst),
-                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB", target=1.2),
+        Workload(ALLOC_BASE, lambda: _checked(lib.mem_alloc_free(pool, sh, ALLOC, burst), "alloc")),
+        Workload(ALLOC_OURS, python_burst(lambda: mr.allocate(ALLOC, stream).close(), burst), ALLOC_BASE),
         Workload("nanocuda Device.allocate+close",
-                python_burst(lambda: dev.allocate(ALLOC, stream).close(), burst),
-                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"),
+                 python_burst(lambda: dev.allocate(ALLOC, stream).close(), burst), ALLOC_BASE),
     ]
     try:
         import torch
@@ -78,7 +77,7 @@ def _alloc_rows(lib, run: Run) -> list[dict]:
                 torch.empty(ALLOC, dtype=torch.uint8, device="cuda")
 
         workloads.append(Workload("torch caching allocator (torch.empty + free)", python_burst(torch_alloc, burst),
-                                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"))
+                                  ALLOC_BASE))
     except Exception as e:  # noqa: BLE001 - a missing peer is reported, not fatal
         run.skipped.append(f"torch: {e}")
     try:
@@ -90,8 +89,7 @@ def _alloc_rows(lib, run: Run) -> list[dict]:
         cmr = CoreDMR(0)
         cs = cd.create_stream()
         workloads.append(Workload("cuda.core DeviceMemoryResource.allocate+close",
-                                python_burst(lambda: cmr.allocate(ALLOC, stream=cs).close(), burst),
-                                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"))
+                                  python_burst(lambda: cmr.allocate(ALLOC, stream=cs).close(), burst), ALLOC_BASE))
     except Exception as e:  # noqa: BLE001
         run.skipped.append(f"cuda.core: {e}")
     return run.measure(workloads, stream.sync, label="alloc")
@@ -116,7 +114,7 @@ def _copy_rows(lib, run: Run, rounds: int, title: str, pairs: list[tuple], count
             stream.sync()
             return time.perf_counter_ns() - t0
 
-        workloads += [Workload(base, cpp), Workload(f"nanocuda.copy {label}", py, baseline=base, target=BW_TARGET)]
+        workloads += [Workload(base, cpp), Workload(f"nanocuda.copy {label}", py, base)]
     rows = run.measure(workloads, None, rounds=rounds, per_sample=count, label=title)
     for r in rows:  # every pair in one call copies the same size
         r["gb_per_s"] = pairs[0][5] / (r["min_us"] * 1e-6) / 1e9
@@ -160,6 +158,7 @@ def _ipc_handoffs(count: int) -> dict:
 class Memory(Subcommand):
     name = "memory"
     help = "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"
+    targets = {ALLOC_OURS: 1.2, **{f"nanocuda.copy {label}": BW_TARGET for label in COPIES}}
 
     def measure(self, run: Run) -> dict:
         """Every row; the JSON also has "ipc" (the handoff times)."""

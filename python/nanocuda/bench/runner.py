@@ -99,12 +99,16 @@ class Run:
                 **kwargs) -> list[dict]:
         """Fills unset targets from the subcommand's table, interleaves the workloads
         (default: this run's rounds, bursts of this run's size) and returns their rows."""
-        for w in workloads:
-            if w.target is None:
-                w.target = self.targets.get(w.name)
         interleave(workloads, self.rounds if rounds is None else rounds,
                    self.burst if per_sample is None else per_sample,
                    label=label or f"bench {self.name}", sync=sync, **kwargs)
+        return self.summarize(workloads)
+
+    def summarize(self, workloads: list[Workload]) -> list[dict]:
+        """Rows of workloads already timed, with the subcommand's targets where none is set."""
+        for w in workloads:
+            if w.target is None:
+                w.target = self.targets.get(w.name)
         return stats.summarize(workloads)
 
     def table(self, title: str, rows: list[dict], baseline_label: str = "C++") -> None:

@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from ..workflow import example_path
-from . import native, stats
+from . import native
 from .registry import Subcommand, register
 from .runner import Run, Workload, repeat
 
@@ -118,7 +118,7 @@ def _measure(run: Run) -> dict:
             for name, v in table.items():
                 if name != "C++":
                     v.baseline = table["C++"].name
-    rows = stats.summarize([*kernel.values(), *app.values()])
+    rows = run.summarize([*kernel.values(), *app.values()])
     run.table(f"SAXPY, {N} floats ({BLOCKS}×{THREADS}), {run.rounds} rounds (µs): kernel = events "
               "around the launch, application = 2 H2D + launch + D2H + sync", rows)
     print("  (the overview quotes, on its own GPU: kernel 352 µs C++ / 352 µs Python; "

@@ -149,7 +149,7 @@ def train_workloads(torch, steps: int, run: Run) -> list[Workload]:
     train = load_example()
     if train is None:
         run.skip("training step: examples/torch_ops not found (run from the checkout, or set "
-                       "NANOCUDA_EXAMPLES to its examples folder)")
+                 "NANOCUDA_EXAMPLES to its examples folder)")
         return []
     x, y = train.batches(1)[0]
     base = PLAIN
