@@ -104,38 +104,62 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    import importlib
-    import inspect
+    from . import DriverNotFoundError
+    from .bench import registry, report
 
-    from .bench import SUBCOMMANDS, harness
-
-    env = harness.environment()
-    harness.print_environment(env)
+    # `nanocuda bench launch tma` runs both, in the order given; no name (or "all") runs all.
+    chosen = registry.select(args.which)
+    env = report.environment()
+    report.print_environment(env)
     rounds = args.rounds or (5 if args.quick else 300)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
-    # `nanocuda bench launch tma` runs both, in the order given; no name (or "all") runs all.
-    which = [args.which] if isinstance(args.which, str) else list(dict.fromkeys(args.which))
-    names = list(SUBCOMMANDS) if not which or "all" in which else which
-    for name in names:
-        module = importlib.import_module(SUBCOMMANDS[name][0])
-        extra = {}
-        if "use_bridge" in inspect.signature(module.run).parameters:
-            extra["use_bridge"] = not args.no_torch_bridge
-        results[name] = module.run(rounds, burst, **extra)
+    for subcommand in chosen:
+        try:
+            results[subcommand.name] = subcommand(rounds, burst, use_bridge=not args.no_torch_bridge)
+        except DriverNotFoundError as e:  # every subcommand needs one: say so, not a traceback
+            print(f"nanocuda bench {subcommand.name}: needs an NVIDIA GPU and driver: {e}", file=sys.stderr)
+            return 1
     if args.json:
-        harness.write_json(args.json, results)
+        report.write_json(args.json, results)
         print(f"\nraw numbers (every repetition): {args.json}")
     if args.plot:
         from .bench import plot
 
         plot.ratios(results, args.plot)
         print(f"chart of the ratios: {args.plot}")
-    misses = [r["name"] for res in results.values() if isinstance(res, dict) and "rows" in res
-              for r in res["rows"] if r.get("meets_target") is False]
+    misses = report.target_misses(results)
     if misses:
         print("\ntargets missed: " + ", ".join(misses))
     return 0
+
+
+def _add_bench(sub) -> None:
+    from .bench import registry
+
+    import textwrap
+
+    table = registry.subcommands()
+    w = max(len(n) for n in table)
+    listing = "\n".join(textwrap.fill(s.help, 96, initial_indent=f"  {name:<{w}}  ",
+                                       subsequent_indent=" " * (w + 4)) for name, s in table.items())
+    bench = sub.add_parser(
+        "bench", help="benchmarks against C++ and peers (needs a GPU)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Times Python paths against native C++ loops in the same process, interleaved "
+                    "round by round; prints a table per subcommand.",
+        epilog=f"subcommands (run in this order; default: all):\n{listing}")
+    bench.add_argument("which", nargs="*", default=[], type=registry.checked_name, metavar="WHICH",
+                       help="one or more subcommands (listed below), or all")
+    bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
+    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 300)")
+    bench.add_argument("--no-torch-bridge", action="store_true",
+                       help="skip the rows that read torch tensors through nanocuda.torch_bridge "
+                            "(building it once takes ~20-60 s)")
+    bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")
+    bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
+    bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")
+    bench.set_defaults(func=_cmd_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,22 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     info.set_defaults(func=_cmd_info)
 
-    bench = sub.add_parser("bench", help="benchmarks against C++ and peers (needs a GPU)")
-    from .bench import SUBCOMMANDS
-
-    bench.add_argument("which", nargs="*", default="all", choices=["all", *SUBCOMMANDS],
-                       metavar="WHICH",
-                       help="one or more benchmarks (default: all): " +
-                       "; ".join(f"{k}: {v[1]}" for k, v in SUBCOMMANDS.items()))
-    bench.add_argument("--quick", action="store_true", help="few rounds: a smoke test")
-    bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 300)")
-    bench.add_argument("--no-torch-bridge", action="store_true",
-                       help="skip the rows that read torch tensors through nanocuda.torch_bridge "
-                            "(building it once takes ~20-60 s)")
-    bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")
-    bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
-    bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")
-    bench.set_defaults(func=_cmd_bench)
+    _add_bench(sub)
 
     comp = sub.add_parser(
         "compile", help="compile a .cu file with NVRTC to cubin (default), PTX or LTO-IR"

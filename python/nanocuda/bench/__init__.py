@@ -1,19 +1,11 @@
-"""`nanocuda bench`: one module per subcommand, each with `run(rounds, burst) -> dict`.
+"""`nanocuda bench`: subcommand objects in one registry, over shared timing, statistics and tables.
 
-A subcommand is added by listing its module here; the CLI, --json and --plot pick it up.
+Layout: `registry` (the `Subcommand` base, `register`, the module list), `runner` (a
+`Workload`, shuffled interleaving, repetition, progress, one run's state), `stats` (min,
+median, p10-p90, per-round ratios), `report` (tables, environment, JSON), `workloads`
+(paths more than one subcommand times: Python call loops, the in-process C++ loops, cuda.core),
+then one module per subcommand. A subcommand is a module listed in `registry.MODULES` whose
+`Subcommand` subclass is registered with `run = register(Name())`; the CLI, --json, --plot
+and the target summary pick it up. Importing any of this runs nothing and imports neither
+torch nor numpy: each subcommand imports what it needs when it runs.
 """
-
-# name -> (module, one-line description), in the order `nanocuda bench` runs them.
-SUBCOMMANDS = {
-    "launch": ("nanocuda.bench.launch", "launch CPU cost vs a C++ cuLaunchKernel loop (seed 000)"),
-    "tma": ("nanocuda.bench.tma", "TMA descriptor creation vs C++ (seed 001), and seed 000's loop"),
-    "gemm": ("nanocuda.bench.gemm", "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"),
-    "saxpy": ("nanocuda.bench.saxpy", "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"),
-    "graphs": ("nanocuda.bench.graphs", "CUDA graphs: device while_loop, build, update, replay vs C++"),
-    "memory": ("nanocuda.bench.memory", "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"),
-    "cuda_core": ("nanocuda.bench.cuda_core", "cuda.core-shaped launch() and StridedMemoryView.as_tensor_map "
-                  "vs C++ and vs cuda.core itself"),
-    "kernels": ("nanocuda.bench.kernels", "each example kernel's GPU time vs its torch equivalent (template)"),
-    "torch": ("nanocuda.bench.torch_ops", "a nanocuda torch op's eager call cost vs Launcher/dispatcher/Triton; "
-              "the example model's training step compiled vs eager vs plain PyTorch"),
-}

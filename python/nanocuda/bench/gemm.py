@@ -17,7 +17,8 @@ import time
 
 from ..workflow import example_path
 from . import native
-from .harness import Variant, print_table, progress, summarize
+from .registry import Subcommand, register
+from .runner import Run, Workload, repeat
 
 SIZE = 512
 CALLS, WARMUP = 100, 10
@@ -39,8 +40,8 @@ class Path:
 
     def __init__(self, name: str, call=None, loop=None):
         self.name, self.call, self.loop = name, call, loop
-        self.gpu = Variant(f"{name} [GPU events]", lambda: 0)
-        self.cpu = Variant(f"{name} [CPU submit]", lambda: 0)
+        self.gpu = Workload(f"{name} [GPU events]", lambda: 0)
+        self.cpu = Workload(f"{name} [CPU submit]", lambda: 0)
 
     def run(self, count: int) -> int:
         if self.loop is not None:
@@ -188,15 +189,24 @@ def _checked(paths, torch, a, b, c, ref, stream, skipped):
     return good
 
 
-def run(rounds: int, burst: int) -> dict:
-    """Runs the comparison; returns {"rows": [...], "skipped": [...]} and prints the tables."""
+class Gemm(Subcommand):
+    name = "gemm"
+    help = "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"
+    needs = ("torch",)
+
+    def measure(self, run: Run) -> dict:
+        """Both tables (GPU events, CPU submit); the paths run in a fixed order each round,
+        as the seed's (one run of 100 calls yields both samples)."""
+        return _measure(run)
+
+
+def _measure(run: Run) -> dict:
+    import torch
+
     import nanocuda
 
-    skipped: list[str] = []
-    try:
-        import torch
-    except ImportError:
-        return {"rows": [], "skipped": ["bench gemm needs torch (not installed)"]}
+    skipped = run.skipped
+    rounds = run.rounds
     major, minor = nanocuda.Device(0).compute_capability
     if (major, minor) != (9, 0):
         msg = f"bench gemm runs an sm_90a kernel; device 0 is sm_{major}{minor}"
@@ -217,7 +227,8 @@ def run(rounds: int, burst: int) -> dict:
             for p in paths:
                 p.run(WARMUP)
             stream.sync()
-            for r in range(rounds):
+
+            def one_round(r: int) -> None:
                 for p in paths:
                     start.record(stream)
                     cpu_ns = p.run(CALLS)
@@ -225,22 +236,23 @@ def run(rounds: int, burst: int) -> dict:
                     end.sync()
                     p.gpu.samples.append(start.elapsed_time(end) * 1000.0 / CALLS)
                     p.cpu.samples.append(cpu_ns / CALLS / 1000.0)
-                progress(r + 1, rounds, "bench gemm")
+
+            repeat(rounds, one_round, "bench gemm")
     have_base = any(p.name == BASELINE for p in paths)
     for p in paths:
         for v in (p.gpu, p.cpu):
             v.baseline = (f"{BASELINE} {v.name[len(p.name) + 1:]}"
                           if have_base and p.name != BASELINE else None)
-    gpu_rows = summarize([p.gpu for p in paths])
-    cpu_rows = summarize([p.cpu for p in paths])
+    gpu_rows = run.summarize([p.gpu for p in paths])
+    cpu_rows = run.summarize([p.cpu for p in paths])
     from .. import torch_bridge
 
     reader = "the torch bridge" if torch_bridge.is_enabled() else "torch's DLPack exchange API"
     title = (f"fp16 GEMM {SIZE}x{SIZE}x{SIZE} (C = A·Bᵀ, 3 TMA maps; tensors read through {reader}), "
              f"{CALLS} calls after {WARMUP} warm-up, {rounds} rounds")
-    print_table(f"{title}: CUDA-event time per call (µs)", gpu_rows)
-    print_table(f"{title}: CPU submit time per call (µs)", cpu_rows)
-    for s in skipped:
-        print(f"  skipped: {s}")
-    return {"rows": gpu_rows + cpu_rows, "skipped": skipped, "calls": CALLS, "warmup": WARMUP,
-            "rounds": rounds, "size": SIZE}
+    run.table(f"{title}: CUDA-event time per call (µs)", gpu_rows)
+    run.table(f"{title}: CPU submit time per call (µs)", cpu_rows)
+    return run.result(gpu_rows + cpu_rows, calls=CALLS, warmup=WARMUP, rounds=rounds, size=SIZE)
+
+
+run = register(Gemm())

@@ -8,15 +8,15 @@ Sections (each Python row has the C++ row it is divided by, and a target):
   - building and instantiating a 1000-node graph (capture + complete) (target 1.3);
   - updating the arguments of all 100 kernel nodes of a graph (target 1.2);
   - replaying a 1-node and a 200-node graph (target 1.05).
-Variants run interleaved in a shuffled order each round; the table gives min and median.
+Workloads run interleaved in a shuffled order each round; the table gives min and median.
 """
 
 from __future__ import annotations
 
-import random
 import time
 
-from .harness import Variant, print_table, progress, summarize
+from .registry import Subcommand, register
+from .runner import Run, Workload
 
 SOURCE = r"""
 #include <nanocuda/device/graph.cuh>
@@ -27,8 +27,10 @@ extern "C" __global__ void count_to(nanocuda::conditional_handle h, int* counter
 """
 
 
-def run(rounds: int, burst: int) -> dict:
-    """Runs every section; returns {"rows": [...]} and prints the tables."""
+def workloads(run: Run) -> tuple[list[Workload], object]:
+    """Each section's C++ and Python workloads; each burst returns ns per iteration, node or
+    launch. The while loops (milliseconds each) run in at most 20 rounds. Also returns the
+    stream the counter lives on."""
     import numpy as np
 
     import nanocuda
@@ -52,9 +54,8 @@ def run(rounds: int, burst: int) -> dict:
         nanocuda.memset(counter, 0, stream=stream)
         stream.sync()
 
-    variants: list[Variant] = []
-    loops = {}
-    loop_rounds = max(3, min(rounds, 20))
+    out: list[Workload] = []
+    loop_rounds = max(3, min(run.rounds, 20))
     for n in (1000, 10000):
         b = dev.create_graph_builder().begin_building()
         h = b.create_conditional_handle(default_value=1)
@@ -91,12 +92,11 @@ def run(rounds: int, burst: int) -> dict:
             reset()
             return ext.cpp_graph_launch_loop(step, counter.ptr, n, stream) / n
 
-        c = Variant(f"while_loop N={n}: C++ conditional graph", lambda: 0)
-        p = Variant(f"while_loop N={n}: nanocuda GraphBuilder", lambda: 0, c.name, 1.05)
-        cl = Variant(f"host loop N={n}: C++ cuLaunchKernel", lambda: 0)
-        pl = Variant(f"host loop N={n}: Python Launcher", lambda: 0, cl.name, None)
-        loops[n] = [(c, cpp_graph), (p, py_graph), (cl, cpp_loop), (pl, py_loop)]
-        variants += [c, p, cl, pl]
+        c = Workload(f"while_loop N={n}: C++ conditional graph", cpp_graph, rounds=loop_rounds)
+        p = Workload(f"while_loop N={n}: nanocuda GraphBuilder", py_graph, c.name, rounds=loop_rounds)
+        cl = Workload(f"host loop N={n}: C++ cuLaunchKernel", cpp_loop, rounds=loop_rounds)
+        pl = Workload(f"host loop N={n}: Python Launcher", py_loop, cl.name, rounds=loop_rounds)
+        out += [c, p, cl, pl]
 
     # Build + instantiate 1000 nodes; update 100 nodes; replay 1 and 200 nodes.
     build_stream = nanocuda.Stream()
@@ -152,35 +152,42 @@ def run(rounds: int, burst: int) -> dict:
 
         return py, cpp
 
-    r1 = replay(g1, burst)
-    r200 = replay(g200, min(burst, 50))  # 200 kernels each: keep the GPU queue short
+    r1 = replay(g1, run.burst)
+    r200 = replay(g200, min(run.burst, 50))  # 200 kernels each: keep the GPU queue short
     pairs = [
-        ("build+instantiate 1000 nodes", cpp_build, py_build, 1.3),
-        ("update args of 100 kernel nodes", cpp_update, py_update, 1.2),
-        ("replay 1-node graph", r1[1], r1[0], 1.05),
-        ("replay 200-node graph", r200[1], r200[0], 1.05),
+        ("build+instantiate 1000 nodes", cpp_build, py_build),
+        ("update args of 100 kernel nodes", cpp_update, py_update),
+        ("replay 1-node graph", r1[1], r1[0]),
+        ("replay 200-node graph", r200[1], r200[0]),
     ]
-    others = []
-    for label, cpp, py, target in pairs:
-        c = Variant(f"{label}: C++", lambda: 0)
-        p = Variant(f"{label}: Python", lambda: 0, c.name, target)
-        others += [(c, cpp), (p, py)]
-        variants += [c, p]
+    for label, cpp, py in pairs:
+        c = Workload(f"{label}: C++", cpp)
+        out += [c, Workload(f"{label}: Python", py, c.name)]
+    out[0].keep = (counter, build_stream, g100, g1, g200)
+    return out, stream
 
-    shuffle = random.Random(1).shuffle
-    for _, fn in [x for v in loops.values() for x in v] + others:  # warm-up
-        fn()
-    for r in range(rounds):
-        order = list(others)
-        if r < loop_rounds:
-            for v in loops.values():
-                order += v
-        shuffle(order)
-        for v, fn in order:
-            v.samples.append(fn() / 1000.0)
-        stream.sync()
-        progress(r + 1, rounds, "bench graphs")
-    rows = summarize(variants)
-    print_table(f"CUDA graphs, µs per iteration / node / launch ({rounds} rounds; while loops "
-                f"{loop_rounds}); targets on the ratio of minimums", rows)
-    return {"rows": rows, "rounds": rounds, "loop_rounds": loop_rounds}
+
+class Graphs(Subcommand):
+    name = "graphs"
+    help = "CUDA graphs: device while_loop, build, update, replay vs C++"
+    targets = {
+        "while_loop N=1000: nanocuda GraphBuilder": 1.05,
+        "while_loop N=10000: nanocuda GraphBuilder": 1.05,
+        "build+instantiate 1000 nodes: Python": 1.3,
+        "update args of 100 kernel nodes: Python": 1.2,
+        "replay 1-node graph: Python": 1.05,
+        "replay 200-node graph: Python": 1.05,
+    }
+
+    def measure(self, run: Run) -> dict:
+        """Every section in one table; the JSON has "loop_rounds" (the while loops' rounds)."""
+        ws, stream = workloads(run)
+        loop_rounds = ws[0].rounds
+        # Each burst syncs what it must itself; a round ends with one sync of the counter's stream.
+        rows = run.measure(ws, None, per_sample=1, sync_round=stream.sync)
+        run.table(f"CUDA graphs, µs per iteration / node / launch ({run.rounds} rounds; while loops "
+                  f"{loop_rounds}); targets on the ratio of minimums", rows)
+        return {"rows": rows, "rounds": run.rounds, "loop_rounds": loop_rounds}
+
+
+run = register(Graphs())

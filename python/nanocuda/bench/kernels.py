@@ -11,7 +11,9 @@ GEMM rows (hopper_gemm_fast.cu, against cuBLAS through torch.matmul) need an sm_
 from __future__ import annotations
 
 from ..workflow import example_path
-from .harness import Variant, run_interleaved, summarize
+from . import stats
+from .registry import Subcommand, register
+from .runner import Run, Workload
 
 MAX_REPEATS = 20  # launches per sample: enough to hide event overhead, few for slow kernels
 MAX_ROUNDS = 40  # the 8192³ GEMMs take ~30 ms a sample: 40 rounds keep the run near a minute
@@ -119,38 +121,39 @@ def print_rates(title: str, rows: list[dict]) -> None:
               f"{r['our_rate']:>10.1f} {r['unit']:>8} {r['speed']:>8.3f} {r['spread']:>12}")
 
 
-def run(rounds: int, burst: int) -> dict:
-    """Runs the comparison; returns {"rows": [...], "skipped": [...]} and prints the table."""
-    try:
-        import torch
-    except ImportError:
-        print("\n  skipped: bench kernels needs torch (not installed)")
-        return {"rows": [], "skipped": ["bench kernels needs torch (not installed)"]}
-    import nanocuda
+class Kernels(Subcommand):
+    name = "kernels"
+    help = "each example kernel's GPU time vs its torch equivalent (template)"
+    needs = ("torch",)
 
-    repeats = max(1, min(burst, MAX_REPEATS))
-    rounds = min(rounds, MAX_ROUNDS)
-    examples, skipped = pairs(torch, nanocuda, quick=rounds < 10)  # --quick: 5 rounds
-    variants = []
-    for label, _, _, ours, theirs in examples:
-        base = f"torch: {label}"
-        variants.append(Variant(base, event_burst(torch, theirs, repeats)))
-        variants.append(Variant(f"nanocuda: {label}", event_burst(torch, ours, repeats), baseline=base))
-    run_interleaved(variants, rounds, repeats, torch.cuda.synchronize, "bench kernels")
-    rows = summarize(variants)
-    by_name = {r["name"]: r for r in rows}
-    rates = []
-    for label, work, unit, _, _ in examples:
-        t, o = by_name[f"torch: {label}"], by_name[f"nanocuda: {label}"]
-        scale = 1e-3 if unit == "GB/s" else 1e-6  # work per µs -> GB/s or TFLOP/s
-        per_round = sorted(a / b for a, b in zip(t["samples_us"], o["samples_us"]))
-        rates.append(dict(label=label, unit=unit, torch_us=t["median_us"], ours_us=o["median_us"],
-                          torch_rate=work / t["median_us"] * scale, our_rate=work / o["median_us"] * scale,
-                          speed=t["median_us"] / o["median_us"],
-                          spread=f"{per_round[int(0.1 * (len(per_round) - 1))]:.2f}–"
-                                 f"{per_round[int(0.9 * (len(per_round) - 1))]:.2f}"))
-    print_rates(f"Example kernels vs torch (cuBLAS for GEMMs): GPU time per launch, median of {rounds} "
-                f"interleaved rounds of {repeats} launches; × torch = torch time / ours", rates)
-    for s in skipped:
-        print(f"  skipped: {s}")
-    return {"rows": rows, "rates": rates, "skipped": skipped, "repeats": repeats, "rounds": rounds}
+    def measure(self, run: Run) -> dict:
+        """The rate table; the JSON has every sample's "rows" and the printed "rates"."""
+        import torch
+
+        import nanocuda
+
+        repeats = max(1, min(run.burst, MAX_REPEATS))
+        rounds = min(run.rounds, MAX_ROUNDS)
+        examples, skipped = pairs(torch, nanocuda, quick=rounds < 10)  # --quick: 5 rounds
+        run.skipped += skipped
+        workloads = []
+        for label, _, _, ours, theirs in examples:
+            base = f"torch: {label}"
+            workloads.append(Workload(base, event_burst(torch, theirs, repeats)))
+            workloads.append(Workload(f"nanocuda: {label}", event_burst(torch, ours, repeats), base))
+        rows = run.measure(workloads, torch.cuda.synchronize, rounds=rounds, per_sample=repeats)
+        by_name = {r["name"]: r for r in rows}
+        rates = []
+        for label, work, unit, _, _ in examples:
+            t, o = by_name[f"torch: {label}"], by_name[f"nanocuda: {label}"]
+            scale = 1e-3 if unit == "GB/s" else 1e-6  # work per µs -> GB/s or TFLOP/s
+            p10, p90 = stats.spread(stats.round_ratios(t["samples_us"], o["samples_us"]))
+            rates.append(dict(label=label, unit=unit, torch_us=t["median_us"], ours_us=o["median_us"],
+                              torch_rate=work / t["median_us"] * scale, our_rate=work / o["median_us"] * scale,
+                              speed=t["median_us"] / o["median_us"], spread=f"{p10:.2f}–{p90:.2f}"))
+        print_rates(f"Example kernels vs torch (cuBLAS for GEMMs): GPU time per launch, median of {rounds} "
+                    f"interleaved rounds of {repeats} launches; × torch = torch time / ours", rates)
+        return run.result(rows, rates=rates, repeats=repeats, rounds=rounds)
+
+
+run = register(Kernels())

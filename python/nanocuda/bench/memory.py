@@ -20,13 +20,18 @@ import tempfile
 import time
 
 from . import native
-from .harness import Variant, print_table, python_burst, run_interleaved, summarize
+from .registry import Subcommand, register
+from .runner import Run, Workload
+from .workloads import python_burst
 
 MIB = 1 << 20
 ALLOC = MIB
 PINNED = 64 * MIB
 PEER = 256 * MIB
 BW_TARGET = 1 / 0.95
+ALLOC_BASE = "C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"
+ALLOC_OURS = "nanocuda DeviceMemoryResource.allocate+close"
+COPIES = ("pinned H->D 64 MiB", "pinned D->H 64 MiB", "peer 0->1 256 MiB", "peer 1->0 256 MiB")
 
 
 def _load(path: str) -> ctypes.CDLL:
@@ -46,23 +51,20 @@ def _checked(ns: int, what: str) -> int:
     return ns
 
 
-def _alloc_rows(lib, rounds: int, burst: int, skipped: list[str]) -> list[dict]:
+def _alloc_rows(lib, run: Run) -> list[dict]:
     import nanocuda
 
+    burst = run.burst
     dev = nanocuda.Device(0)
     stream = nanocuda.Stream(device=dev)
     mr = dev.memory_resource
     lib.mem_set_context(lib.mem_primary_context(0))
     pool, sh = mr.handle, stream.handle
-    variants = [
-        Variant("C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB",
-                lambda: _checked(lib.mem_alloc_free(pool, sh, ALLOC, burst), "alloc")),
-        Variant("nanocuda DeviceMemoryResource.allocate+close",
-                python_burst(lambda: mr.allocate(ALLOC, stream).close(), burst),
-                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB", target=1.2),
-        Variant("nanocuda Device.allocate+close",
-                python_burst(lambda: dev.allocate(ALLOC, stream).close(), burst),
-                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"),
+    workloads = [
+        Workload(ALLOC_BASE, lambda: _checked(lib.mem_alloc_free(pool, sh, ALLOC, burst), "alloc")),
+        Workload(ALLOC_OURS, python_burst(lambda: mr.allocate(ALLOC, stream).close(), burst), ALLOC_BASE),
+        Workload("nanocuda Device.allocate+close",
+                 python_burst(lambda: dev.allocate(ALLOC, stream).close(), burst), ALLOC_BASE),
     ]
     try:
         import torch
@@ -74,10 +76,10 @@ def _alloc_rows(lib, rounds: int, burst: int, skipped: list[str]) -> list[dict]:
             with torch.cuda.stream(ts):
                 torch.empty(ALLOC, dtype=torch.uint8, device="cuda")
 
-        variants.append(Variant("torch caching allocator (torch.empty + free)", python_burst(torch_alloc, burst),
-                                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"))
+        workloads.append(Workload("torch caching allocator (torch.empty + free)", python_burst(torch_alloc, burst),
+                                  ALLOC_BASE))
     except Exception as e:  # noqa: BLE001 - a missing peer is reported, not fatal
-        skipped.append(f"torch: {e}")
+        run.skipped.append(f"torch: {e}")
     try:
         from cuda.core import Device as CoreDevice
         from cuda.core import DeviceMemoryResource as CoreDMR
@@ -86,20 +88,18 @@ def _alloc_rows(lib, rounds: int, burst: int, skipped: list[str]) -> list[dict]:
         cd.set_current()
         cmr = CoreDMR(0)
         cs = cd.create_stream()
-        variants.append(Variant("cuda.core DeviceMemoryResource.allocate+close",
-                                python_burst(lambda: cmr.allocate(ALLOC, stream=cs).close(), burst),
-                                baseline="C++ cuMemAllocFromPoolAsync+cuMemFreeAsync 1 MiB"))
+        workloads.append(Workload("cuda.core DeviceMemoryResource.allocate+close",
+                                  python_burst(lambda: cmr.allocate(ALLOC, stream=cs).close(), burst), ALLOC_BASE))
     except Exception as e:  # noqa: BLE001
-        skipped.append(f"cuda.core: {e}")
-    run_interleaved(variants, rounds, burst, stream.sync, "alloc")
-    return summarize(variants)
+        run.skipped.append(f"cuda.core: {e}")
+    return run.measure(workloads, stream.sync, label="alloc")
 
 
-def _copy_rows(lib, rounds: int, title: str, pairs: list[tuple], count: int) -> list[dict]:
+def _copy_rows(lib, run: Run, rounds: int, title: str, pairs: list[tuple], count: int) -> list[dict]:
     """pairs: (label, dst, dst_ctx, src, src_ctx, size, stream) per direction."""
     import nanocuda
 
-    variants = []
+    workloads = []
     for label, dst, dctx, src, sctx, size, stream in pairs:
         base = f"C++ {label}"
         d_ptr, s_ptr, sh = dst.ptr, src.ptr, stream.handle
@@ -114,9 +114,8 @@ def _copy_rows(lib, rounds: int, title: str, pairs: list[tuple], count: int) -> 
             stream.sync()
             return time.perf_counter_ns() - t0
 
-        variants += [Variant(base, cpp), Variant(f"nanocuda.copy {label}", py, baseline=base, target=BW_TARGET)]
-    run_interleaved(variants, rounds, count, lambda: None, title)
-    rows = summarize(variants)
+        workloads += [Workload(base, cpp), Workload(f"nanocuda.copy {label}", py, base)]
+    rows = run.measure(workloads, None, rounds=rounds, per_sample=count, label=title)
     for r in rows:  # every pair in one call copies the same size
         r["gb_per_s"] = pairs[0][5] / (r["min_us"] * 1e-6) / 1e9
     return rows
@@ -156,43 +155,48 @@ def _ipc_handoffs(count: int) -> dict:
     return {"handoffs": count, "median_ms": statistics.median(times), "min_ms": min(times)}
 
 
-def run(rounds: int, burst: int) -> dict:
-    """Runs every row; returns {"rows": [...], "skipped": [...], "ipc": {...}} and prints tables."""
-    import nanocuda
+class Memory(Subcommand):
+    name = "memory"
+    help = "allocate+free, pinned and peer copies vs C++ loops, IPC handoffs"
+    targets = {ALLOC_OURS: 1.2, **{f"nanocuda.copy {label}": BW_TARGET for label in COPIES}}
 
-    skipped: list[str] = []
-    tmp = tempfile.TemporaryDirectory(prefix="nanocuda-bench-memory-")
-    lib = _load(native.build("memory_native.cpp", tmp.name))
-    rows = _alloc_rows(lib, rounds, burst, skipped)
-    print_table("stream-ordered allocate+free, 1 MiB (µs per pair)", rows)
+    def measure(self, run: Run) -> dict:
+        """Every row; the JSON also has "ipc" (the handoff times)."""
+        import nanocuda
 
-    dev = nanocuda.Device(0)
-    stream = nanocuda.Stream(device=dev)
-    pinned = nanocuda.PinnedMemoryResource().allocate(PINNED, stream=stream)
-    dbuf = dev.allocate(PINNED, stream=stream)
-    copy_rounds = max(5, rounds // 10)
-    prow = _copy_rows(lib, copy_rounds, "pinned", [
-        ("pinned H->D 64 MiB", dbuf, 0, pinned, 0, PINNED, stream),
-        ("pinned D->H 64 MiB", pinned, 0, dbuf, 0, PINNED, stream)], 4)
-    print_table("pinned host<->device copies, 64 MiB (µs per copy; ratio ≤1.053 = ≥95% bandwidth)", prow)
-    rows += prow
-    if nanocuda.Device.count() >= 2:
-        d1 = nanocuda.Device(1)
-        c0, c1 = lib.mem_primary_context(0), lib.mem_primary_context(1)
-        b0 = dev.allocate(PEER, stream=stream)
-        b1 = d1.allocate(PEER, stream=nanocuda.Stream(device=d1))
-        dev.enable_peer_access(d1)
-        d1.enable_peer_access(dev)
-        peer = _copy_rows(lib, copy_rounds, "peer", [
-            ("peer 0->1 256 MiB", b1, c1, b0, c0, PEER, stream),
-            ("peer 1->0 256 MiB", b0, c0, b1, c1, PEER, stream)], 4)
-        print_table("peer copies between 2 GPUs, 256 MiB (µs per copy; ratio ≤1.053 = ≥95% bandwidth)", peer)
-        rows += peer
-    else:
-        skipped.append("peer copies: needs 2 GPUs")
-    ipc = _ipc_handoffs(20 if rounds >= 50 else 5)
-    print(f"\nIPC handoff (export + send + import + first kernel + reply, 1 MiB): "
-          f"median {ipc['median_ms']:.2f} ms, min {ipc['min_ms']:.2f} ms over {ipc['handoffs']}")
-    if skipped:
-        print("skipped: " + "; ".join(skipped))
-    return {"rows": rows, "skipped": skipped, "ipc": ipc}
+        tmp = tempfile.TemporaryDirectory(prefix="nanocuda-bench-memory-")
+        lib = _load(native.build("memory_native.cpp", tmp.name))
+        rows = _alloc_rows(lib, run)
+        run.table("stream-ordered allocate+free, 1 MiB (µs per pair)", rows)
+
+        dev = nanocuda.Device(0)
+        stream = nanocuda.Stream(device=dev)
+        pinned = nanocuda.PinnedMemoryResource().allocate(PINNED, stream=stream)
+        dbuf = dev.allocate(PINNED, stream=stream)
+        copy_rounds = max(5, run.rounds // 10)
+        prow = _copy_rows(lib, run, copy_rounds, "pinned", [
+            ("pinned H->D 64 MiB", dbuf, 0, pinned, 0, PINNED, stream),
+            ("pinned D->H 64 MiB", pinned, 0, dbuf, 0, PINNED, stream)], 4)
+        run.table("pinned host<->device copies, 64 MiB (µs per copy; ratio ≤1.053 = ≥95% bandwidth)", prow)
+        rows += prow
+        if nanocuda.Device.count() >= 2:
+            d1 = nanocuda.Device(1)
+            c0, c1 = lib.mem_primary_context(0), lib.mem_primary_context(1)
+            b0 = dev.allocate(PEER, stream=stream)
+            b1 = d1.allocate(PEER, stream=nanocuda.Stream(device=d1))
+            dev.enable_peer_access(d1)
+            d1.enable_peer_access(dev)
+            peer = _copy_rows(lib, run, copy_rounds, "peer", [
+                ("peer 0->1 256 MiB", b1, c1, b0, c0, PEER, stream),
+                ("peer 1->0 256 MiB", b0, c0, b1, c1, PEER, stream)], 4)
+            run.table("peer copies between 2 GPUs, 256 MiB (µs per copy; ratio ≤1.053 = ≥95% bandwidth)", peer)
+            rows += peer
+        else:
+            run.skip("peer copies: needs 2 GPUs")
+        ipc = _ipc_handoffs(20 if run.rounds >= 50 else 5)
+        print(f"\nIPC handoff (export + send + import + first kernel + reply, 1 MiB): "
+              f"median {ipc['median_ms']:.2f} ms, min {ipc['min_ms']:.2f} ms over {ipc['handoffs']}")
+        return run.result(rows, ipc=ipc)
+
+
+run = register(Memory())

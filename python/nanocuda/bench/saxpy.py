@@ -16,7 +16,8 @@ import time
 
 from ..workflow import example_path
 from . import native
-from .harness import Variant, print_table, progress, summarize
+from .registry import Subcommand, register
+from .runner import Run, Workload, repeat
 
 THREADS, BLOCKS = 512, 32768
 N = THREADS * BLOCKS
@@ -34,13 +35,21 @@ def load_library(path: str) -> ctypes.CDLL:
     return lib
 
 
-def run(rounds: int, burst: int) -> dict:
-    """Runs the comparison; returns {"rows": [...], "skipped": [...]} and prints the table."""
+class Saxpy(Subcommand):
+    name = "saxpy"
+    help = "SAXPY kernel and application time, C++ vs Python (CUDA Python overview)"
+
+    def measure(self, run: Run) -> dict:
+        """C++ and Python alternate in a fixed order each round (one run yields two samples,
+        kernel and application, so they are not shuffled like burst workloads)."""
+        return _measure(run)
+
+
+def _measure(run: Run) -> dict:
     import numpy as np
 
     import nanocuda
 
-    skipped: list[str] = []
     mod = nanocuda.load(example_path("saxpy.cu"))
     stream = nanocuda.Stream()
     x, y = np.random.rand(N).astype(np.float32), np.random.rand(N).astype(np.float32)
@@ -82,22 +91,24 @@ def run(rounds: int, burst: int) -> dict:
 
         sides = {"C++": cpp_app, **sides}
     except Exception as e:  # noqa: BLE001 - no nvcc or no driver library: reported, not fatal
-        skipped.append(f"C++ side ({type(e).__name__}: {e})")
+        run.skip("C++ side", e)
 
-    kernel = {name: Variant(f"{name}: kernel", lambda: 0) for name in sides}
-    app = {name: Variant(f"{name}: application", lambda: 0) for name in sides}
+    kernel = {name: Workload(f"{name}: kernel", lambda: 0) for name in sides}
+    app = {name: Workload(f"{name}: application", lambda: 0) for name in sides}
+
+    def one_round(r: int) -> None:
+        for name, fn in sides.items():
+            app_ns, kernel_ms = fn()
+            app[name].samples.append(app_ns / 1000.0)
+            kernel[name].samples.append(kernel_ms * 1000.0)
+
     try:
         for fn in sides.values():  # warm-up and check
             fn()
         for name, out in (("Python (nanocuda)", out_py), ("C++", out_cpp)):
             if name in sides and not np.allclose(out, expected):
                 raise AssertionError(f"{name} SAXPY result outside tolerance")
-        for r in range(rounds):
-            for name, fn in sides.items():
-                app_ns, kernel_ms = fn()
-                app[name].samples.append(app_ns / 1000.0)
-                kernel[name].samples.append(kernel_ms * 1000.0)
-            progress(r + 1, rounds, "bench saxpy")
+        repeat(run.rounds, one_round, "bench saxpy")
     finally:
         if lib is not None:
             lib.saxpy_teardown()
@@ -107,11 +118,12 @@ def run(rounds: int, burst: int) -> dict:
             for name, v in table.items():
                 if name != "C++":
                     v.baseline = table["C++"].name
-    rows = summarize([*kernel.values(), *app.values()])
-    print_table(f"SAXPY, {N} floats ({BLOCKS}×{THREADS}), {rounds} rounds (µs): kernel = events "
-                "around the launch, application = 2 H2D + launch + D2H + sync", rows)
+    rows = run.summarize([*kernel.values(), *app.values()])
+    run.table(f"SAXPY, {N} floats ({BLOCKS}×{THREADS}), {run.rounds} rounds (µs): kernel = events "
+              "around the launch, application = 2 H2D + launch + D2H + sync", rows)
     print("  (the overview quotes, on its own GPU: kernel 352 µs C++ / 352 µs Python; "
           "application 1076 ms / 1080 ms for its whole program)")
-    for s in skipped:
-        print(f"  skipped: {s}")
-    return {"rows": rows, "skipped": skipped, "n": N, "rounds": rounds}
+    return run.result(rows, n=N, rounds=run.rounds)
+
+
+run = register(Saxpy())

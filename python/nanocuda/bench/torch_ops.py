@@ -13,8 +13,9 @@ import importlib.util
 import os
 import time
 
-from .harness import Variant, print_table, run_interleaved, summarize
-from .launch import _loop
+from .registry import Subcommand, register
+from .runner import Run, Workload
+from .workloads import calls
 
 SOURCE = r"""
 extern "C" __global__ void add(const float* a, const float* b, float* out, int n) {
@@ -28,6 +29,7 @@ LAUNCHER_ALLOC = "nanocuda Launcher + torch.empty_like"
 OP_OUT = "nanocuda op, eager: add_out(a, b, out)"
 OP_NEW = "nanocuda op, eager: add(a, b) -> new tensor"
 TARGET = 1.5  # the issue's: within 1.5x of calling the Launcher directly
+PLAIN = "plain PyTorch ops, eager"
 _ns = [0]
 
 
@@ -36,10 +38,11 @@ def _namespace() -> str:
     return f"nanocuda_bench{os.getpid()}_{_ns[0]}"
 
 
-def call_variants(torch, burst: int, skipped: list[str]) -> list[Variant]:
+def call_workloads(torch, run: Run) -> list[Workload]:
     import nanocuda
     from nanocuda import torch_ops
 
+    burst = run.burst
     ns = _namespace()
     a, b, out = (torch.rand(N, device="cuda") for _ in range(3))
     kernel = nanocuda.compile(SOURCE).get_kernel("add")
@@ -65,27 +68,26 @@ def call_variants(torch, burst: int, skipped: list[str]) -> list[Variant]:
     noop = torch.library.custom_op(f"{ns}::noop", noop_body, mutates_args=(), schema="(Tensor a) -> ()")
 
     assert torch.equal(add(a, b), a + b) and torch.equal(add.default(a, b), a + b)
-    variants = [
-        Variant(LAUNCHER, _loop(launcher, (a, b, out, N), burst)),
-        Variant(OP_OUT, _loop(add_out, (a, b, out), burst), LAUNCHER, TARGET),
-        Variant(LAUNCHER_ALLOC, _loop(raw_alloc, (a, b), burst)),
-        Variant(OP_NEW, _loop(add, (a, b), burst), LAUNCHER_ALLOC, TARGET),
-        Variant("nanocuda op via torch's dispatcher (op.default)", _loop(add.default, (a, b), burst),
-                LAUNCHER_ALLOC),
-        Variant("torch dispatcher alone: custom_op with an empty body", _loop(noop, (a,), burst), LAUNCHER),
-        Variant("torch.add(a, b, out=out) (built-in op)", _loop(lambda a, b, o: torch.add(a, b, out=o),
-                                                                 (a, b, out), burst), LAUNCHER),
+    workloads = [
+        calls(LAUNCHER, launcher, (a, b, out, N), burst),
+        calls(OP_OUT, add_out, (a, b, out), burst, LAUNCHER, TARGET),
+        calls(LAUNCHER_ALLOC, raw_alloc, (a, b), burst),
+        calls(OP_NEW, add, (a, b), burst, LAUNCHER_ALLOC, TARGET),
+        calls("nanocuda op via torch's dispatcher (op.default)", add.default, (a, b), burst, LAUNCHER_ALLOC),
+        calls("torch dispatcher alone: custom_op with an empty body", noop, (a,), burst, LAUNCHER),
+        calls("torch.add(a, b, out=out) (built-in op)", lambda a, b, o: torch.add(a, b, out=o),
+              (a, b, out), burst, LAUNCHER),
     ]
-    variants += _triton_variants(torch, ns, a, b, out, burst, skipped)
-    return variants
+    workloads += _triton_workloads(torch, run, ns, a, b, out)
+    return workloads
 
 
-def _triton_variants(torch, ns, a, b, out, burst, skipped) -> list[Variant]:
+def _triton_workloads(torch, run: Run, ns, a, b, out) -> list[Workload]:
     try:
         import triton
         import triton.language as tl
     except Exception as e:  # noqa: BLE001 - absent peers are reported, not fatal
-        skipped.append(f"Triton ({type(e).__name__}: {e})")
+        run.skip("Triton", e)
         return []
 
     @triton.jit
@@ -94,7 +96,8 @@ def _triton_variants(torch, ns, a, b, out, burst, skipped) -> list[Variant]:
         mask = offs < n
         tl.store(out_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask), mask=mask)
 
-    out_list: list[Variant] = []
+    burst = run.burst
+    out_list: list[Workload] = []
     try:
         from torch.library import triton_op, wrap_triton
 
@@ -108,15 +111,14 @@ def _triton_variants(torch, ns, a, b, out, burst, skipped) -> list[Variant]:
             return o
 
         assert torch.equal(triton_add(a, b), a + b)
-        out_list.append(Variant("torch.library.triton_op add (Triton kernel), eager",
-                                _loop(triton_add, (a, b), burst), LAUNCHER_ALLOC))
+        out_list.append(calls("torch.library.triton_op add (Triton kernel), eager", triton_add, (a, b), burst,
+                              LAUNCHER_ALLOC))
     except Exception as e:  # noqa: BLE001
-        skipped.append(f"triton_op ({type(e).__name__}: {e})")
+        run.skip("triton_op", e)
     grid = ((N + 255) // 256,)
     add_kernel[grid](a, b, out, N, BLOCK=256)
-    out_list.append(Variant("Triton @jit add, launched directly (preallocated out)",
-                            _loop(lambda a, b, o: add_kernel[grid](a, b, o, N, BLOCK=256), (a, b, out), burst),
-                            LAUNCHER))
+    out_list.append(calls("Triton @jit add, launched directly (preallocated out)",
+                          lambda a, b, o: add_kernel[grid](a, b, o, N, BLOCK=256), (a, b, out), burst, LAUNCHER))
     return out_list
 
 
@@ -143,19 +145,19 @@ def load_example():
     return module
 
 
-def train_variants(torch, steps: int, skipped: list[str]) -> list[Variant]:
+def train_workloads(torch, steps: int, run: Run) -> list[Workload]:
     train = load_example()
     if train is None:
-        skipped.append("training step: examples/torch_ops not found (run from the checkout, or set "
-                       "NANOCUDA_EXAMPLES to its examples folder)")
+        run.skip("training step: examples/torch_ops not found (run from the checkout, or set "
+                 "NANOCUDA_EXAMPLES to its examples folder)")
         return []
     x, y = train.batches(1)[0]
-    base = "plain PyTorch ops, eager"
+    base = PLAIN
     paths = [(base, False, None), ("plain PyTorch ops, torch.compile", False, "default"),
              ("nanocuda ln_gelu op, eager", True, None),
              ("nanocuda ln_gelu op, torch.compile", True, "default"),
              ("nanocuda ln_gelu op, torch.compile reduce-overhead", True, "reduce-overhead")]
-    variants = []
+    workloads = []
     for name, fused, mode in paths:
         fused_model, plain_model = train.make_pair()
         step = train.make_step(fused_model if fused else plain_model, mode)
@@ -172,35 +174,38 @@ def train_variants(torch, steps: int, skipped: list[str]) -> list[Variant]:
             torch.cuda.synchronize()
             return time.perf_counter_ns() - t
 
-        variants.append(Variant(name, burst, None if name == base else base))
-    return variants
+        workloads.append(Workload(name, burst, None if name == base else base))
+    return workloads
 
 
-def run(rounds: int, burst: int, train: bool = True) -> dict:
-    """Runs both comparisons; returns {"rows": [...], "train_rows": [...], "skipped": [...]}."""
-    try:
+class TorchOps(Subcommand):
+    name = "torch"
+    help = ("a nanocuda torch op's eager call cost vs Launcher/dispatcher/Triton; "
+            "the example model's training step compiled vs eager vs plain PyTorch")
+    needs = ("torch",)
+    targets = {OP_OUT: TARGET, OP_NEW: TARGET}
+
+    def measure(self, run: Run) -> dict:
+        """Both comparisons (`train=False`: the call rows only); the JSON also has
+        "call_rows" and "train_rows" apart."""
         import torch
-    except ImportError:
-        print("\n  skipped: bench torch needs torch (not installed)")
-        return {"rows": [], "skipped": ["bench torch needs torch (not installed)"]}
-    skipped: list[str] = []
-    variants = call_variants(torch, burst, skipped)
-    run_interleaved(variants, rounds, burst, torch.cuda.synchronize, "bench torch")
-    rows = summarize(variants)
-    print_table(f"Calling a custom CUDA kernel from eager PyTorch: CPU cost per call (µs), bursts of "
-                f"{burst}, {rounds} interleaved rounds; × = ratio to the row's baseline "
-                f"(the Launcher, or the Launcher + torch.empty_like)", rows, baseline_label="base")
-    steps = 5
-    train_rounds = max(3, min(rounds, 30))
-    tv = train_variants(torch, steps, skipped) if train else []
-    train_rows = []
-    if tv:
-        run_interleaved(tv, train_rounds, steps, torch.cuda.synchronize, "bench torch (train)")
-        train_rows = summarize(tv)
-        print_table(f"examples/torch_ops MLP (batch 128, 64-256-256-10): one training step (µs, GPU "
-                    f"included), {steps} steps per sample, {train_rounds} rounds", train_rows,
-                    baseline_label="plain")
-    for s in skipped:
-        print(f"  skipped: {s}")
-    return {"rows": rows + train_rows, "call_rows": rows, "train_rows": train_rows,
-            "skipped": skipped, "burst": burst, "rounds": rounds}
+
+        rows = run.measure(call_workloads(torch, run), torch.cuda.synchronize)
+        run.table(f"Calling a custom CUDA kernel from eager PyTorch: CPU cost per call (µs), bursts of "
+                  f"{run.burst}, {run.rounds} interleaved rounds; × = ratio to the row's baseline "
+                  f"(the Launcher, or the Launcher + torch.empty_like)", rows, baseline_label="base")
+        steps = 5
+        train_rounds = max(3, min(run.rounds, 30))
+        tv = train_workloads(torch, steps, run) if run.option("train", True) else []
+        train_rows = []
+        if tv:
+            train_rows = run.measure(tv, torch.cuda.synchronize, rounds=train_rounds, per_sample=steps,
+                                     label="bench torch (train)")
+            run.table(f"examples/torch_ops MLP (batch 128, 64-256-256-10): one training step (µs, GPU "
+                      f"included), {steps} steps per sample, {train_rounds} rounds", train_rows,
+                      baseline_label="plain")
+        return run.result(rows + train_rows, call_rows=rows, train_rows=train_rows,
+                          burst=run.burst, rounds=run.rounds)
+
+
+run = register(TorchOps())
