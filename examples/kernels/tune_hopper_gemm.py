@@ -1,6 +1,7 @@
 """Checks and times hopper_gemm_fast.cu's variants against torch.matmul (cuBLAS) on one GPU.
 
-    python examples/kernels/tune_hopper_gemm.py OUT_DIR [--quick]
+    python examples/kernels/tune_hopper_gemm.py OUT_DIR [--quick] [--variants base,cluster2,...]
+    python examples/kernels/tune_hopper_gemm.py --smoke   # each variant once; prints SMOKE_OK lines
 Variants (run_hopper_gemm_fast.VARIANTS) for both B layouts: C = A·Bᵀ (B N×K, "nk") and C = A·B
 (B K×N, "kn"). Each is compiled (cold compile times reported), checked on the timing shapes
 against an fp32 torch product (a wrong variant is reported and left out of the timing), then
@@ -8,6 +9,7 @@ timed interleaved: each sample is a burst of launches between CUDA events, varia
 shuffled order every round, median over rounds; × cuBLAS = torch time / ours (same layout).
 Full numbers go to OUT_DIR/gemm.json; the table is printed last.
 """
+import argparse
 import json
 import os
 import random
@@ -20,8 +22,40 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_hopper_gemm_fast import VARIANTS, HopperGemm  # noqa: E402
 
-out_dir = sys.argv[1] if len(sys.argv) > 1 else "gemm-results"
-quick = "--quick" in sys.argv
+DTYPES = (torch.float16, torch.bfloat16)
+LAYOUTS = ("nk", "kn")
+parser = argparse.ArgumentParser(description="hopper_gemm_fast.cu variants against torch.matmul")
+parser.add_argument("out_dir", nargs="?", default="gemm-results")
+parser.add_argument("--quick", action="store_true", help="8 rounds instead of 15")
+parser.add_argument("--smoke", action="store_true", help="run each variant once and exit")
+parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated VARIANTS names")
+opts = parser.parse_args()
+chosen = [v for v in opts.variants.split(",") if v]
+unknown = set(chosen) - set(VARIANTS)
+if unknown:
+    parser.error(f"unknown variants {sorted(unknown)}; known: {', '.join(VARIANTS)}")
+
+if opts.smoke:
+    # One multi-tile launch per variant and layout, each line printed as soon as it is done, so
+    # a caller running this under `timeout` learns which variant hangs (scripts/gemm-gpu).
+    m, n, k = 2350, 2056, 136
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    for name in chosen:
+        for layout in LAYOUTS:
+            print(f"SMOKE_START {name} {layout}", flush=True)
+            b = torch.randn(*((k, n) if layout == "kn" else (n, k)), device="cuda", dtype=torch.float16)
+            try:
+                c = HopperGemm(b_layout=layout, **VARIANTS[name])(a, b)
+                torch.cuda.synchronize()
+            except Exception as e:  # a launch or compile error: report it, try the others
+                print(f"SMOKE_FAILED {name} {layout}: {e}", flush=True)
+                continue
+            ref = torch.matmul(a.float(), b.float() if layout == "kn" else b.float().T)
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            print(f"SMOKE_{'OK' if err < 2e-3 else 'WRONG'} {name} {layout} rel err {err:.1e}", flush=True)
+    sys.exit(0)
+
+out_dir, quick = opts.out_dir, opts.quick
 os.makedirs(out_dir, exist_ok=True)
 log = open(os.path.join(out_dir, "gemm.log"), "w")
 
@@ -32,11 +66,11 @@ def say(*a):
 
 
 say(torch.cuda.get_device_name(0))
-DTYPES = (torch.float16, torch.bfloat16)
-LAYOUTS = ("nk", "kn")
 configs = {}  # (variant, layout) -> HopperGemm
 for layout in LAYOUTS:
     for name, kw in VARIANTS.items():
+        if name not in chosen:
+            continue
         try:
             g = HopperGemm(b_layout=layout, **kw)
             for dtype in DTYPES:

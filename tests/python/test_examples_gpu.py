@@ -1,5 +1,6 @@
 """Every example kernel against a torch reference, with fresh random inputs (GPU + torch)."""
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -172,6 +173,8 @@ _variant_gemms = {}
 def test_hopper_gemm_fast_variants_match_torch(torch, m, n, k, dtype, b_layout, variant):
     """Every variant scripts/gemm-gpu times, for C = A·Bᵀ (B N×K) and C = A·B (B K×N)."""
     needs_sm90()
+    if variant in os.environ.get("NANOCUDA_GEMM_SKIP_VARIANTS", "").split(","):
+        pytest.skip(f"{variant} hung in scripts/gemm-gpu's smoke run (NANOCUDA_GEMM_SKIP_VARIANTS)")
     example = fast_gemm_example()
     key = (variant, b_layout)
     if key not in _variant_gemms:
