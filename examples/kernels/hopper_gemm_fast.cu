@@ -1,30 +1,45 @@
-// Fast Hopper GEMM (sm_90a): C = A·Bᵀ, fp16 or bf16 in, fp32 accumulate, fp16/bf16 out. The
-// model of a fast Hopper kernel, built from nanocuda's device headers alone (no CUTLASS, no
-// libc headers); hopper_gemm.cu is the short, slow first version (WMMA, one tile per block).
+// Fast Hopper GEMM (sm_90a): C = A·Bᵀ or C = A·B, fp16 or bf16 in, fp32 accumulate, fp16/bf16
+// out. The model of a fast Hopper kernel, built from nanocuda's device headers alone (no
+// CUTLASS, no libc headers); hopper_gemm.cu is the short, slow first version (WMMA, one tile per
+// block). NOTES-hopper-gemm.md has the measurements behind each choice.
 //
-// Layouts (row-major, like torch): A is M×K, B is N×K (the nn.Linear weight), C is M×N; the
-// torch reference is `a @ b.T`. Kernels: hopper_gemm_f16, hopper_gemm_bf16, with arguments
-// (CUtensorMap A, CUtensorMap B, T* C, int M, int N, int K), T a 16-bit type.
+// Layouts (row-major, like torch): A is M×K, C is M×N, and B is
+//   N×K (default; the nn.Linear weight): C = A·Bᵀ, the torch reference is `a @ b.T`;
+//   K×N (-DGEMM_B_KN=1): C = A·B, the torch reference is `a @ b`.
+// Kernels: hopper_gemm_f16, hopper_gemm_bf16 with arguments (CUtensorMap A, CUtensorMap B, C,
+// int M, int N, int K), C a `T*` (T a 16-bit type) or, with -DGEMM_TMA_STORE=1, a CUtensorMap.
 //
-// Host side (run_hopper_gemm_fast.py does all of this):
-//   A: TensorMap.tiled(a, (BM, BK), swizzle="128B")  B: TensorMap.tiled(b, (BN, BK), swizzle="128B")
-//   block 384 threads, dynamic shared memory STAGES * (BM + BN) * BK * 2 + 1024 + 256 bytes,
-//   grid min(#tiles, #SMs) (persistent), BM = 128, BK = 64, BN = GEMM_BN (256, or -D 128).
+// Host side (run_hopper_gemm_fast.py does all of this), BM = 128, BK = 64, BN = GEMM_BN:
+//   A: TensorMap.tiled(a, (BM, BK), swizzle="128B")
+//   B: N×K: TensorMap.tiled(b, (BN / CLUSTER, BK), swizzle="128B")
+//      K×N: TensorMap.tiled(b, (BK, 64), swizzle="128B")        (N padded to a multiple of 8)
+//   C with GEMM_TMA_STORE: TensorMap.tiled(c, (64, 64), swizzle="128B") (N a multiple of 8)
+//   block 384 threads, dynamic shared memory STAGES * (BM + BN) * BK * 2 + 1024 + 256 bytes
+//   (+ 32768 with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
+//   -DGEMM_CLUSTER=2 a cluster shape of 2 and 2 * min(#tile pairs, co-resident clusters) blocks.
 // Any M, N, K with K a multiple of 8 (TMA needs 16-byte row pitches): TMA fills the
 // out-of-bounds parts of edge tiles with zeros (they add nothing), and the epilogue's stores
-// are predicated on the bounds.
+// are predicated on the bounds (TMA stores clip them).
 //
 // Structure (one block per SM, looping over output tiles):
 //  - warpgroup 0, the producer, gives its registers away (setmaxnreg) and one thread issues TMA
 //    loads of A and B K-tiles into a STAGES-deep ring; each slot has a "full" mbarrier (TMA
-//    bytes landed) and an "empty" one (both consumers finished reading it).
+//    bytes landed) and an "empty" one (every consumer finished reading it).
 //  - warpgroups 1 and 2, the consumers, take registers; each computes 64 rows × BN of the
 //    128 × BN tile with wgmma m64nBNk16 straight from the 128B-swizzled shared tiles, keeping
 //    one wgmma group in flight and freeing each slot as soon as the wgmma reading it is done.
-//  - the epilogue converts the fp32 accumulators to 16-bit and stores them from registers,
-//    while the producer already fills the ring with the next tile's K-tiles.
+//  - the epilogue converts the fp32 accumulators to 16-bit and stores them, while the producer
+//    already fills the ring with the next tile's K-tiles. Default: straight from registers
+//    (4-byte stores). GEMM_TMA_STORE=1: each consumer writes 64×64 chunks into a 128B-swizzled
+//    shared buffer (conflict-free) and one thread stores each chunk with TMA (full lines, async),
+//    double-buffered.
+//  - GEMM_CLUSTER=2: two blocks of a cluster take the two M-tiles of one 256×BN pair and share
+//    its B tile: each loads half of it and multicasts it to both, so B is read from L2 once per
+//    pair. A slot is free only when the consumers of both blocks released it (they arrive on
+//    both blocks' "empty" barriers).
 //  - tiles are visited in groups of GROUP_M tile-rows, so blocks running at the same time
 //    share A and B tiles in L2.
+#include "nanocuda/device/cluster.cuh"
 #include "nanocuda/device/mbarrier.cuh"
 #include "nanocuda/device/tma.cuh"
 #include "nanocuda/device/warpgroup.cuh"
@@ -39,33 +54,65 @@
 #ifndef GEMM_GROUP_M
 #define GEMM_GROUP_M 8
 #endif
+#ifndef GEMM_B_KN
+#define GEMM_B_KN 0
+#endif
+#ifndef GEMM_CLUSTER
+#define GEMM_CLUSTER 1
+#endif
+#ifndef GEMM_TMA_STORE
+#define GEMM_TMA_STORE 0
+#endif
+// setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
+// its multicast loop out of local memory (ptxas spills it otherwise).
+#ifndef GEMM_PRODUCER_REGS
+#define GEMM_PRODUCER_REGS (GEMM_CLUSTER == 2 ? 40 : 24)
+#endif
+#ifndef GEMM_CONSUMER_REGS
+#define GEMM_CONSUMER_REGS (GEMM_CLUSTER == 2 ? 232 : 240)
+#endif
 
 namespace {
 
 using namespace nanocuda;
 
-constexpr int BM = 128, BN = GEMM_BN, BK = 64, STAGES = GEMM_STAGES;
+constexpr int BM = 128, BN = GEMM_BN, BK = 64, STAGES = GEMM_STAGES, CLUSTER = GEMM_CLUSTER;
 constexpr int CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);
 constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2;
+#if GEMM_B_KN
+constexpr unsigned B_BOX_BYTES = BK * 128;  // K×N B: one [BK][64] box (64 columns = 128 bytes)
+#endif
+#if GEMM_TMA_STORE
+constexpr unsigned C_CHUNK_BYTES = 64 * 64 * 2;  // a 64×64 chunk of C
+#endif
 static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "GEMM_CLUSTER is 1 or 2");
+// The block starts with 168 registers a thread (64K / 384, rounded down to 8); what the
+// producer gives back is all the consumers can take.
+static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREADS,
+              "setmaxnreg split exceeds the block's registers");
+static_assert(GEMM_GROUP_M % CLUSTER == 0, "GROUP_M counts whole cluster tile pairs");
 
 // Dynamic shared memory: the rings (1024-byte aligned for the 128B swizzle), then barriers.
 struct Ring {
   unsigned char a[STAGES][A_BYTES];
   unsigned char b[STAGES][B_BYTES];
+#if GEMM_TMA_STORE
+  unsigned char c[CONSUMERS][2][C_CHUNK_BYTES];  // each consumer's two staging buffers
+#endif
   unsigned long long full[STAGES], empty[STAGES];
 };
 
 struct Tiles {
-  int tiles_m, tiles_n;
-  // Tile t -> (m0, n0), grouped: GROUP_M tile-rows are swept column by column.
-  __device__ void coords(int t, int& m0, int& n0) const {
-    const int per_group = GEMM_GROUP_M * tiles_n;
-    const int first_m = (t / per_group) * GEMM_GROUP_M;
-    const int rows = min(tiles_m - first_m, GEMM_GROUP_M);
+  int tiles_m, tiles_n;  // in units of scheduled tiles (a cluster's tile pair counts once)
+  // Tile t -> (tile row, tile column), grouped: `group` tile-rows are swept column by column.
+  __device__ void coords(int t, int group, int& tm, int& tn) const {
+    const int per_group = group * tiles_n;
+    const int first_m = (t / per_group) * group;
+    const int rows = min(tiles_m - first_m, group);
     const int r = t % per_group;
-    m0 = (first_m + r % rows) * BM;
-    n0 = (r / rows) * BN;
+    tm = first_m + r % rows;
+    tn = r / rows;
   }
 };
 
@@ -105,91 +152,218 @@ __device__ __forceinline__ void store_block(const float (&d)[BN / 2], unsigned s
   }
 }
 
+#if GEMM_TMA_STORE
+// The same block through shared memory: 64×64 chunks written 128B-swizzled (row r's 16-byte
+// chunk c at c ^ (r % 8): the 8 rows × 16 bytes of one warp store hit all 32 banks once), then
+// stored by one thread with TMA, which clips rows and columns outside M×N. Two buffers per
+// consumer alternate; `issued` counts this warpgroup's stores so far (the same in all threads).
 template <wgmma::Type T>
-__device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
-                                     unsigned short* C, int M, int N, int K) {
+__device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const CUtensorMap* C,
+                                                unsigned char (*stage)[C_CHUNK_BYTES], int N,
+                                                int row0, int n0, unsigned barrier_id,
+                                                unsigned& issued) {
+  const int t = warpgroup::thread(), w = t / 32, l = t % 32;
+#pragma unroll
+  for (int q = 0; q < BN / 64; ++q) {
+    if (n0 + 64 * q >= N) continue;  // the same for the whole warpgroup
+    unsigned char* buf = stage[issued & 1];
+    // The store issued from this buffer two chunks ago has finished reading it.
+    if (t == 0) tma::store_wait_read<1>();
+    warpgroup::named_sync(barrier_id, 128);
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+      const int j = 8 * q + jj;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = 16 * w + l / 4 + 8 * h;  // r % 8 == l / 4
+        const unsigned v = pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        *reinterpret_cast<unsigned*>(buf + r * 128 + ((jj ^ (l / 4)) << 4) + 4 * (l % 4)) = v;
+      }
+    }
+    tma::fence_proxy_async_shared();  // these generic writes, before TMA reads them
+    warpgroup::named_sync(barrier_id, 128);
+    if (t == 0) {
+      tma::store_tile(C, buf, n0 + 64 * q, row0);
+      tma::store_commit();
+    }
+    ++issued;
+  }
+}
+#endif
+
+// Loads K-tile kt of B for output columns n0.. into `dst` (this block's part of it, multicast
+// to both blocks of the cluster when CLUSTER == 2).
+__device__ __forceinline__ void load_b(const CUtensorMap& B, unsigned char* dst,
+                                       unsigned long long* bar, int kt, int n0, unsigned rank) {
+#if GEMM_B_KN
+  constexpr int boxes = BN / 64 / CLUSTER;  // [BK][64] boxes this block loads
+#pragma unroll
+  for (int i = 0; i < boxes; ++i) {
+    const int j = static_cast<int>(rank) * boxes + i;
+    if constexpr (CLUSTER == 1)
+      tma::load_tile(&B, dst + j * B_BOX_BYTES, bar, n0 + 64 * j, kt * BK);
+    else
+      tma::load_tile_multicast(&B, dst + j * B_BOX_BYTES, bar, 0x3, n0 + 64 * j, kt * BK);
+  }
+#else
+  if constexpr (CLUSTER == 1)
+    tma::load_tile(&B, dst, bar, kt * BK, n0);
+  else
+    tma::load_tile_multicast(&B, dst + rank * (B_BYTES / 2), bar, 0x3, kt * BK,
+                             n0 + static_cast<int>(rank) * (BN / 2));
+#endif
+}
+
+// Frees ring slot `slot` for the producers (this block's, and the peer's when clustered).
+__device__ __forceinline__ void release(unsigned long long* empty) {
+  if constexpr (CLUSTER == 1) {
+    mbar::arrive(empty);
+  } else {
+    // No writes to publish (wgmma only read the slot): the bare remote arrive, no GPU fence.
+    mbar::arrive_cluster_cta(empty, 0);
+    mbar::arrive_cluster_cta(empty, 1);
+  }
+}
+
+#if GEMM_TMA_STORE
+using COut = const CUtensorMap*;
+#else
+using COut = unsigned short*;
+#endif
+
+template <wgmma::Type T>
+__device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B, COut C, int M,
+                                     int N, int K) {
   extern __shared__ unsigned char smem_raw[];
   Ring& s = *reinterpret_cast<Ring*>(smem_raw + ((1024u - (smem_addr(smem_raw) & 1023u)) & 1023u));
-  const Tiles tiles{(M + BM - 1) / BM, (N + BN - 1) / BN};
+  const int tiles_m = (M + BM - 1) / BM;
+  // Scheduled tiles: clustered blocks take the two M-tiles of a pair (the second may lie past
+  // M when tiles_m is odd: that block loads the last real A tile again and stores nothing).
+  const Tiles tiles{(tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN};
   const int num_tiles = tiles.tiles_m * tiles.tiles_n;
   const int k_tiles = (K + BK - 1) / BK;
+  // A 1-D grid of 1-D clusters: cluster::rank() == blockIdx.x % CLUSTER and cluster::id_x() ==
+  // blockIdx.x / CLUSTER. Written with blockIdx so the compiler may re-read instead of spilling.
+  const unsigned rank = blockIdx.x % CLUSTER;
+  const int first = static_cast<int>(blockIdx.x) / CLUSTER;
+  const int stride = static_cast<int>(gridDim.x) / CLUSTER;
 
   if (threadIdx.x == 0) {
     tma::prefetch_tensormap(&A);
     tma::prefetch_tensormap(&B);
     for (int i = 0; i < STAGES; ++i) {
       mbar::init(&s.full[i], 1);
-      mbar::init(&s.empty[i], CONSUMERS);
+      mbar::init(&s.empty[i], CONSUMERS * CLUSTER);
     }
     mbar::fence_init();
   }
-  __syncthreads();
+  if constexpr (CLUSTER == 1)
+    __syncthreads();
+  else
+    cluster::sync();  // the peer's barriers exist before any multicast or remote arrive
 
   if (warpgroup::index() == 0) {  // producer
-    warpgroup::dec_regs<24>();
-    if (threadIdx.x != 0) return;
-    int it = 0;  // K-tiles issued so far, over all tiles: slot = it % STAGES
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-      int m0, n0;
-      tiles.coords(tile, m0, n0);
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const int slot = it % STAGES;
-        // The first pass over the ring waits on the phase "before" the first: returns at once.
-        mbar::wait(&s.empty[slot], ((it / STAGES) & 1) ^ 1);
-        mbar::arrive_expect_tx(&s.full[slot], A_BYTES + B_BYTES);
-        tma::load_tile(&A, s.a[slot], &s.full[slot], kt * BK, m0);
-        tma::load_tile(&B, s.b[slot], &s.full[slot], kt * BK, n0);
+    warpgroup::dec_regs<GEMM_PRODUCER_REGS>();
+    if (threadIdx.x == 0) {
+      int it = 0;  // K-tiles issued so far, over all tiles: slot = it % STAGES
+      for (int tile = first; tile < num_tiles; tile += stride) {
+        int tm, tn;
+        tiles.coords(tile, GEMM_GROUP_M / CLUSTER, tm, tn);
+        const int m0 = min(tm * CLUSTER + static_cast<int>(rank), tiles_m - 1) * BM, n0 = tn * BN;
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int slot = it % STAGES;
+          // The first pass over the ring waits on the phase "before" the first: returns at once.
+          // (Clustered, the peer's consumers arrive here too; TMA reads nothing they wrote,
+          // so the CTA-scope wait is enough.)
+          mbar::wait(&s.empty[slot], ((it / STAGES) & 1) ^ 1);
+          // A, and all of B: the peer's multicast half lands on this barrier too.
+          mbar::arrive_expect_tx(&s.full[slot], A_BYTES + B_BYTES);
+          tma::load_tile(&A, s.a[slot], &s.full[slot], kt * BK, m0);
+          load_b(B, s.b[slot], &s.full[slot], kt, n0, rank);
+        }
       }
     }
-    return;
-  }
-
-  // consumers
-  warpgroup::inc_regs<240>();
-  const int cw = warpgroup::index() - 1;  // which 64-row half of the tile
-  const bool leader = warpgroup::thread() == 0;
-  int it = 0;
-  float d[BN / 2];
-  for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    int m0, n0;
-    tiles.coords(tile, m0, n0);
+    if constexpr (CLUSTER == 1) return;
+    __syncwarp();
+  } else {  // consumers
+    warpgroup::inc_regs<GEMM_CONSUMER_REGS>();
+    const int cw = warpgroup::index() - 1;  // which 64-row half of the tile
+    const bool leader = warpgroup::thread() == 0;
+#if GEMM_TMA_STORE
+    unsigned issued = 0;
+#endif
+    int it = 0;
+    float d[BN / 2];
+    for (int tile = first; tile < num_tiles; tile += stride) {
+      int tm, tn;
+      tiles.coords(tile, GEMM_GROUP_M / CLUSTER, tm, tn);
+      const int m0 = (tm * CLUSTER + static_cast<int>(rank)) * BM, n0 = tn * BN;
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const int slot = it % STAGES;
-      mbar::wait(&s.full[slot], (it / STAGES) & 1);
-      const unsigned short* a = reinterpret_cast<const unsigned short*>(s.a[slot]) + cw * 64 * BK;
-      const unsigned short* b = reinterpret_cast<const unsigned short*>(s.b[slot]);
-      wgmma::fence();  // d's registers are about to be read and written by the tensor cores
+      for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int slot = it % STAGES;
+        mbar::wait(&s.full[slot], (it / STAGES) & 1);
+        const unsigned short* a = reinterpret_cast<const unsigned short*>(s.a[slot]) + cw * 64 * BK;
+        wgmma::fence();  // d's registers are about to be read and written by the tensor cores
+#if GEMM_B_KN
+        // B is MN-major: K rows of 128 bytes in [BK][64] boxes B_BOX_BYTES apart.
 #pragma unroll
-      for (int k = 0; k < BK; k += 16)
-        wgmma::mma<BN, T>(d, wgmma::desc_k128(a + k), wgmma::desc_k128(b + k));
-      wgmma::commit();
-      // The group before this one is done: its slot may be refilled.
-      wgmma::wait<1>();
-      if (kt > 0 && leader) mbar::arrive(&s.empty[(it + STAGES - 1) % STAGES]);
+        for (int k = 0; k < BK; k += 16)
+          wgmma::mma<BN, T, 1>(d, wgmma::desc_k128(a + k),
+                               wgmma::desc_mn128(s.b[slot] + k * 128, B_BOX_BYTES));
+#else
+        const unsigned short* b = reinterpret_cast<const unsigned short*>(s.b[slot]);
+#pragma unroll
+        for (int k = 0; k < BK; k += 16)
+          wgmma::mma<BN, T>(d, wgmma::desc_k128(a + k), wgmma::desc_k128(b + k));
+#endif
+        wgmma::commit();
+        // The group before this one is done: its slot may be refilled.
+        wgmma::wait<1>();
+        if (kt > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
+      }
+      wgmma::wait<0>();
+      if (k_tiles > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
+      const int row0 = m0 + 64 * cw;
+      if (row0 >= M) continue;  // the whole warpgroup: nothing of this block is in C
+#if GEMM_TMA_STORE
+      store_block_tma<T>(d, C, s.c[cw], N, row0, n0, 1 + cw, issued);
+#else
+      store_block<T>(d, C, M, N, row0, n0);
+#endif
     }
-    wgmma::wait<0>();
-    if (k_tiles > 0 && leader) mbar::arrive(&s.empty[(it + STAGES - 1) % STAGES]);
-    store_block<T>(d, C, M, N, m0 + 64 * cw, n0);
+#if GEMM_TMA_STORE
+    if (leader) tma::store_wait<0>();  // the stores have read shared memory before it goes
+#endif
   }
+  // Clustered: no block exits while its peer may still arrive on its barriers or multicast
+  // into its shared memory. (All threads get here: the producer warp reconverged above.)
+  if constexpr (CLUSTER == 2) cluster::sync();
 }
 
 }  // namespace
+
+#if GEMM_TMA_STORE
+#define GEMM_C_PARAM const __grid_constant__ CUtensorMap C
+#define GEMM_C_ARG &C
+#else
+#define GEMM_C_PARAM unsigned short* C
+#define GEMM_C_ARG C
+#endif
 
 // -DGEMM_ONLY_F16 / -DGEMM_ONLY_BF16 compile one of the two: half the compile time.
 #ifndef GEMM_ONLY_BF16
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     hopper_gemm_f16(const __grid_constant__ CUtensorMap A, const __grid_constant__ CUtensorMap B,
-                    unsigned short* C, int M, int N, int K) {
-  gemm<wgmma::F16>(A, B, C, M, N, K);
+                    GEMM_C_PARAM, int M, int N, int K) {
+  gemm<wgmma::F16>(A, B, GEMM_C_ARG, M, N, K);
 }
 #endif
 
 #ifndef GEMM_ONLY_F16
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     hopper_gemm_bf16(const __grid_constant__ CUtensorMap A, const __grid_constant__ CUtensorMap B,
-                     unsigned short* C, int M, int N, int K) {
-  gemm<wgmma::BF16>(A, B, C, M, N, K);
+                     GEMM_C_PARAM, int M, int N, int K) {
+  gemm<wgmma::BF16>(A, B, GEMM_C_ARG, M, N, K);
 }
 #endif

@@ -37,9 +37,10 @@ extern "C" __global__ void mbarrier_phases(int* flags) {
   }
 }
 
-// One warpgroup: D (64×N fp32, row-major) = A (64×64) · B (N×64)ᵀ, both loaded by TMA with
-// 128B swizzle; d starts as NaN and the first step uses scale_d = 0.
-template <int N, wgmma::Type T>
+// One warpgroup: D (64×N fp32, row-major) = A (64×64) · B, both loaded by TMA with 128B
+// swizzle; B is N×64 (K-major, D = A·Bᵀ) or, with KN, 64×N (MN-major, N/64 boxes of [64][64]
+// placed 8192 bytes apart, D = A·B). d starts as NaN and the first step uses scale_d = 0.
+template <int N, wgmma::Type T, bool KN>
 __device__ void wgmma_tile(const CUtensorMap& A, const CUtensorMap& B, float* D) {
   unsigned char* a = align1024(smem_raw);
   unsigned char* b = a + 64 * 64 * 2;
@@ -52,7 +53,11 @@ __device__ void wgmma_tile(const CUtensorMap& A, const CUtensorMap& B, float* D)
   if (threadIdx.x == 0) {
     mbar::arrive_expect_tx(&bar, (64 + N) * 64 * 2);
     tma::load_tile(&A, a, &bar, 0, 0);
-    tma::load_tile(&B, b, &bar, 0, 0);
+    if constexpr (KN) {
+      for (int j = 0; j < N / 64; ++j) tma::load_tile(&B, b + j * 8192, &bar, 64 * j, 0);
+    } else {
+      tma::load_tile(&B, b, &bar, 0, 0);
+    }
   }
   mbar::wait(&bar, 0);
   float d[N / 2];
@@ -61,8 +66,12 @@ __device__ void wgmma_tile(const CUtensorMap& A, const CUtensorMap& B, float* D)
   const unsigned short* a16 = reinterpret_cast<const unsigned short*>(a);
   const unsigned short* b16 = reinterpret_cast<const unsigned short*>(b);
 #pragma unroll
-  for (int k = 0; k < 64; k += 16)
-    wgmma::mma<N, T>(d, wgmma::desc_k128(a16 + k), wgmma::desc_k128(b16 + k), k > 0);
+  for (int k = 0; k < 64; k += 16) {
+    if constexpr (KN)  // k rows of 128 bytes further into each [64][64] box
+      wgmma::mma<N, T, 1>(d, wgmma::desc_k128(a16 + k), wgmma::desc_mn128(b + k * 128, 8192), k > 0);
+    else
+      wgmma::mma<N, T>(d, wgmma::desc_k128(a16 + k), wgmma::desc_k128(b16 + k), k > 0);
+  }
   wgmma::commit();
   wgmma::wait<0>();
   const int t = threadIdx.x, w = t / 32, l = t % 32;
@@ -73,17 +82,23 @@ __device__ void wgmma_tile(const CUtensorMap& A, const CUtensorMap& B, float* D)
   }
 }
 
-#define WGMMA_TEST(N, T, NAME)                                                                \
+#define WGMMA_TEST(N, T, KN, NAME)                                                            \
   extern "C" __global__ void __launch_bounds__(128) NAME(                                     \
       const __grid_constant__ CUtensorMap A, const __grid_constant__ CUtensorMap B, float* D) { \
-    wgmma_tile<N, wgmma::T>(A, B, D);                                                         \
+    wgmma_tile<N, wgmma::T, KN>(A, B, D);                                                     \
   }
-WGMMA_TEST(64, F16, wgmma_f16_n64)
-WGMMA_TEST(128, F16, wgmma_f16_n128)
-WGMMA_TEST(256, F16, wgmma_f16_n256)
-WGMMA_TEST(64, BF16, wgmma_bf16_n64)
-WGMMA_TEST(128, BF16, wgmma_bf16_n128)
-WGMMA_TEST(256, BF16, wgmma_bf16_n256)
+WGMMA_TEST(64, F16, false, wgmma_f16_n64)
+WGMMA_TEST(128, F16, false, wgmma_f16_n128)
+WGMMA_TEST(256, F16, false, wgmma_f16_n256)
+WGMMA_TEST(64, BF16, false, wgmma_bf16_n64)
+WGMMA_TEST(128, BF16, false, wgmma_bf16_n128)
+WGMMA_TEST(256, BF16, false, wgmma_bf16_n256)
+WGMMA_TEST(64, F16, true, wgmma_f16_n64_kn)
+WGMMA_TEST(128, F16, true, wgmma_f16_n128_kn)
+WGMMA_TEST(256, F16, true, wgmma_f16_n256_kn)
+WGMMA_TEST(64, BF16, true, wgmma_bf16_n64_kn)
+WGMMA_TEST(128, BF16, true, wgmma_bf16_n128_kn)
+WGMMA_TEST(256, BF16, true, wgmma_bf16_n256_kn)
 
 // 256 threads: warpgroup 0 gives registers away, warpgroup 1 takes them; each thread writes
 // 1000 * warpgroup + thread index after a named barrier over warpgroup 1 only.
@@ -134,6 +149,37 @@ extern "C" __global__ void tma_multicast(const __grid_constant__ CUtensorMap src
   for (unsigned i = threadIdx.x; i < bytes_per_part * n; i += blockDim.x)
     out[blockIdx.x * bytes_per_part * n + i] = tile[i];
   cluster::sync();  // no block exits while a peer's copy may still write into it
+}
+
+// Remote mbarrier arrivals in a cluster of n (<= 8) blocks: thread p of every block writes
+// 1000 * rank + p into block p's got[rank] through distributed shared memory, then arrives on
+// block p's `bar` (arrive_cluster: releases that write) and `bar_cta` (arrive_cluster_cta).
+// Both barriers expect n arrivals; thread 0 waits on them (wait_cluster: acquire) and reports
+// out[10 * block + {0, 1, 2 + q}] = bar done, bar_cta done, got[q] (expect 1000 * q + rank).
+extern "C" __global__ void cluster_arrive(int* out) {
+  __shared__ alignas(8) unsigned long long bar, bar_cta;
+  __shared__ int got[8];
+  const unsigned r = cluster::rank(), n = cluster::size();
+  if (threadIdx.x == 0) {
+    mbar::init(&bar, n);
+    mbar::init(&bar_cta, n);
+    mbar::fence_init();
+  }
+  cluster::sync();  // every block's barriers exist before anyone arrives on them
+  if (threadIdx.x < n) {
+    const unsigned p = threadIdx.x;
+    *cluster::map_shared(&got[r], p) = static_cast<int>(1000 * r + p);
+    mbar::arrive_cluster(&bar, p);
+    mbar::arrive_cluster_cta(&bar_cta, p);
+  }
+  if (threadIdx.x == 0) {
+    mbar::wait_cluster(&bar, 0);
+    mbar::wait(&bar_cta, 0);
+    out[10 * blockIdx.x] = mbar::try_wait(&bar, 0);
+    out[10 * blockIdx.x + 1] = mbar::try_wait(&bar_cta, 0);
+    for (unsigned q = 0; q < n; ++q) out[10 * blockIdx.x + 2 + q] = got[q];
+  }
+  cluster::sync();  // no block exits while a peer may still write into it
 }
 
 // PDL: the primary fills buf after some work; the dependent (launched with pdl=True) runs

@@ -1,6 +1,7 @@
 """The device headers compile alone and together with NVRTC (sm_90a), and nvcc; CPU only."""
 
 import pathlib
+import re
 import shutil
 import subprocess
 import time
@@ -39,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) every(const __grid_constant
   __shared__ alignas(8) unsigned long long bar;
   mbar::init(&bar, 1); mbar::fence_init();
   mbar::expect_tx(&bar, 128); mbar::arrive_expect_tx(&bar, 128); mbar::arrive(&bar);
-  mbar::arrive_cluster(&bar, cluster::rank() ^ 1);
+  mbar::arrive_cluster(&bar, cluster::rank() ^ 1); mbar::arrive_cluster_cta(&bar, cluster::rank() ^ 1);
   out[0] = mbar::try_wait(&bar, 0); mbar::wait(&bar, 1); mbar::wait_cluster(&bar, 0);
   tma::load_tile_multicast(&m, t, &bar, 3, 0, 0); tma::load_tile_multicast(&m, t, &bar, 3, 0, 0, 0);
   tma::prefetch_tile(&m, 0, 0); tma::store_tile(&m, t, 0, 0); tma::store_commit(); tma::store_wait_read<0>();
@@ -54,6 +55,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) every(const __grid_constant
     wgmma::mma<64, wgmma::F16>(d64, a, b); wgmma::mma<64, wgmma::BF16>(d64, a, b, 0);
     wgmma::mma<128, wgmma::F16>(d128, a, b); wgmma::mma<128, wgmma::BF16>(d128, a, b);
     wgmma::mma<256, wgmma::F16>(d256, a, b); wgmma::mma<256, wgmma::BF16>(d256, a, b);
+    const unsigned long long bt = wgmma::desc_mn128(t + 64 * 64, 8192);
+    wgmma::mma<64, wgmma::F16, 1>(d64, a, bt); wgmma::mma<128, wgmma::BF16, 1>(d128, a, bt, 0);
+    wgmma::mma<256, wgmma::F16, 1>(d256, a, bt); wgmma::mma<256, wgmma::BF16, 1>(d256, a, bt);
     wgmma::commit(); wgmma::wait<0>(); wgmma::fence_operands(d64);
     float s = 0;
     for (int i = 0; i < 32; ++i) s += d64[i] + d128[i] + d256[i];
@@ -74,18 +78,30 @@ def test_test_kernels_compile():
     rc, log, cubin = nvrtc_compile(TEST_KERNELS.read_text(), OPTS)
     assert rc == 0, log
     assert b"wgmma_bf16_n256" in cubin and b"tma_multicast" in cubin
+    assert b"wgmma_f16_n128_kn" in cubin and b"cluster_arrive" in cubin
 
 
-@pytest.mark.parametrize("bn", [128, 256])
-def test_gemm_compiles_with_register_reallocation_and_no_serialized_wgmma(bn):
+GEMM_VARIANTS = {  # run_hopper_gemm_fast.HopperGemm's switches as -D options
+    "bn256": [], "bn128": ["-DGEMM_BN=128"], "b_kn": ["-DGEMM_B_KN=1"],
+    "cluster2": ["-DGEMM_CLUSTER=2"], "tma_store": ["-DGEMM_TMA_STORE=1"],
+    "b_kn_cluster2_tma_store": ["-DGEMM_B_KN=1", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1"],
+    "bn128_b_kn_cluster2": ["-DGEMM_BN=128", "-DGEMM_B_KN=1", "-DGEMM_CLUSTER=2"],
+}
+
+
+@pytest.mark.parametrize("variant", list(GEMM_VARIANTS))
+def test_gemm_compiles_without_spills_or_ptxas_warnings(variant):
     t0 = time.perf_counter()
-    rc, log, cubin = nvrtc_compile(GEMM.read_text(), OPTS + [f"-DGEMM_BN={bn}"])
+    rc, log, cubin = nvrtc_compile(GEMM.read_text(), OPTS + GEMM_VARIANTS[variant] + ["--ptxas-options=-v"])
     seconds = time.perf_counter() - t0
     assert rc == 0, log
     assert b"hopper_gemm_f16" in cubin and b"hopper_gemm_bf16" in cubin
     assert "C7508" not in log, "ptxas ignored setmaxnreg: " + log
     assert "C7519" not in log, "ptxas serialized wgmma (warpgroup.arrive injected): " + log
-    print(f"NVRTC cold compile of hopper_gemm_fast.cu (BN={bn}, 2 kernels): {seconds:.2f} s")
+    assert "warning" not in log.lower(), log
+    spills = re.findall(r"(\d+) bytes spill stores", log)
+    assert len(spills) == 2 and set(spills) == {"0"}, "spills (or no -v report): " + log
+    print(f"NVRTC cold compile of hopper_gemm_fast.cu ({variant}, 2 kernels): {seconds:.2f} s")
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None and not (CUDA_HOME / "bin" / "nvcc").exists(),
@@ -96,7 +112,8 @@ def test_headers_compile_with_nvcc_and_cuda_h(tmp_path):
     src.write_text("#include <cuda.h>\n" + "".join(f'#include "nanocuda/device/{h.name}"\n' for h in HEADERS)
                    + 'extern "C" __global__ void k(const __grid_constant__ CUtensorMap m) {\n'
                    "  nanocuda::tma::prefetch_tensormap(&m); nanocuda::pdl::wait(); }\n")
-    for f in (src, GEMM):
-        r = subprocess.run([nvcc, "--cubin", "-gencode=arch=compute_90a,code=sm_90a", f"-I{INCLUDE}",
+    for f, defines in ((src, []), (GEMM, []), (GEMM, GEMM_VARIANTS["b_kn_cluster2_tma_store"])):
+        r = subprocess.run([nvcc, "--cubin", "-gencode=arch=compute_90a,code=sm_90a", f"-I{INCLUDE}", *defines,
                             "-o", str(tmp_path / "k.cubin"), str(f)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+        assert "warning" not in r.stderr.lower(), r.stderr

@@ -53,6 +53,22 @@ def test_wgmma_tile_matches_torch(torch, mod, n, dtype):
     torch.testing.assert_close(d.double(), a.double() @ b.double().T, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("n", [64, 128, 256])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_wgmma_mn_major_b_matches_torch(torch, mod, n, dtype):
+    """B stored K×N (N contiguous): [64][64] TMA boxes, desc_mn128 and the transpose bit."""
+    dt = getattr(torch, dtype)
+    a = torch.randn(64, 64, device="cuda", dtype=dt)
+    b = torch.randn(64, n, device="cuda", dtype=dt)
+    d = torch.full((64, n), float("nan"), device="cuda")
+    maps = (nanocuda.TensorMap.tiled(a, (64, 64), swizzle="128B"),
+            nanocuda.TensorMap.tiled(b, (64, 64), swizzle="128B"))
+    kernel = getattr(mod, f"wgmma_{'f16' if dtype == 'float16' else 'bf16'}_n{n}_kn")
+    kernel(*maps, d, grid=1, block=128, shared_mem=1024 + (64 + n) * 64 * 2)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(d.double(), a.double() @ b.double(), rtol=1e-5, atol=1e-4)
+
+
 def test_setmaxnreg_warpgroups(torch, mod):
     out = torch.full((256,), -1, device="cuda", dtype=torch.int32)
     mod.warpgroup_regs(out, grid=1, block=256)
@@ -85,6 +101,19 @@ def test_tma_multicast_fills_every_block(torch, mod, cluster):
     expect = src.view(torch.uint8).reshape(-1)
     for blk in range(2 * cluster):
         assert torch.equal(out[blk], expect), f"block {blk}"
+
+
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_remote_mbarrier_arrivals_release_writes(torch, mod, cluster):
+    blocks = 2 * cluster
+    out = torch.full((10 * blocks,), -1, device="cuda", dtype=torch.int32)
+    launch(mod.cluster_arrive, out, grid=blocks, block=32, cluster=cluster)
+    torch.cuda.synchronize()
+    got = out.view(blocks, 10).tolist()
+    for blk, row in enumerate(got):
+        rank = blk % cluster
+        assert row[:2] == [1, 1], f"block {blk}: both barriers completed"
+        assert row[2:2 + cluster] == [1000 * q + rank for q in range(cluster)], f"block {blk}"
 
 
 def test_pdl_dependent_sees_primary_writes(torch, mod):

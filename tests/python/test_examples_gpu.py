@@ -1,5 +1,6 @@
 """Every example kernel against a torch reference, with fresh random inputs (GPU + torch)."""
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -157,6 +158,56 @@ def test_hopper_gemm_fast_matches_torch(torch, m, n, k, dtype, bn):
         assert err < (1e-3 if dtype == "float16" else 6e-3), err
 
 
+# Odd M and N tails; N % 8 != 0 (TMA-store variants fall back to register stores); K % 8 != 0
+# (padded); 2350×2056: 19 tile rows (a cluster's second block has no tile in the last pair)
+# and more tiles than SMs, with a last tile column of one 64-wide chunk (TMA store buffers).
+VARIANT_SHAPES = [(128, 256, 64), (1, 1, 8), (200, 136, 72), (1000, 333, 100), (300, 520, 13),
+                  (257, 129, 4104), (513, 7, 24), (2350, 2056, 136), (4097, 3001, 1032)]
+_variant_gemms = {}
+
+
+@pytest.mark.parametrize("m,n,k", VARIANT_SHAPES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("b_layout", ["nk", "kn"])
+@pytest.mark.parametrize("variant", ["base", "cluster2", "tma_store", "cluster2_tma_store"])
+def test_hopper_gemm_fast_variants_match_torch(torch, m, n, k, dtype, b_layout, variant):
+    """Every variant scripts/gemm-gpu times, for C = A·Bᵀ (B N×K) and C = A·B (B K×N)."""
+    needs_sm90()
+    if variant in os.environ.get("NANOCUDA_GEMM_SKIP_VARIANTS", "").split(","):
+        pytest.skip(f"{variant} hung in scripts/gemm-gpu's smoke run (NANOCUDA_GEMM_SKIP_VARIANTS)")
+    example = fast_gemm_example()
+    key = (variant, b_layout)
+    if key not in _variant_gemms:
+        _variant_gemms[key] = example.HopperGemm(b_layout=b_layout, **example.VARIANTS[variant])
+    g = _variant_gemms[key]
+    dt = getattr(torch, dtype)
+    for _ in range(2):  # fresh inputs each time: a race shows as a moving error
+        a = torch.randn(m, k, device="cuda", dtype=dt)
+        b = torch.randn(*((k, n) if b_layout == "kn" else (n, k)), device="cuda", dtype=dt)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+        g(a, b, out=c)
+        torch.cuda.synchronize()
+        assert not torch.isnan(c).any(), "every element is written"
+        ref = torch.matmul(a.double(), b.double() if b_layout == "kn" else b.double().T)
+        err = ((c.double() - ref).norm() / ref.norm()).item()
+        assert err < (1e-3 if dtype == "float16" else 6e-3), err
+
+
+@pytest.mark.parametrize("tma_store", [False, True])
+def test_hopper_gemm_fast_a_b_writes_nothing_outside_c(torch, tma_store):
+    needs_sm90()
+    example = fast_gemm_example()
+    m, n, k = 200, 72, 40
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    big = torch.full((m + 300, n), 7.0, device="cuda", dtype=torch.bfloat16)
+    c = big[:m]  # the rows after it must stay untouched (predicated stores, clipped TMA stores)
+    example.HopperGemm(b_layout="kn", tma_store=tma_store)(a, b, out=c)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=5e-2)
+    assert bool((big[m:] == 7.0).all())
+
+
 def test_hopper_gemm_fast_writes_nothing_outside_c(torch):
     needs_sm90()
     example = fast_gemm_example()
@@ -177,6 +228,10 @@ def test_hopper_gemm_fast_rejects_mixed_dtypes(torch):
     a = torch.randn(64, 64, device="cuda", dtype=torch.float16)
     with pytest.raises(ValueError, match="both fp16 or both bf16"):
         example.gemm(a, a.bfloat16())
+    with pytest.raises(ValueError, match=r"must share K \(b is K×N\)"):
+        example.matmul(a, torch.randn(32, 64, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match="out must be a contiguous"):
+        example.gemm(a, a, out=torch.empty(64, 128, device="cuda", dtype=torch.float16)[:, ::2])
 
 
 @pytest.mark.parametrize("script", ["run_saxpy.py", "run_square.py", "run_matmul.py", "run_hopper_gemm.py",

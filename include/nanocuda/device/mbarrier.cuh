@@ -54,13 +54,30 @@ __device__ __forceinline__ void expect_tx(unsigned long long* bar, unsigned byte
 }
 
 // Arrives on the barrier at the same offset in block `cta_rank` of this cluster (itself
-// included): how a consumer frees a slot that a peer block's multicast fills.
+// included), releasing this thread's writes to that block at cluster scope (pair it with
+// wait_cluster there). For a bare "I am done reading" see arrive_cluster_cta below.
 __device__ __forceinline__ void arrive_cluster(unsigned long long* bar, unsigned cta_rank) {
   asm volatile(
       "{\n"
       ".reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
       "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(cta_rank)
+      : "memory");
+}
+
+// The same remote arrival with PTX's default semantics (release at CTA scope), a bare arrive
+// in SASS: arrive_cluster's cluster-scope release costs a GPU-wide fence (MEMBAR.GPU, which
+// waits for this thread's outstanding global stores). Use it when the peer needs the arrival
+// only, not this thread's writes: a consumer freeing a ring slot it read with wgmma, which the
+// peer's multicast refills.
+__device__ __forceinline__ void arrive_cluster_cta(unsigned long long* bar, unsigned cta_rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
       "}\n" ::"r"(smem_addr(bar)),
       "r"(cta_rank)
       : "memory");

@@ -5,7 +5,8 @@ torch's current stream (launches through the workflow's bound form, `mod.kernel[
 block](...)`); nanocuda and torch alternate in a shuffled order every round, and the table
 gives medians over the rounds, the rate (GB/s for the elementwise kernels, TFLOP/s for the
 matmuls) and the speed relative to torch: torch time / nanocuda time (above 1: faster). The
-GEMM rows (hopper_gemm_fast.cu, against cuBLAS through torch.matmul) need an sm_90 device.
+GEMM rows (hopper_gemm_fast.cu, against cuBLAS through torch.matmul; c = a·bᵀ and, labelled
+"A·B", c = a·b with b stored K×N) need an sm_90 device.
 """
 
 from __future__ import annotations
@@ -36,19 +37,22 @@ def event_burst(torch, fn, repeats: int):
     return run
 
 
-def fast_gemm(nanocuda, torch):
+def fast_gemm(nanocuda, torch, b_layout: str = "nk"):
     """hopper_gemm_fast.cu's default configuration (as examples/kernels/run_hopper_gemm_fast.py
-    calls it; only the .cu files are installed with the package): prepare(a, b, c) -> launch."""
+    calls it; only the .cu files are installed with the package): prepare(a, b, c) -> launch.
+    b_layout "nk": b is N×K and c = a·bᵀ; "kn": b is K×N and c = a·b (N a multiple of 8)."""
     bm, bn, bk, stages = 128, 256, 64, 4
-    mods = {dt: nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a", defines=[f"GEMM_ONLY_{name}"])
+    kn = b_layout == "kn"
+    mods = {dt: nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a",
+                              defines=[f"GEMM_ONLY_{name}"] + (["GEMM_B_KN=1"] if kn else []))
             for dt, name in ((torch.float16, "F16"), (torch.bfloat16, "BF16"))}
     sms = nanocuda.Device(0).multiprocessor_count
     smem = stages * (bm + bn) * bk * 2 + 1024 + 256
 
     def prepare(a, b, c):
-        (m, k), n = a.shape, b.shape[0]
+        (m, k), n = a.shape, b.shape[1] if kn else b.shape[0]
         maps = (nanocuda.TensorMap.tiled(a, (bm, bk), swizzle="128B"),
-                nanocuda.TensorMap.tiled(b, (bn, bk), swizzle="128B"))
+                nanocuda.TensorMap.tiled(b, (bk, 64) if kn else (bn, bk), swizzle="128B"))
         name = "hopper_gemm_f16" if a.dtype == torch.float16 else "hopper_gemm_bf16"
         launch = getattr(mods[a.dtype], name)[min(-(-m // bm) * -(-n // bn), sms), 384, smem]
         return lambda: launch(*maps, c, m, n, k)
@@ -84,25 +88,26 @@ def pairs(torch, nanocuda, quick: bool = False):
 
     major, minor = nanocuda.Device(0).compute_capability
     if (major, minor) == (9, 0):
-        prepare = fast_gemm(nanocuda, torch)
         sizes = GEMM_SIZES[:2] if quick else GEMM_SIZES
-        for dtype in (torch.float16, torch.bfloat16):
-            for gm, gn, gk in sizes:
-                a16 = torch.randn(gm, gk, device=dev, dtype=dtype)
-                b16 = torch.randn(gn, gk, device=dev, dtype=dtype)
-                c16 = torch.empty(gm, gn, device=dev, dtype=dtype)
-                ours = prepare(a16, b16, c16)
-                ref = a16.float() @ b16.float().T
-                ours()
-                err = ((c16.float() - ref).norm() / ref.norm()).item()
-                del ref
-                label = f"hopper_gemm_fast, {str(dtype)[6:]} {gm}x{gn}x{gk}"
-                if not err < 1e-2:
-                    skipped.append(f"{label}: wrong result (relative error {err:.2e})")
-                    continue
-                bt = b16.T
-                out.append((label, 2.0 * gm * gn * gk, "TFLOP/s", ours,
-                            lambda a16=a16, bt=bt, c16=c16: torch.matmul(a16, bt, out=c16)))
+        for b_layout, op in (("nk", ""), ("kn", " A·B")):  # c = a·bᵀ (b N×K), c = a·b (b K×N)
+            prepare = fast_gemm(nanocuda, torch, b_layout)
+            for dtype in (torch.float16, torch.bfloat16):
+                for gm, gn, gk in sizes:
+                    a16 = torch.randn(gm, gk, device=dev, dtype=dtype)
+                    b16 = torch.randn(*((gk, gn) if b_layout == "kn" else (gn, gk)), device=dev, dtype=dtype)
+                    c16 = torch.empty(gm, gn, device=dev, dtype=dtype)
+                    ours = prepare(a16, b16, c16)
+                    bt = b16 if b_layout == "kn" else b16.T  # what torch multiplies a16 by
+                    ref = a16.float() @ bt.float()
+                    ours()
+                    err = ((c16.float() - ref).norm() / ref.norm()).item()
+                    del ref
+                    label = f"hopper_gemm_fast{op}, {str(dtype)[6:]} {gm}x{gn}x{gk}"
+                    if not err < 1e-2:
+                        skipped.append(f"{label}: wrong result (relative error {err:.2e})")
+                        continue
+                    out.append((label, 2.0 * gm * gn * gk, "TFLOP/s", ours,
+                                lambda a16=a16, bt=bt, c16=c16: torch.matmul(a16, bt, out=c16)))
     else:
         skipped.append(f"hopper_gemm_fast (sm_90a kernel; device 0 is sm_{major}{minor})")
     return out, skipped
