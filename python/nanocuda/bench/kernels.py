@@ -38,24 +38,18 @@ def event_burst(torch, fn, repeats: int):
 
 
 def fast_gemm(nanocuda, torch, b_layout: str = "nk"):
-    """hopper_gemm_fast.cu's default configuration (as examples/kernels/run_hopper_gemm_fast.py
-    calls it; only the .cu files are installed with the package): prepare(a, b, c) -> launch.
-    b_layout "nk": b is N×K and c = a·bᵀ; "kn": b is K×N and c = a·b (N a multiple of 8)."""
-    bm, bn, bk, stages = 128, 256, 64, 4
-    kn = b_layout == "kn"
-    mods = {dt: nanocuda.load(example_path("hopper_gemm_fast.cu"), arch="sm_90a",
-                              defines=[f"GEMM_ONLY_{name}"] + (["GEMM_B_KN=1"] if kn else []))
-            for dt, name in ((torch.float16, "F16"), (torch.bfloat16, "BF16"))}
-    sms = nanocuda.Device(0).multiprocessor_count
-    smem = stages * (bm + bn) * bk * 2 + 1024 + 256
+    """hopper_gemm_fast.cu as examples/kernels/run_hopper_gemm_fast.py's gemm()/matmul() run it
+    (its default variant per shape; that file is installed beside the .cu): prepare(a, b, c) ->
+    launch. b_layout "nk": b is N×K and c = a·bᵀ; "kn": b is K×N and c = a·b."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_nanocuda_hopper_gemm",
+                                                  example_path("run_hopper_gemm_fast.py"))
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
 
     def prepare(a, b, c):
-        (m, k), n = a.shape, b.shape[1] if kn else b.shape[0]
-        maps = (nanocuda.TensorMap.tiled(a, (bm, bk), swizzle="128B"),
-                nanocuda.TensorMap.tiled(b, (bk, 64) if kn else (bn, bk), swizzle="128B"))
-        name = "hopper_gemm_f16" if a.dtype == torch.float16 else "hopper_gemm_bf16"
-        launch = getattr(mods[a.dtype], name)[min(-(-m // bm) * -(-n // bn), sms), 384, smem]
-        return lambda: launch(*maps, c, m, n, k)
+        return runner.default_gemm(b_layout, a).prepare(a, b, c)[0]
 
     return prepare
 
