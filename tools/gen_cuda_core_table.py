@@ -91,6 +91,8 @@ NOTES = {
                                       "`Buffer.close(stream=)` instead",
     "MemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12); `ManagedMemoryResource` is the "
                                  "managed one",
+    "VirtualMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a VirtualMemoryResource is "
+                                        "never managed",
     "DeviceMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a DeviceMemoryResource is "
                                        "never managed",
     "DeviceMemoryResource.allocation_handle": "-not in nanocuda yet (memory resources, #12): "
@@ -113,6 +115,21 @@ REASON = {
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside #11",
     "GraphMemoryResource": "graph-owned allocations are outside #11 (graphs are captured, not built node by node)",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
+    # Memory resources (#12): reasons for the members nanocuda's classes do not have yet.
+    "ManagedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's ManagedMemoryResource "
+                             "allocates with cuMemAllocManaged, not from a memory pool, so it has no pool handle, "
+                             "attributes or IPC; where memory lives is set per buffer with `advise()`/`prefetch()`",
+    "ManagedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `ManagedMemoryResource()` takes "
+                                    "no options; use `advise()` for a preferred location",
+    "PinnedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's PinnedMemoryResource "
+                            "allocates with cuMemHostAlloc, not from a pinned memory pool, so it has no pool "
+                            "handle, attributes, NUMA placement or IPC",
+    "PinnedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `PinnedMemoryResource()` takes "
+                                   "no options (no pool to size, share or place)",
+    "VirtualMemoryResource": "not in nanocuda yet (memory resources, #12)",
+    "VirtualMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): nanocuda's "
+                                    "VirtualMemoryResourceOptions has only `reserve_size`; memory is device-local "
+                                    "with read-write access for the device and the peers given to `add_peer()`",
     "cuda.core.graph": "explicit graph construction (node objects) is outside #11: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside #11",
     "cuda.core.texture": "texture and surface objects are outside #11",
