@@ -166,6 +166,14 @@ def test_event_close_and_options_on_mock(mock_libcuda):
             assert not scoped.is_closed
         assert scoped.is_closed
 
+        try:  # cuda.core's own options objects work too (read by attribute)
+            import cuda.core as cc
+        except ImportError:
+            pass
+        else:
+            assert dev.create_event(cc.EventOptions(timing_enabled=True)).is_timing_enabled
+            assert not dev.create_event(cc.EventOptions()).is_timing_enabled
+
         legacy, per_thread = nanocuda.LEGACY_DEFAULT_STREAM, nanocuda.PER_THREAD_DEFAULT_STREAM
         assert legacy.handle == 1 and per_thread.handle == 2  # CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
         assert legacy.device is dev and legacy == nanocuda.Stream.legacy(dev)
@@ -201,6 +209,7 @@ def test_graph_builder_and_graph_close_on_mock(mock_libcuda):
 
         # (conditional nodes, embed and if_then need a real capture: test_cuda_core_names_gpu.py)
         b = dev.create_graph_builder().begin_building()
+        raises(lambda: b.if_then("x"), TypeError, "GraphBuilder.if_then: expected a handle")
         forked = b.split(2)[1]
         raises(forked.close, ValueError, "GraphBuilder.close", "join it")
         b.join(b, forked)

@@ -189,6 +189,7 @@ void bind_graph_builder(nb::module_& m) {
     return obj;
   };
   auto if_cond = [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_cond")); };
+  auto if_then = [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_then")); };
   nb::class_<GraphBuilder>(m, "GraphBuilder",
       "A graph under construction by stream capture (cuda.core's GraphBuilder). Anything queued on\n"
       "it while building (nanocuda.launch(builder, ...), a Launcher bound to it, torch work on\n"
@@ -229,7 +230,7 @@ void bind_graph_builder(nb::module_& m) {
       .def("create_condition", create_handle, nb::arg("default_value").none() = nb::none(),
            "cuda.core's name for create_conditional_handle (the handle is cuda.core's GraphCondition).")
       .def("if_cond", if_cond, nb::arg("handle"), "Add an if node; returns the body's builder (begin_building() it).")
-      .def("if_then", if_cond, nb::arg("condition"), "cuda.core's name for if_cond.")
+      .def("if_then", if_then, nb::arg("condition"), "cuda.core's name for if_cond.")
       .def("if_else", [](GraphBuilder& b, nb::handle h) { return b.if_else(handle_of(b, h, "GraphBuilder.if_else")); },
            nb::arg("handle"), "Add an if/else node; returns (then_builder, else_builder).")
       .def("while_loop", [](GraphBuilder& b, nb::handle h) {
