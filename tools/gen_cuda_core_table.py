@@ -61,6 +61,46 @@ NOTES = {
     "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "Buffer.is_managed": "-managed buffers are outside #11 (see `ManagedBuffer`)",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
+    # Below: a reason only shows while the name is still absent (a "-" note never hides a name
+    # nanocuda or a --branch has).
+    "graph.GraphBuilder.graph_definition": "-nanocuda has no explicit graph objects (`GraphDefinition`, nodes) to mix "
+                                           "with capture; `GraphBuilder.topology` shows the captured nodes and edges",
+    "TensorMapDescriptor.device": "-a `TensorMap` is encoded from the pointer alone and does not record a device; it "
+                                  "works on the device that owns the memory",
+    "TensorMapDescriptorOptions.data_type": "=the tensor's dtype (read by `TensorMap.tiled`; `tiled_from_pointer(dtype=)`)",
+    "TensorMapDescriptorOptions.element_strides": "=`TensorMap.tiled(..., element_strides=)`",
+    "TensorMapDescriptorOptions.interleave": "=`TensorMap.tiled(..., interleave=)`",
+    "TensorMapDescriptorOptions.l2_promotion": "=`TensorMap.tiled(..., l2_promotion=)`",
+    "TensorMapDescriptorOptions.oob_fill": "=`TensorMap.tiled(..., oob_fill=)`",
+    "TensorMapDescriptorOptions.swizzle": "=`TensorMap.tiled(..., swizzle=)`",
+    "utils.StridedMemoryView.copy_from": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
+                                         "stream=)` copies between any two arrays or Buffers",
+    "utils.StridedMemoryView.copy_to": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
+                                       "stream=)` copies between any two arrays or Buffers",
+    "utils.StridedMemoryView.from_any_interface": "-not in nanocuda yet; `StridedMemoryView(obj)` tries DLPack, then "
+                                                  "the CUDA array interface",
+    "utils.StridedMemoryView.from_array_interface": "-host arrays through numpy's `__array_interface__` are not read; "
+                                                    "numpy arrays work through `from_dlpack`",
+    "utils.StridedMemoryView.from_buffer": "-not in nanocuda yet; a `Buffer` exports DLPack, so "
+                                           "`StridedMemoryView.from_dlpack(buffer)` views it",
+    "utils.StridedMemoryView.view": "-re-viewing with another layout (cuda.core's `StridedLayout`) is not in nanocuda",
+    "Buffer.is_mapped": "-not in nanocuda yet (memory resources, #12): nanocuda does not track whether a Buffer is "
+                        "mapped from another process",
+    "Buffer.owner": "-not in nanocuda yet (memory resources, #12): a Buffer adopted from a pointer keeps no owner object",
+    "Buffer.set_deallocation_stream": "-not in nanocuda yet (memory resources, #12): give the stream to "
+                                      "`Buffer.close(stream=)` instead",
+    "MemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12); `ManagedMemoryResource` is the "
+                                 "managed one",
+    "VirtualMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a VirtualMemoryResource is "
+                                        "never managed",
+    "DeviceMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a DeviceMemoryResource is "
+                                       "never managed",
+    "DeviceMemoryResource.allocation_handle": "-not in nanocuda yet (memory resources, #12): "
+                                              "`DeviceMemoryResource.get_allocation_handle()` gives it",
+    "DeviceMemoryResource.register": "-cuda.core's process-wide registry of shared pools is not in nanocuda (memory "
+                                     "resources, #12); pass the pool's allocation handle to the other process",
+    "DeviceMemoryResource.from_registry": "-cuda.core's process-wide registry of shared pools is not in nanocuda "
+                                          "(memory resources, #12); use `DeviceMemoryResource.from_allocation_handle`",
 }
 
 # Why a whole class or module is missing when nanocuda has no counterpart.
@@ -75,12 +115,27 @@ REASON = {
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside #11",
     "GraphMemoryResource": "graph-owned allocations are outside #11 (graphs are captured, not built node by node)",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
+    # Memory resources (#12): reasons for the members nanocuda's classes do not have yet.
+    "ManagedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's ManagedMemoryResource "
+                             "allocates with cuMemAllocManaged, not from a memory pool, so it has no pool handle, "
+                             "attributes or IPC; where memory lives is set per buffer with `advise()`/`prefetch()`",
+    "ManagedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `ManagedMemoryResource()` takes "
+                                    "no options; use `advise()` for a preferred location",
+    "PinnedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's PinnedMemoryResource "
+                            "allocates with cuMemHostAlloc, not from a pinned memory pool, so it has no pool "
+                            "handle, attributes, NUMA placement or IPC",
+    "PinnedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `PinnedMemoryResource()` takes "
+                                   "no options (no pool to size, share or place)",
+    "VirtualMemoryResource": "not in nanocuda yet (memory resources, #12)",
+    "VirtualMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): nanocuda's "
+                                    "VirtualMemoryResourceOptions has only `reserve_size`; memory is device-local "
+                                    "with read-write access for the device and the peers given to `add_peer()`",
     "cuda.core.graph": "explicit graph construction (node objects) is outside #11: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside #11",
     "cuda.core.texture": "texture and surface objects are outside #11",
     "cuda.core.typing": "type aliases for annotations; nanocuda's own are in its stubs",
     "cuda.core.system.nvml": "needs NVML (libnvidia-ml), a library nanocuda does not load",
-    "cuda.core.utils.cache": "nanocuda has its own compile cache (`compile_cache_dir`, `clear_memory_cache`); cuda.core's cache objects are not mirrored",
+    "cuda.core.utils.cache": "not needed: nanocuda caches every compile itself, in memory and on disk (`nanocuda.compile_cache_dir()`, `clear_memory_cache()`), so there is no cache object to pass to `Program.compile(cache=)`; `utils.make_program_cache_key` gives the key",
     "cuda.core.utils.batch": "batched copies/prefetches are outside #11",
 }
 NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
@@ -128,7 +183,7 @@ def cuda_core_rows():
     for name in public(cuda.core.utils):
         obj = getattr(cuda.core.utils, name)
         why = None
-        if name in ("FileStreamProgramCache", "InMemoryProgramCache", "ProgramCacheResource", "make_program_cache_key"):
+        if name in ("FileStreamProgramCache", "InMemoryProgramCache", "ProgramCacheResource"):
             why = REASON["cuda.core.utils.cache"]
         elif name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
                       "MemcpyOverlapMode", "MemcpySrcAccessOrder"):
@@ -248,9 +303,12 @@ def resolve(path: str):
                 continue
             except ImportError:
                 return None
-        if not hasattr(obj, part):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
             return None
-        obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - it exists, but reading it needs a GPU (LEGACY_DEFAULT_STREAM)
+            return True
     return obj
 
 

@@ -77,6 +77,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
+  /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
+  else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
   else *fn = (void*)ok;
   return 0;
 }

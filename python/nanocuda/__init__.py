@@ -184,6 +184,18 @@ def _warn_unreported() -> None:
         warnings.warn(f"nanocuda: unreported error from a destructor: {message}", RuntimeWarning)
 
 
+# cuda.core's module-level default streams. Read lazily (a Stream needs the driver, and
+# `import nanocuda` never touches the GPU), each time for the current device.
+_DEFAULT_STREAMS = {"LEGACY_DEFAULT_STREAM": "legacy", "PER_THREAD_DEFAULT_STREAM": "per_thread"}
+
+
+def __getattr__(name: str):
+    kind = _DEFAULT_STREAMS.get(name)
+    if kind is None:
+        raise AttributeError(f"module 'nanocuda' has no attribute {name!r}")
+    return getattr(Stream, kind)(Device())
+
+
 import atexit as _atexit
 
 _atexit.register(_warn_unreported)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from ._nanocuda import _internal
+
 __all__ = ["EventOptions", "StreamOptions"]
 
 
@@ -31,20 +33,55 @@ class StreamOptions:
             raise TypeError(f"StreamOptions: priority must be an int or None, got {type(self.priority).__name__}")
 
 
-@dataclass
-class EventOptions:
-    """Options for Device.create_event / Stream.record: enable_timing (records time, so
-    `end - start` gives milliseconds), busy_waited_sync (CU_EVENT_BLOCKING_SYNC, as cuda.core
-    maps it) and ipc_enabled (shareable with other processes; no timing)."""
+# {older name: cuda.core 1.2 name}, from the C++ table every options reader uses.
+_EVENT_ALIASES: dict[str, str] = dict(_internal.event_option_aliases)
 
-    enable_timing: Optional[bool] = False
-    busy_waited_sync: Optional[bool] = False
+
+@dataclass(init=False)
+class EventOptions:
+    """Options for Device.create_event / Stream.record, with cuda.core 1.2's names:
+    timing_enabled (records time, so `end - start` gives milliseconds), blocking_sync
+    (CU_EVENT_BLOCKING_SYNC: sync() yields the CPU instead of spinning) and ipc_enabled
+    (shareable with other processes; no timing). The older names enable_timing and
+    busy_waited_sync are accepted as keywords and readable as attributes."""
+
+    timing_enabled: Optional[bool] = False
+    blocking_sync: Optional[bool] = False
     ipc_enabled: Optional[bool] = False
 
-    def __post_init__(self) -> None:
-        for name in ("enable_timing", "busy_waited_sync", "ipc_enabled"):
-            value = getattr(self, name)
+    def __init__(self, timing_enabled: Optional[bool] = None, blocking_sync: Optional[bool] = None,
+                 ipc_enabled: Optional[bool] = False, **older: Optional[bool]) -> None:
+        given = {"timing_enabled": timing_enabled, "blocking_sync": blocking_sync, "ipc_enabled": ipc_enabled}
+        for name, value in given.items():
             if value is not None:
                 _check_bool("EventOptions", name, value)
-        if self.ipc_enabled and self.enable_timing:
-            raise ValueError("EventOptions: ipc_enabled events cannot have enable_timing=True")
+        for name, value in older.items():
+            new = _EVENT_ALIASES.get(name)
+            if new is None:
+                known = ", ".join(list(given) + list(_EVENT_ALIASES))
+                raise TypeError(f"EventOptions: unknown option '{name}' (known: {known})")
+            if value is None:
+                continue
+            _check_bool("EventOptions", name, value)
+            if given[new] is not None and bool(given[new]) != bool(value):
+                raise ValueError(f"EventOptions: {new}={given[new]!r} and its older name {name}={value!r} disagree")
+            given[new] = value
+        if given["ipc_enabled"] and given["timing_enabled"]:
+            raise ValueError("EventOptions: ipc_enabled events cannot have timing_enabled=True "
+                             "(enable_timing=True): the driver forbids timing on IPC events")
+        for name, value in given.items():
+            setattr(self, name, False if value is None else value)
+
+
+def _alias(new: str) -> property:
+    def get(self: EventOptions) -> Optional[bool]:
+        return getattr(self, new)
+
+    def set(self: EventOptions, value: Optional[bool]) -> None:
+        setattr(self, new, value)
+
+    return property(get, set, doc=f"The older name of {new}.")
+
+
+for _old, _new in _EVENT_ALIASES.items():
+    setattr(EventOptions, _old, _alias(_new))

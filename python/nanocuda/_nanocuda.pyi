@@ -671,6 +671,12 @@ class Device:
         """Number of CUDA devices."""
 
     @staticmethod
+    def get_all_devices() -> tuple:
+        """
+        Every device, as a tuple of this thread's Device objects (cuda.core's name).
+        """
+
+    @staticmethod
     def driver_version() -> int:
         """The driver's CUDA version, major*1000 + minor*10."""
 
@@ -1429,6 +1435,12 @@ class Stream:
     def legacy(device: Device) -> Stream:
         """The legacy default stream of `device`."""
 
+    @staticmethod
+    def per_thread(device: object | None = None) -> Stream:
+        """
+        The per-thread default stream of `device` (default: the current device).
+        """
+
     @property
     def handle(self) -> int:
         """The CUstream handle as an int."""
@@ -1513,9 +1525,32 @@ class Event:
     def elapsed_time(self, end: Event) -> float:
         """Milliseconds from this event to `end` (torch's convention)."""
 
+    def close(self) -> None:
+        """
+        Destroy the event now (safe to call twice); later uses raise ValueError. cuda.core's name.
+        """
+
+    @property
+    def is_closed(self) -> bool:
+        """True after close()."""
+
+    def __enter__(self) -> Event: ...
+
+    def __exit__(self, *args) -> None: ...
+
     @property
     def is_timing(self) -> bool:
         """True when it records time (elapsed_time works)."""
+
+    @property
+    def is_timing_enabled(self) -> bool:
+        """cuda.core 1.2's name for is_timing."""
+
+    @property
+    def is_blocking_sync(self) -> bool:
+        """
+        True when sync() yields the CPU (CU_EVENT_BLOCKING_SYNC) instead of spinning.
+        """
 
     @property
     def handle(self) -> int:
@@ -1536,7 +1571,7 @@ class Event:
     @property
     def is_sync_busy_waited(self) -> bool:
         """
-        cuda.core's name for a CU_EVENT_BLOCKING_SYNC event (EventOptions.busy_waited_sync).
+        Older cuda.core name for is_blocking_sync (EventOptions.busy_waited_sync).
         """
 
     @property
@@ -1560,6 +1595,10 @@ class Event:
 
     def get_ipc_descriptor(self) -> bytes:
         """The event's 64-byte interprocess handle."""
+
+    @property
+    @staticmethod
+    def ipc_descriptor(arg: Event, /) -> bytes: ...
 
     @staticmethod
     def from_ipc_descriptor(handle: bytes, device: object | None = None) -> Event:
@@ -2334,6 +2373,11 @@ class Program:
     def flags(self, target: str = 'cubin') -> list[str]:
         """The compiler flags compile(target) uses."""
 
+    def cache_key(self, target_type: str = 'cubin', name_expressions: object | None = None) -> bytes:
+        """
+        The compile cache's key for compile(target_type, name_expressions) (C++ sources only).
+        """
+
     def close(self) -> None:
         """Nothing to release: nanocuda keeps no compiler state between compiles."""
 
@@ -2468,9 +2512,9 @@ class LaunchConfig:
     Grid, block, dynamic shared memory, clusters, cooperative launch and programmatic dependent launch.
     """
 
-    def __init__(self, *, grid: object | None = None, block: object | None = None, shared_mem: object | None = None, cluster: object | None = None, cooperative: object | None = None, pdl: object | None = None, shmem_size: object | None = None, cooperative_launch: object | None = None) -> None:
+    def __init__(self, *, grid: object | None = None, block: object | None = None, shared_mem: object | None = None, cluster: object | None = None, cooperative: object | None = None, pdl: object | None = None, shmem_size: object | None = None, cooperative_launch: object | None = None, is_cooperative: object | None = None, programmatic_stream_serialization: object | None = None) -> None:
         """
-        grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative (cuda.core: cooperative_launch); pdl: programmatic dependent launch.
+        grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative (cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: programmatic_stream_serialization).
         """
 
     @property
@@ -2491,7 +2535,17 @@ class LaunchConfig:
 
     @property
     def cooperative_launch(self) -> bool:
-        """cuda.core's name for cooperative."""
+        """Older cuda.core name for cooperative."""
+
+    @property
+    def is_cooperative(self) -> bool:
+        """cuda.core 1.2's name for cooperative."""
+
+    @property
+    def programmatic_stream_serialization(self) -> bool:
+        """
+        cuda.core's name for pdl (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION).
+        """
 
     @property
     def cluster(self) -> object:
@@ -2563,6 +2617,19 @@ class Graph:
     @property
     def topology(self) -> str:
         """The nodes and edges of the definition, as text."""
+
+    def close(self) -> None:
+        """
+        Destroy the executable graph now (safe to call twice); later uses raise ValueError.
+        """
+
+    @property
+    def is_closed(self) -> bool:
+        """True after close()."""
+
+    @property
+    def handle(self) -> int:
+        """The CUgraphExec handle as an int."""
 
     @property
     def stream(self) -> object:
@@ -2777,6 +2844,9 @@ class GraphBuilder:
     def add_child(self, child_graph: GraphBuilder) -> None:
         """Add a finished builder's graph as a child-graph node (copied)."""
 
+    def embed(self, child: GraphBuilder) -> None:
+        """cuda.core's name for add_child."""
+
     def create_conditional_handle(self, default_value: int | None = None) -> object:
         """
         A handle for if_cond/if_else/while_loop/switch; kernels set it with
@@ -2784,8 +2854,16 @@ class GraphBuilder:
         launch of the graph starts from it; without, the value persists across launches.
         """
 
+    def create_condition(self, default_value: int | None = None) -> object:
+        """
+        cuda.core's name for create_conditional_handle (the handle is cuda.core's GraphCondition).
+        """
+
     def if_cond(self, handle: object) -> GraphBuilder:
         """Add an if node; returns the body's builder (begin_building() it)."""
+
+    def if_then(self, condition: object) -> GraphBuilder:
+        """cuda.core's name for if_cond."""
 
     def if_else(self, handle: object) -> tuple[GraphBuilder, GraphBuilder]:
         """Add an if/else node; returns (then_builder, else_builder)."""
@@ -2834,6 +2912,15 @@ class GraphBuilder:
     @property
     def is_building(self) -> bool:
         """Whether the builder is capturing."""
+
+    def close(self) -> None:
+        """
+        Stop using the builder: a capture in progress ends and is discarded; Graphs completed from it keep working (safe to call twice).
+        """
+
+    @property
+    def is_closed(self) -> bool:
+        """True after close() (or once join() consumed this split() builder)."""
 
     @property
     def is_join_required(self) -> bool:

@@ -219,11 +219,17 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
   return compile_cxx(target, name_expressions);
 }
 
-ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>& name_expressions) const {
-  const auto& api = detail::nvrtc();
-  const std::vector<std::string> f = flags(target);
+std::string Program::cache_key(CodeType target, const std::vector<std::string>& name_expressions) const {
+  if (type_ != SourceType::cxx)
+    throw ValueError(std::string("Program.cache_key: only C++ compiles are cached; code_type '") +
+                     source_type_name(type_) + "' has no cache key");
+  check_target(type_, target);
+  return cache_key_for(target, flags(target), name_expressions);
+}
 
-  // The key: everything that decides the output.
+std::string Program::cache_key_for(CodeType target, const std::vector<std::string>& f,
+                                   const std::vector<std::string>& name_expressions) const {
+  const auto& api = detail::nvrtc();
   std::string key = "nanocuda-compile v1\nnvrtc " + std::to_string(api.version) + " " + api.path +
                     "\ntarget " + code_type_name(target) + "\nname " + name_ + "\n";
   for (const auto& x : f) key += "flag " + x + "\n";
@@ -235,7 +241,13 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
     if (inc.path.empty()) key += "\n#missing " + inc.name;
     else key += "\n#file " + inc.path + " " + std::to_string(inc.contents.size()) + "\n" + inc.contents;
   }
+  return key;
+}
 
+ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>& name_expressions) const {
+  const auto& api = detail::nvrtc();
+  const std::vector<std::string> f = flags(target);
+  const std::string key = cache_key_for(target, f, name_expressions);
   if (auto payload = CompileCache::load(key)) {
     std::string code;
     std::map<std::string, std::string> names;

@@ -32,18 +32,30 @@ Event::Event(const Device& device, CUevent handle, bool timing, bool interproces
     : device_(device), context_(device.context()), handle_(handle), timing_(timing),
       interprocess_(interprocess) {}
 
+CUevent Event::checked_handle(const char* call) const {
+  if (!handle_) [[unlikely]]
+    throw ValueError(std::string(call) + ": " + describe() + " is closed (close() was called); make a new Event");
+  return handle_.get();
+}
+
+void Event::close() noexcept {
+  // Destroying an event still pending is allowed: the driver frees it once it completes.
+  handle_.reset();
+}
+
 void Event::record(const Stream& stream) {
+  CUevent h = checked_handle("Event.record");
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },
-                handle_.get(), stream.handle());
+                h, stream.handle());
 }
 
 void Event::sync() const {
-  NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, handle_.get());
+  NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, checked_handle("Event.sync"));
 }
 
 bool Event::query() const {
-  CUresult rc = detail::driver().cuEventQuery(handle_.get());
+  CUresult rc = detail::driver().cuEventQuery(checked_handle("Event.query"));
   if (rc == CUDA_ERROR_NOT_READY) return false;
   detail::check(rc, "cuEventQuery", [&] { return describe(); });
   return true;
@@ -53,17 +65,21 @@ float Event::elapsed_time_since(const Event& start) const {
   if (!timing_ || !start.timing_)
     throw ValueError("Event.elapsed_time: both events must be created with timing=True (" +
                      (timing_ ? start.describe() : describe()) + " has timing disabled)");
+  CUevent from = start.checked_handle("Event.elapsed_time (start)");
+  CUevent to = checked_handle("Event.elapsed_time (end)");
   float ms = 0;
   NANOCUDA_CALL(cuEventElapsedTime,
-                [&] { return "from " + start.describe() + " to " + describe(); }, &ms,
-                start.handle_.get(), handle_.get());
+                [&] { return "from " + start.describe() + " to " + describe(); }, &ms, from, to);
   return ms;
 }
 
 std::string Event::describe() const {
   char text[96];
-  std::snprintf(text, sizeof text, "Event %p on device %d", static_cast<void*>(handle_.get()),
-                device_.ordinal());
+  if (!handle_)
+    std::snprintf(text, sizeof text, "Event (closed) on device %d", device_.ordinal());
+  else
+    std::snprintf(text, sizeof text, "Event %p on device %d", static_cast<void*>(handle_.get()),
+                  device_.ordinal());
   return text;
 }
 

@@ -20,7 +20,8 @@ std::string export_ipc_event(const Event& event) {
     throw ValueError("Event.get_ipc_descriptor: " + event.describe() +
                      " is not interprocess; create it with Event.create_ipc()");
   CUipcEventHandle handle{};
-  NANOCUDA_CALL(cuIpcGetEventHandle, [&] { return event.describe(); }, &handle, event.handle());
+  CUevent h = event.checked_handle("Event.get_ipc_descriptor");
+  NANOCUDA_CALL(cuIpcGetEventHandle, [&] { return event.describe(); }, &handle, h);
   return std::string(handle.reserved, sizeof handle.reserved);
 }
 

@@ -75,6 +75,10 @@ Stream Stream::legacy(const Device& device) {
   return Stream(std::make_shared<State>(CU_STREAM_LEGACY, false, device));
 }
 
+Stream Stream::per_thread(const Device& device) {
+  return Stream(std::make_shared<State>(CU_STREAM_PER_THREAD, false, device));
+}
+
 CUstream Stream::handle() const {
   if (state_->closed.load(std::memory_order_relaxed)) [[unlikely]]
     throw ValueError(describe() + ": the stream is closed");
@@ -115,7 +119,7 @@ bool Stream::query() const {
 void Stream::wait(const Event& event) const {
   CurrentContext guard(context());
   NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); },
-                handle(), event.handle(), 0);
+                handle(), event.checked_handle("Stream.wait"), 0);
 }
 
 void Stream::wait(const Stream& other) const {

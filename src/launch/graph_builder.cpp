@@ -35,12 +35,13 @@ GraphBuilder GraphBuilder::on_stream(const Stream& stream) {
 
 std::string GraphBuilder::describe() const {
   const State& s = *state_;
-  std::string status = s.closed ? "joined" : s.building ? "building" : s.built ? "built" : "not started";
+  std::string status = s.released ? "closed" : s.closed ? "joined" : s.building ? "building" : s.built ? "built" : "not started";
   return "GraphBuilder #" + std::to_string(s.shared->id) + " (" + kind_name(s.kind) + ", " +
          status + ") on " + s.stream.describe();
 }
 
 bool GraphBuilder::is_building() const noexcept { return state_->building; }
+bool GraphBuilder::is_closed() const noexcept { return state_->closed; }
 bool GraphBuilder::is_built() const noexcept { return state_->built; }
 bool GraphBuilder::is_join_required() const noexcept { return state_->shared->open_forks > 0; }
 GraphBuilder::Kind GraphBuilder::kind() const noexcept { return state_->kind; }
@@ -52,6 +53,9 @@ CUgraph GraphBuilder::graph() const noexcept {
 }
 
 void GraphBuilder::require_building(const char* call) const {
+  if (state_->released)
+    throw ValueError(std::string(call) + ": " + describe() + " is closed (close() was called); "
+                     "make a new builder");
   if (state_->closed)
     throw ValueError(std::string(call) + ": " + describe() + " was joined into another builder; "
                      "use the builder join() returned");
@@ -62,6 +66,7 @@ void GraphBuilder::require_building(const char* call) const {
 
 GraphBuilder& GraphBuilder::begin_building(Mode mode) {
   State& s = *state_;
+  if (s.released) require_building("GraphBuilder.begin_building");  // says it is closed
   if (s.building) throw ValueError("GraphBuilder.begin_building: " + describe() + " is already building");
   if (s.built || s.closed)
     throw ValueError("GraphBuilder.begin_building: " + describe() + " has finished; make a new "
@@ -84,6 +89,7 @@ GraphBuilder& GraphBuilder::begin_building(Mode mode) {
 
 GraphBuilder& GraphBuilder::end_building() {
   State& s = *state_;
+  if (s.released) require_building("GraphBuilder.end_building");  // says it is closed
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder.end_building: " + describe() + " came from split(); it ends "
                      "by GraphBuilder.join(...) with the builder it forked from");
@@ -105,8 +111,31 @@ GraphBuilder& GraphBuilder::end_building() {
   return *this;
 }
 
+void GraphBuilder::close() {
+  State& s = *state_;
+  if (s.released) return;
+  if (s.building && s.kind == Kind::Forked)
+    throw ValueError("GraphBuilder.close: " + describe() + " came from split() and is still "
+                     "building; join it into the builder it forked from first");
+  bool was_building = s.building;
+  s.building = false;
+  s.closed = s.released = true;
+  if (!was_building) return;
+  // End the capture so the stream can be used again; a primary's captured graph is
+  // discarded (a body's graph belongs to its conditional node). An unjoined split() leaves
+  // the capture invalidated: the driver ends it with an error that needs no report.
+  CurrentContext guard(s.stream.context());
+  CUgraph graph = nullptr;
+  CUresult rc = detail::driver().cuStreamEndCapture(s.stream.raw_handle(), &graph);
+  if (graph && s.kind == Kind::Primary) detail::destroy_graph(graph);
+  if (rc != CUDA_ERROR_STREAM_CAPTURE_UNJOINED && rc != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+    detail::check(rc, "cuStreamEndCapture", [&] { return describe(); });
+}
+
 Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
   const State& s = *state_;
+  if (s.released)
+    throw ValueError("GraphBuilder.complete: " + describe() + " is closed (close() was called)");
   if (s.kind != Kind::Primary)
     throw ValueError("GraphBuilder.complete: " + describe() + " is part of another graph; "
                      "complete the builder it came from");

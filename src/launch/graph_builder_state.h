@@ -36,7 +36,8 @@ struct GraphBuilder::State {
   Kind kind = Kind::Primary;
   bool building = false;
   bool built = false;   // end_building() done (or, for a forked builder, joined)
-  bool closed = false;  // a forked builder consumed by join()
+  bool closed = false;  // a forked builder consumed by join(), or close() called
+  bool released = false;  // close() called
 };
 
 }  // namespace nanocuda

@@ -83,14 +83,14 @@ void GraphBuilder::host_callback(CUhostFn fn, void* user_data, std::shared_ptr<v
 void GraphBuilder::record_event(const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
-  p.eventRecord.event = event.handle();
+  p.eventRecord.event = event.checked_handle("GraphBuilder.record_event");
   add_node(p, "GraphBuilder.record_event");
 }
 
 void GraphBuilder::wait_event(const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
-  p.eventWait.event = event.handle();
+  p.eventWait.event = event.checked_handle("GraphBuilder.wait_event");
   add_node(p, "GraphBuilder.wait_event");
 }
 

@@ -98,6 +98,12 @@ CPU = [
     Case("config-grid-negative", "nanocuda.LaunchConfig(grid=-1, block=32)", (T, V), r"grid"),
     Case("config-grid-str", "nanocuda.LaunchConfig(grid='a', block=32)", T, r"grid"),
     Case("config-grid-huge", "nanocuda.LaunchConfig(grid=2**40, block=32)", (T, V), r"grid"),
+    Case("config-two-cooperative-names", "nanocuda.LaunchConfig(grid=1, block=32, cooperative=True, is_cooperative=True)", T, r"give cooperative or is_cooperative"),
+    Case("config-pss-str", "nanocuda.LaunchConfig(grid=1, block=32, programmatic_stream_serialization='y')", T, r"programmatic_stream_serialization must be a bool"),
+    Case("event-options-unknown", "nanocuda.EventOptions(timing=True)", T, r"unknown option 'timing'"),
+    Case("event-options-disagree", "nanocuda.EventOptions(timing_enabled=True, enable_timing=False)", V, r"disagree"),
+    Case("cache-key-extra-str", "nanocuda.utils.make_program_cache_key(code='', code_type='c++', options=None, target_type='cubin', extra_digest='x')", T, r"extra_digest must be bytes"),
+    Case("cache-key-nvvm", "nanocuda.utils.make_program_cache_key(code='', code_type='nvvm', options=None, target_type='ptx')", V, r"make_program_cache_key: .*only C\+\+"),
     # --- buffers and memory options ---
     Case("buffer-negative", "nanocuda.Buffer(-1)", V, r"Buffer: size must be >= 0"),
     Case("buffer-negative-5", "nanocuda.Buffer(-5)", V, r"Buffer: size must be >= 0, got -5"),
@@ -191,6 +197,9 @@ GPU = [
     Case("gpu-shared-too-big", "nanocuda.launch(s, nanocuda.LaunchConfig(grid=1, block=32, shared_mem=1 << 30), add, buf, buf, 4); s.sync()", ("CudaError", V), r".", gpu=True),
     Case("gpu-copy-too-big", "nanocuda.copy(buf, np.zeros(10000, np.float32), stream=s)", V, r"size|bytes", gpu=True),
     Case("gpu-buffer-oom", "nanocuda.Buffer(1 << 50, stream=s)", "CudaError", r"OUT_OF_MEMORY|out of memory", gpu=True),
+    Case("gpu-closed-event", "e = dev.create_event(); e.close(); s.wait(e)", V, r"Stream.wait: .*closed", gpu=True),
+    Case("gpu-closed-graph-builder", "b = dev.create_graph_builder(); b.close(); b.begin_building()", V, r"GraphBuilder.begin_building: .*closed", gpu=True),
+    Case("gpu-all-devices-args", "nanocuda.Device.get_all_devices(0)", T, r"get_all_devices", gpu=True),
     Case("gpu-closed-stream", "t = nanocuda.Stream(); t.close(); nanocuda.launch(t, cfg, add, buf, buf, 4)", (V, "CudaError"), r"clos", gpu=True),
     Case("gpu-tensormap-misaligned", "TensorMap.tiled_from_pointer(buf.ptr + 8, 'float16', (16, 16), box=(8, 8))", V, r"16-byte aligned", gpu=True),
 ]

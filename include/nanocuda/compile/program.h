@@ -35,6 +35,11 @@ class Program {
   [[nodiscard]] ObjectCode compile(CodeType target = CodeType::cubin,
                                    const std::vector<std::string>& name_expressions = {}) const;
 
+  // The compile cache's key for compile(target, name_expressions): everything that decides
+  // the output (NVRTC, flags, source, local headers by content). C++ sources only: PTX and
+  // NVVM compiles are not cached, so asking for their key is a ValueError.
+  [[nodiscard]] std::string cache_key(CodeType target, const std::vector<std::string>& name_expressions = {}) const;
+
   // The exact flags compile(target) gives the compiler (NVRTC, nvJitLink or libNVVM; arch
   // resolved, toolkit paths added).
   [[nodiscard]] std::vector<std::string> flags(CodeType target) const;
@@ -49,6 +54,8 @@ class Program {
   std::string source_dir_;
   SourceType type_ = SourceType::cxx;
 
+  [[nodiscard]] std::string cache_key_for(CodeType target, const std::vector<std::string>& flags,
+                                          const std::vector<std::string>& name_expressions) const;
   [[nodiscard]] ObjectCode compile_cxx(CodeType target, const std::vector<std::string>& exprs) const;
   [[nodiscard]] ObjectCode compile_nvvm(CodeType target) const;
   [[nodiscard]] std::vector<std::string> nvvm_flags(CodeType target) const;

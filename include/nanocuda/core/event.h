@@ -24,12 +24,19 @@ class Event {
   // Adopts `handle` (destroyed with the Event); made by create_ipc_event/import_ipc_event.
   Event(const Device& device, CUevent handle, bool timing, bool interprocess);
 
+  // The raw handle; nullptr once closed. Calls that use the event take checked_handle().
   [[nodiscard]] CUevent handle() const noexcept { return handle_.get(); }
+  // The handle, or ValueError naming `call` when the event is closed.
+  [[nodiscard]] CUevent checked_handle(const char* call) const;
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   [[nodiscard]] bool is_timing() const noexcept { return timing_; }
   [[nodiscard]] bool is_interprocess() const noexcept { return interprocess_; }
   // CU_EVENT_BLOCKING_SYNC: sync() yields the CPU instead of spinning.
   [[nodiscard]] bool is_blocking_sync() const noexcept { return blocking_sync_; }
+
+  // Destroys the event now (idempotent); later uses raise ValueError naming the call.
+  void close() noexcept;
+  [[nodiscard]] bool is_closed() const noexcept { return !handle_; }
 
   void record(const Stream& stream);
   // Blocks until the work before the record is done.

@@ -27,6 +27,9 @@ class Stream {
   static Stream borrow(CUstream handle, int device_ordinal = -1);
   // The legacy default stream of `device`.
   static Stream legacy(const Device& device);
+  // The per-thread default stream of `device` (CU_STREAM_PER_THREAD: each host thread's own
+  // implicit stream, which does not synchronize with other streams).
+  static Stream per_thread(const Device& device);
 
   Stream(std::nullptr_t) = delete;  // a stream is never made from 0 by accident
 

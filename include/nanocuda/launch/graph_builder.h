@@ -73,6 +73,13 @@ class GraphBuilder {
   // The graph so far (while building: the capture's graph), as GraphTopology::to_string().
   [[nodiscard]] std::string topology() const;
 
+  // Ends a capture in progress (discarding what it captured) and makes the builder
+  // unusable; Graphs completed from it keep working. Idempotent. A split() builder still
+  // building must be joined first (ValueError).
+  void close();
+  // close() was called, or join() consumed this split() builder.
+  [[nodiscard]] bool is_closed() const noexcept;
+
   [[nodiscard]] bool is_building() const noexcept;
   [[nodiscard]] bool is_join_required() const noexcept;
   [[nodiscard]] bool is_built() const noexcept;  // end_building() done

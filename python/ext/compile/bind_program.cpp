@@ -342,6 +342,13 @@ void bind_program(nb::module_& m) {
            "when it is not empty. Raises CompileError with the log on failure.")
       .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
            nb::arg("target") = "cubin", "The compiler flags compile(target) uses.")
+      .def("cache_key", [](const Program& p, const std::string& target, nb::object exprs) {
+             std::vector<std::string> names;
+             if (!exprs.is_none()) names = words(exprs);
+             std::string key = p.cache_key(parse_code_type(target), names);
+             return nb::bytes(key.data(), key.size());
+           }, nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(),
+           "The compile cache's key for compile(target_type, name_expressions) (C++ sources only).")
       .def("close", [](const Program&) {}, "Nothing to release: nanocuda keeps no compiler state between compiles.")
       .def_prop_ro("is_closed", [](const Program&) { return false; }, "Always False (close() has nothing to free).");
 

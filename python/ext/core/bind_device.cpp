@@ -129,6 +129,12 @@ void bind_device(nb::module_& m) {
            "The Device of ordinal `device_id` (a Device is returned as is; None: the current "
            "context's device, else 0).")
       .def_static("count", &Device::count, "Number of CUDA devices.")
+      .def_static("get_all_devices", [] {
+                    int n = Device::count();
+                    nb::list all;
+                    for (int i = 0; i < n; ++i) all.append(device_object(i));
+                    return nb::tuple(all);
+                  }, "Every device, as a tuple of this thread's Device objects (cuda.core's name).")
       .def_static("driver_version", &Device::driver_version,
                   "The driver's CUDA version, major*1000 + minor*10.")
       .def_prop_ro("ordinal", &Device::ordinal, "The device index (0, 1, ...).")

@@ -134,6 +134,10 @@ void bind_ipc(nb::module_& m) {
   event.attr("get_ipc_descriptor") = nb::cpp_function(
       [](const Event& e) { return as_bytes(export_ipc_event(e)); }, nb::is_method(), nb::name("get_ipc_descriptor"),
       nb::scope(event), "The event's 64-byte interprocess handle.");
+  // cuda.core 1.2 reads it as a property; from_ipc_descriptor takes the same bytes.
+  event.attr("ipc_descriptor") = property(
+      nb::cpp_function([](const Event& e) { return as_bytes(export_ipc_event(e)); }), nb::none(), nb::none(),
+      "cuda.core's name: the event's 64-byte interprocess handle (for Event.from_ipc_descriptor).");
   event.attr("from_ipc_descriptor") = staticmethod(nb::cpp_function(
       [](nb::bytes handle, nb::handle device) {
         return import_ipc_event(device_of(device), {handle.c_str(), handle.size()});

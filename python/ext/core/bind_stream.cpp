@@ -41,6 +41,10 @@ void bind_stream(nb::module_& m) {
                   "handle int.")
       .def_static("legacy", [](const Device& d) { return Stream::legacy(d); },
                   nb::arg("device"), "The legacy default stream of `device`.")
+      .def_static("per_thread", [](nb::handle device) {
+                    return Stream::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread")));
+                  }, nb::arg("device") = nb::none(),
+                  "The per-thread default stream of `device` (default: the current device).")
       .def_prop_ro("handle", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.handle()); },
                    "The CUstream handle as an int.")
       .def_prop_ro("device", [](const Stream& s) { return device_object(s.device().ordinal()); },
@@ -106,21 +110,35 @@ void bind_event(nb::module_& m) {
       .def("elapsed_time", [](const Event& start, const Event& end) {
              return end.elapsed_time_since(start);
            }, nb::arg("end"), "Milliseconds from this event to `end` (torch's convention).")
+      .def("close", &Event::close,
+           "Destroy the event now (safe to call twice); later uses raise ValueError. cuda.core's name.")
+      .def_prop_ro("is_closed", &Event::is_closed, "True after close().")
+      .def("__enter__", [](Event& e) -> Event& { return e; }, nb::rv_policy::reference)
+      .def("__exit__", [](Event& e, nb::args) { e.close(); })
       .def_prop_ro("is_timing", &Event::is_timing, "True when it records time (elapsed_time works).")
-      .def_prop_ro("handle", [](const Event& e) { return reinterpret_cast<uint64_t>(e.handle()); },
-                   "The CUevent handle as an int.")
+      .def_prop_ro("is_timing_enabled", &Event::is_timing, "cuda.core 1.2's name for is_timing.")
+      .def_prop_ro("is_blocking_sync", &Event::is_blocking_sync,
+                   "True when sync() yields the CPU (CU_EVENT_BLOCKING_SYNC) instead of spinning.")
+      .def_prop_ro("handle", [](const Event& e) {
+                     return reinterpret_cast<uint64_t>(e.checked_handle("Event.handle"));
+                   }, "The CUevent handle as an int.")
       .def_prop_ro("device", [](const Event& e) { return device_object(e.device().ordinal()); },
                    "The Device this event belongs to.")
       .def_prop_ro("context", [](const Event& e) { return *e.device().context(); }, "The event's Context.")
       .def_prop_ro("is_timing_disabled", [](const Event& e) { return !e.is_timing(); },
                    "cuda.core's name: True when the event records no time.")
       .def_prop_ro("is_sync_busy_waited", &Event::is_blocking_sync,
-                   "cuda.core's name for a CU_EVENT_BLOCKING_SYNC event (EventOptions.busy_waited_sync).")
+                   "Older cuda.core name for is_blocking_sync (EventOptions.busy_waited_sync).")
       .def_prop_ro("is_ipc_enabled", &Event::is_interprocess, "True for an event shareable between processes.")
       .def_prop_ro("is_done", &Event::query, "True once the recorded work has completed.")
       .def("__sub__", [](const Event& end, const Event& start) { return end.elapsed_time_since(start); },
            nb::is_operator(), nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).")
       .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
+
+  nb::dict aliases;  // {older name: cuda.core 1.2 name}, for the Python EventOptions
+  for (const EventOptionName& n : kEventOptionNames)
+    if (n.alias) aliases[n.alias] = n.name;
+  internal_module(m).attr("event_option_aliases") = aliases;
 }
 
 }  // namespace nanocuda::py

@@ -83,17 +83,46 @@ inline bool bool_option(nanobind::handle options, const char* name, bool fallbac
   return truth != 0;
 }
 
-// An Event from cuda.core's EventOptions (enable_timing, busy_waited_sync, ipc_enabled);
-// ipc_enabled goes to the IPC event maker, so there is one way to make each kind.
+// EventOptions' names: cuda.core 1.2's, each beside the older name (cuda.core before 1.0 and
+// nanocuda's first spelling). The one alias table: readers below accept either name, and the
+// Python EventOptions builds its alias properties from it (_internal.event_option_aliases).
+struct EventOptionName {
+  const char* name;
+  const char* alias;  // nullptr: no other name
+};
+inline constexpr EventOptionName kEventOptionNames[] = {
+    {"timing_enabled", "enable_timing"}, {"blocking_sync", "busy_waited_sync"}, {"ipc_enabled", nullptr}};
+
+// Option `n` read under either of its names; both given and disagreeing is a ValueError.
+inline bool event_option(nanobind::handle options, const EventOptionName& n, const char* call) {
+  nanobind::object v = option(options, n.name);
+  nanobind::object old = n.alias ? option(options, n.alias) : nanobind::none();
+  if (v.is_none()) v = old;
+  else if (!old.is_none() && PyObject_IsTrue(v.ptr()) != PyObject_IsTrue(old.ptr()))
+    throw nanobind::value_error((std::string(call) + ": options give " + n.name + " and its older name " +
+                                 n.alias + " different values; give one").c_str());
+  if (v.is_none()) return false;
+  int truth = PyObject_IsTrue(v.ptr());
+  if (truth < 0) throw nanobind::python_error();
+  return truth != 0;
+}
+
+// An Event from cuda.core's EventOptions (timing_enabled, blocking_sync, ipc_enabled, or the
+// older enable_timing, busy_waited_sync); ipc_enabled goes to the IPC event maker, so there is
+// one way to make each kind. `default_timing` applies when options do not say.
 inline Event event_from_options(const Device& device, nanobind::handle options, const char* call,
                                 bool default_timing = false) {
-  check_option_names(options, call, {"enable_timing", "busy_waited_sync", "ipc_enabled"});
-  bool timing = bool_option(options, "enable_timing", default_timing);
-  bool blocking = bool_option(options, "busy_waited_sync", false);
-  if (bool_option(options, "ipc_enabled", false)) {
+  const auto& [timing_name, blocking_name, ipc_name] = kEventOptionNames;
+  check_option_names(options, call, {timing_name.name, blocking_name.name, ipc_name.name,
+                                     timing_name.alias, blocking_name.alias});
+  bool timing = default_timing;
+  if (!option(options, timing_name.name).is_none() || !option(options, timing_name.alias).is_none())
+    timing = event_option(options, timing_name, call);
+  bool blocking = event_option(options, blocking_name, call);
+  if (event_option(options, ipc_name, call)) {
     if (timing)
       throw nanobind::value_error((std::string(call) + ": an ipc_enabled event cannot have "
-                                   "enable_timing=True (the driver forbids timing on IPC events)").c_str());
+                                   "timing_enabled=True (the driver forbids timing on IPC events)").c_str());
     return create_ipc_event(device);
   }
   return Event(device, timing, blocking);

@@ -193,6 +193,16 @@ void bind_graph(nb::module_& m) {
            "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
       .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },
            "The nodes and edges of the definition, as text.")
+      .def("close", [](PyGraph& g) {
+             if (g.capturing) throw nb::value_error("Graph.close: the graph is capturing; leave the with-block first");
+             g.slots.clear();
+             g.graph.reset();  // destroys the executable graph (its definition goes with its last owner)
+             g.closed = true;
+           }, "Destroy the executable graph now (safe to call twice); later uses raise ValueError.")
+      .def_prop_ro("is_closed", [](const PyGraph& g) { return g.closed; }, "True after close().")
+      .def_prop_ro("handle", [](PyGraph& g) {
+             return reinterpret_cast<std::uintptr_t>(g.ready("Graph.handle").exec_handle());
+           }, "The CUgraphExec handle as an int.")
       .def_prop_ro("stream", [](PyGraph& g) -> nb::object {
              return g.stream ? nb::cast(*g.stream) : nb::none();
            },

@@ -181,6 +181,15 @@ void bind_graph_builder(nb::module_& m) {
                                                                  nb::make_tuple(int_type), ns);
   m.attr("ConditionalHandle") = g_handle_type;
 
+  // One implementation each, bound under nanocuda's name and cuda.core's.
+  auto create_handle = [](GraphBuilder& b, std::optional<unsigned> default_value) {
+    CUgraphConditionalHandle h = b.create_conditional_handle(default_value);
+    nb::object obj = g_handle_type(h);
+    obj.attr("graph_id") = b.graph_id();
+    return obj;
+  };
+  auto if_cond = [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_cond")); };
+  auto if_then = [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_then")); };
   nb::class_<GraphBuilder>(m, "GraphBuilder",
       "A graph under construction by stream capture (cuda.core's GraphBuilder). Anything queued on\n"
       "it while building (nanocuda.launch(builder, ...), a Launcher bound to it, torch work on\n"
@@ -213,17 +222,15 @@ void bind_graph_builder(nb::module_& m) {
            "Join builders from one split(); returns the one that continues (the non-forked one).")
       .def("add_child", &GraphBuilder::add_child, nb::arg("child_graph"),
            "Add a finished builder's graph as a child-graph node (copied).")
-      .def("create_conditional_handle", [](GraphBuilder& b, std::optional<unsigned> default_value) {
-             CUgraphConditionalHandle h = b.create_conditional_handle(default_value);
-             nb::object obj = g_handle_type(h);
-             obj.attr("graph_id") = b.graph_id();
-             return obj;
-           }, nb::arg("default_value").none() = nb::none(),
+      .def("embed", &GraphBuilder::add_child, nb::arg("child"), "cuda.core's name for add_child.")
+      .def("create_conditional_handle", create_handle, nb::arg("default_value").none() = nb::none(),
            "A handle for if_cond/if_else/while_loop/switch; kernels set it with\n"
            "nanocuda::set_conditional (nanocuda/device/graph.cuh). With default_value, every\n"
            "launch of the graph starts from it; without, the value persists across launches.")
-      .def("if_cond", [](GraphBuilder& b, nb::handle h) { return b.if_cond(handle_of(b, h, "GraphBuilder.if_cond")); },
-           nb::arg("handle"), "Add an if node; returns the body's builder (begin_building() it).")
+      .def("create_condition", create_handle, nb::arg("default_value").none() = nb::none(),
+           "cuda.core's name for create_conditional_handle (the handle is cuda.core's GraphCondition).")
+      .def("if_cond", if_cond, nb::arg("handle"), "Add an if node; returns the body's builder (begin_building() it).")
+      .def("if_then", if_then, nb::arg("condition"), "cuda.core's name for if_cond.")
       .def("if_else", [](GraphBuilder& b, nb::handle h) { return b.if_else(handle_of(b, h, "GraphBuilder.if_else")); },
            nb::arg("handle"), "Add an if/else node; returns (then_builder, else_builder).")
       .def("while_loop", [](GraphBuilder& b, nb::handle h) {
@@ -282,6 +289,11 @@ void bind_graph_builder(nb::module_& m) {
            }, nb::arg("path"), nb::arg("options").none() = nb::none(),
            "Write the graph (so far) as a Graphviz dot file.")
       .def_prop_ro("is_building", &GraphBuilder::is_building, "Whether the builder is capturing.")
+      .def("close", &GraphBuilder::close,
+           "Stop using the builder: a capture in progress ends and is discarded; Graphs completed "
+           "from it keep working (safe to call twice).")
+      .def_prop_ro("is_closed", &GraphBuilder::is_closed,
+                   "True after close() (or once join() consumed this split() builder).")
       .def_prop_ro("is_join_required", &GraphBuilder::is_join_required,
                    "Whether split() builders are still waiting for join().")
       .def_prop_ro("stream", [](const GraphBuilder& b) { return b.stream(); },

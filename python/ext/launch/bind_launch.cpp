@@ -236,23 +236,24 @@ void bind_launch(nb::module_& m) {
       .def("__init__",
            [](LaunchConfig* self, nb::handle grid, nb::handle block, nb::handle shared_mem,
               nb::handle cluster, nb::handle cooperative, nb::handle pdl, nb::handle shmem_size,
-              nb::handle cooperative_launch) {
-             // cuda.core's names (shmem_size, cooperative_launch) are aliases of nanocuda's.
-             if (!shmem_size.is_none() && !shared_mem.is_none())
-               throw nb::type_error("LaunchConfig: give shared_mem or shmem_size (its cuda.core name), not both");
-             if (!cooperative_launch.is_none() && !cooperative.is_none())
-               throw nb::type_error("LaunchConfig: give cooperative or cooperative_launch (its cuda.core name), not both");
+              nb::handle cooperative_launch, nb::handle is_cooperative,
+              nb::handle programmatic_stream_serialization) {
+             // cuda.core's names (shmem_size; is_cooperative, and cooperative_launch before
+             // 1.0; programmatic_stream_serialization) are aliases of nanocuda's.
+             NamedArg shmem = one_named({{"shared_mem", shared_mem}, {"shmem_size", shmem_size}});
+             NamedArg coop = one_named({{"cooperative", cooperative}, {"is_cooperative", is_cooperative},
+                                        {"cooperative_launch", cooperative_launch}});
+             NamedArg serial = one_named({{"pdl", pdl},
+                                          {"programmatic_stream_serialization", programmatic_stream_serialization}});
              if (grid.is_none() || block.is_none())
                throw nb::type_error("LaunchConfig: grid= and block= are required");
              LaunchConfig c;
              c.grid = to_dim3(grid, "grid");
              c.block = to_dim3(block, "block");
-             c.shared_mem = shmem_size.is_none() ? shared_mem_of(shared_mem, "shared_mem")
-                                                 : shared_mem_of(shmem_size, "shmem_size");
+             c.shared_mem = shared_mem_of(shmem.value, shmem.name);
              if (!cluster.is_none()) c.cluster = to_dim3(cluster, "cluster");
-             c.cooperative = cooperative_launch.is_none() ? flag_of(cooperative, "cooperative")
-                                                          : flag_of(cooperative_launch, "cooperative_launch");
-             c.programmatic_dependent_launch = flag_of(pdl, "pdl");
+             c.cooperative = flag_of(coop.value, coop.name);
+             c.programmatic_dependent_launch = flag_of(serial.value, serial.name);
              c.validate();
              new (self) LaunchConfig(c);
            },
@@ -260,15 +261,22 @@ void bind_launch(nb::module_& m) {
            nb::arg("shared_mem") = nb::none(), nb::arg("cluster") = nb::none(),
            nb::arg("cooperative") = nb::none(), nb::arg("pdl") = nb::none(),
            nb::arg("shmem_size") = nb::none(), nb::arg("cooperative_launch") = nb::none(),
+           nb::arg("is_cooperative") = nb::none(), nb::arg("programmatic_stream_serialization") = nb::none(),
            "grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) "
            "bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative "
-           "(cuda.core: cooperative_launch); pdl: programmatic dependent launch.")
+           "(cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: "
+           "programmatic_stream_serialization).")
       .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); }, "Blocks per grid, (x, y, z).")
       .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
       .def_prop_ro("shared_mem", [](const LaunchConfig& c) { return c.shared_mem; }, "Dynamic shared memory per block, bytes.")
       .def_prop_ro("shmem_size", [](const LaunchConfig& c) { return c.shared_mem; }, "cuda.core's name for shared_mem.")
       .def_prop_ro("cooperative_launch", [](const LaunchConfig& c) { return c.cooperative; },
-                   "cuda.core's name for cooperative.")
+                   "Older cuda.core name for cooperative.")
+      .def_prop_ro("is_cooperative", [](const LaunchConfig& c) { return c.cooperative; },
+                   "cuda.core 1.2's name for cooperative.")
+      .def_prop_ro("programmatic_stream_serialization",
+                   [](const LaunchConfig& c) { return c.programmatic_dependent_launch; },
+                   "cuda.core's name for pdl (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION).")
       .def_prop_ro("cluster", [](const LaunchConfig& c) -> nb::object {
         return c.has_cluster() ? nb::object(from_dim3(c.cluster)) : nb::none();
       }, "Thread-block cluster shape (x, y, z), or None.")

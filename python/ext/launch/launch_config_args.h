@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "nanocuda/launch/launch_config.h"
@@ -87,6 +88,24 @@ inline bool flag_of(nanobind::handle v, const char* what) {
     throw nanobind::type_error((std::string("LaunchConfig: ") + what + " must be a bool, got a " +
                           Py_TYPE(v.ptr())->tp_name).c_str());
   return PyObject_IsTrue(v.ptr()) == 1;
+}
+
+// One option under several names (nanocuda's and cuda.core's): the one given, or the first
+// name with None when none is. Two given is a TypeError naming both.
+struct NamedArg {
+  const char* name;
+  nanobind::handle value;
+};
+inline NamedArg one_named(std::initializer_list<NamedArg> names) {
+  NamedArg found{names.begin()->name, nanobind::none()};
+  for (const NamedArg& a : names) {
+    if (a.value.is_none()) continue;
+    if (!found.value.is_none())
+      throw nanobind::type_error((std::string("LaunchConfig: give ") + found.name + " or " + a.name +
+                                  " (two names of one option), not both").c_str());
+    found = a;
+  }
+  return found;
 }
 
 }  // namespace nanocuda::py

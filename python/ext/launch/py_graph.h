@@ -16,18 +16,23 @@ struct PyGraph {
   std::optional<Graph> graph;
   std::optional<Stream> stream;  // the captured stream; the default for launch()
   bool capturing = false;
+  bool closed = false;  // close() called (and no capture since)
   std::vector<std::vector<ArgSlot>> slots;  // per kernel node, for update()
 
   Graph& ready(const char* where) {
-    if (!graph)
+    if (!graph) [[unlikely]] {
+      if (closed)
+        throw nanobind::value_error((std::string(where) + ": the graph is closed (close() was called)").c_str());
       throw nanobind::value_error((std::string(where) + ": the graph is empty; capture work first "
                                                         "(with graph.capture(stream): ...)").c_str());
+    }
     return *graph;
   }
   // Takes `g`; the per-node argument caches are sized on the first update().
   void set(Graph g) {
     slots.clear();
     graph.emplace(std::move(g));
+    closed = false;
   }
   ArgSlot* slots_for(std::size_t index) {
     const auto& nodes = graph->kernel_nodes();
