@@ -59,7 +59,10 @@ NOTES = {
     "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
-    "Buffer.is_managed": "-managed buffers are outside #11 (see `ManagedBuffer`)",
+    "DeviceMemoryResource.register": "-not needed: a process maps each exporter's pool once and finds it by uuid "
+                                     "itself when a Buffer is unpickled",
+    "DeviceMemoryResource.from_registry": "-not needed: a process maps each exporter's pool once and finds it by "
+                                          "uuid itself when a Buffer is unpickled",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
 }
 
@@ -75,6 +78,16 @@ REASON = {
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside #11",
     "GraphMemoryResource": "graph-owned allocations are outside #11 (graphs are captured, not built node by node)",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
+    # Members of resources nanocuda has, that only a memory pool can answer honestly.
+    "ManagedMemoryResource": "nanocuda's managed memory is cuMemAllocManaged, not a managed memory pool: there is "
+                             "no pool handle, counters, uuid, IPC or close to report",
+    "PinnedMemoryResource": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool: there is no pool "
+                            "handle, counters, uuid, IPC export or NUMA placement to report",
+    "PinnedMemoryResourceOptions": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool, so there "
+                                   "is no pool to size, export or place on a NUMA node",
+    "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
+                                    "is fixed (pinned device memory on the resource's device, no shareable handle, "
+                                    "the recommended granularity, any address, read-write access)",
     "cuda.core.graph": "explicit graph construction (node objects) is outside #11: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside #11",
     "cuda.core.texture": "texture and surface objects are outside #11",
