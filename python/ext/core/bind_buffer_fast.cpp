@@ -25,7 +25,7 @@ PyTypeObject* g_buffer_type = nullptr;
 
 // Freed Buffer instances kept for reuse: allocate+close made and freed one nanobind instance
 // per pair (object allocation, nanobind's pointer-to-instance registration and its removal).
-// Only exact nanocuda.Buffer instances without weak references or a __dict__ are kept; the
+// Only exact nanocuda.Buffer instances (no weak references, __dict__ or GC tracking) are kept; the
 // C++ Buffer inside is destroyed (its memory freed) before an instance goes in, and a new one
 // is constructed when it comes out, so every Buffer handed out is a fresh, independent
 // object to its holder. Kept only under the GIL (free-threaded builds skip the list).
@@ -248,7 +248,8 @@ void install_buffer_fast_paths() {
   // Buffer.close (bound in bind_buffer.cpp) is replaced by the same-signature raw method.
   install_method(nb::type<PyBuffer>(), &g_close_def);
 #ifndef Py_GIL_DISABLED
-  if (g_buffer_type->tp_weaklistoffset == 0 && g_buffer_type->tp_dictoffset == 0) {
+  if (g_buffer_type->tp_weaklistoffset == 0 && g_buffer_type->tp_dictoffset == 0 &&
+      !PyType_HasFeature(g_buffer_type, Py_TPFLAGS_HAVE_GC)) {  // nothing else to tear down
     g_nanobind_dealloc = g_buffer_type->tp_dealloc;
     g_buffer_type->tp_dealloc = buffer_dealloc;
     g_free_list_open = true;
