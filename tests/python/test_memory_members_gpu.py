@@ -31,14 +31,12 @@ def test_reused_instances_hold_their_own_memory(device, stream):
     nanocuda.copy(out, a, stream=stream)
     stream.sync()
     assert (out == 7).all()  # writing b did not touch a
-    a_ptr = a.ptr
     del a  # freed by the destructor, instance kept
     gc.collect()
     c = mr.allocate(4096, stream)
     assert not c.is_closed and c.size == 4096 and (written(c, 3, stream) == 3).all()
     assert (written(b, 5, stream) == 5).all()
     b.close(); c.close()
-    assert a_ptr  # (the address may be reused by the pool; nothing else is promised)
 
 
 def test_many_live_buffers_then_free(device, stream):
