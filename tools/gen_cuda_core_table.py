@@ -59,7 +59,10 @@ NOTES = {
     "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
-    "Buffer.is_managed": "-managed buffers are outside #11 (see `ManagedBuffer`)",
+    "DeviceMemoryResource.register": "-not needed: a process maps each exporter's pool once and finds it by uuid "
+                                     "itself when a Buffer is unpickled",
+    "DeviceMemoryResource.from_registry": "-not needed: a process maps each exporter's pool once and finds it by "
+                                          "uuid itself when a Buffer is unpickled",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).
@@ -84,23 +87,6 @@ NOTES = {
     "utils.StridedMemoryView.from_buffer": "-not in nanocuda yet; a `Buffer` exports DLPack, so "
                                            "`StridedMemoryView.from_dlpack(buffer)` views it",
     "utils.StridedMemoryView.view": "-re-viewing with another layout (cuda.core's `StridedLayout`) is not in nanocuda",
-    "Buffer.is_mapped": "-not in nanocuda yet (memory resources, #12): nanocuda does not track whether a Buffer is "
-                        "mapped from another process",
-    "Buffer.owner": "-not in nanocuda yet (memory resources, #12): a Buffer adopted from a pointer keeps no owner object",
-    "Buffer.set_deallocation_stream": "-not in nanocuda yet (memory resources, #12): give the stream to "
-                                      "`Buffer.close(stream=)` instead",
-    "MemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12); `ManagedMemoryResource` is the "
-                                 "managed one",
-    "VirtualMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a VirtualMemoryResource is "
-                                        "never managed",
-    "DeviceMemoryResource.is_managed": "-not in nanocuda yet (memory resources, #12): a DeviceMemoryResource is "
-                                       "never managed",
-    "DeviceMemoryResource.allocation_handle": "-not in nanocuda yet (memory resources, #12): "
-                                              "`DeviceMemoryResource.get_allocation_handle()` gives it",
-    "DeviceMemoryResource.register": "-cuda.core's process-wide registry of shared pools is not in nanocuda (memory "
-                                     "resources, #12); pass the pool's allocation handle to the other process",
-    "DeviceMemoryResource.from_registry": "-cuda.core's process-wide registry of shared pools is not in nanocuda "
-                                          "(memory resources, #12); use `DeviceMemoryResource.from_allocation_handle`",
 }
 
 # Why a whole class or module is missing when nanocuda has no counterpart.
@@ -115,21 +101,16 @@ REASON = {
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside #11",
     "GraphMemoryResource": "graph-owned allocations are outside #11 (graphs are captured, not built node by node)",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
-    # Memory resources (#12): reasons for the members nanocuda's classes do not have yet.
-    "ManagedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's ManagedMemoryResource "
-                             "allocates with cuMemAllocManaged, not from a memory pool, so it has no pool handle, "
-                             "attributes or IPC; where memory lives is set per buffer with `advise()`/`prefetch()`",
-    "ManagedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `ManagedMemoryResource()` takes "
-                                    "no options; use `advise()` for a preferred location",
-    "PinnedMemoryResource": "not in nanocuda yet (memory resources, #12): nanocuda's PinnedMemoryResource "
-                            "allocates with cuMemHostAlloc, not from a pinned memory pool, so it has no pool "
-                            "handle, attributes, NUMA placement or IPC",
-    "PinnedMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): `PinnedMemoryResource()` takes "
-                                   "no options (no pool to size, share or place)",
-    "VirtualMemoryResource": "not in nanocuda yet (memory resources, #12)",
-    "VirtualMemoryResourceOptions": "not in nanocuda yet (memory resources, #12): nanocuda's "
-                                    "VirtualMemoryResourceOptions has only `reserve_size`; memory is device-local "
-                                    "with read-write access for the device and the peers given to `add_peer()`",
+    # Members of resources nanocuda has, that only a memory pool can answer honestly.
+    "ManagedMemoryResource": "nanocuda's managed memory is cuMemAllocManaged, not a managed memory pool: there is "
+                             "no pool handle, counters, uuid, IPC or close to report",
+    "PinnedMemoryResource": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool: there is no pool "
+                            "handle, counters, uuid, IPC export or NUMA placement to report",
+    "PinnedMemoryResourceOptions": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool, so there "
+                                   "is no pool to size, export or place on a NUMA node",
+    "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
+                                    "is fixed (pinned device memory on the resource's device, no shareable handle, "
+                                    "the recommended granularity, any address, read-write access)",
     "cuda.core.graph": "explicit graph construction (node objects) is outside #11: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside #11",
     "cuda.core.texture": "texture and surface objects are outside #11",

@@ -32,7 +32,16 @@ def main() -> None:
                         "        a Graph of the same shape) through cuGraphExecUpdate, without instantiating again;\n"
                         "        raises ValueError naming the node that prevents it.\n"
                         '        """\n')
-    # Raw fast paths (bench memory): the resources inherit MemoryResource.allocate's stub.
+    # Raw fast paths (bench memory): Device.allocate gets its signature; the resources inherit
+    # MemoryResource.allocate's stub.
+    device = text.index("class Device:")
+    text = text[:device] + text[device:].replace(
+        "    allocate: types.MethodDescriptorType = ...\n",
+        "    def allocate(self, size: object, stream: object | None = None) -> Buffer:\n"
+        '        """\n'
+        "        A Buffer of `size` bytes from Device.memory_resource, in the order of `stream`. Example: "
+        "``buf = nanocuda.Device(0).allocate(1 << 20)``.\n"
+        '        """\n', 1)
     text = text.replace("    allocate: types.MethodDescriptorType = ...\n", "")
     text = text.replace("    close: types.MethodDescriptorType = ...\n",
                         "    def close(self, stream: object | None = None) -> None:\n"

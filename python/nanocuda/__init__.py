@@ -65,7 +65,7 @@ from ._nanocuda import (
 )
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
-from ._memory_options import DeviceMemoryResourceOptions, VirtualMemoryResourceOptions
+from ._memory_options import DeviceMemoryResourceOptions, ManagedMemoryResourceOptions, VirtualMemoryResourceOptions
 from ._cuda_core import EventOptions, StreamOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import system, utils
@@ -157,6 +157,7 @@ __all__ = [
     "IPCAllocationHandle",
     "IPCBufferDescriptor",
     "ManagedMemoryResource",
+    "ManagedMemoryResourceOptions",
     "MemoryPoolAttributes",
     "MemoryResource",
     "PinnedMemoryResource",

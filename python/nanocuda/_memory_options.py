@@ -30,6 +30,39 @@ class DeviceMemoryResourceOptions:
 
 
 @dataclass
+class ManagedMemoryResourceOptions:
+    """Options for ManagedMemoryResource: ``ManagedMemoryResourceOptions(preferred_location=0)``.
+
+    preferred_location_type None: preferred_location is a device ordinal, -1 for the host, or
+    None (the driver decides); "device": a device ordinal; "host": preferred_location is None.
+    Every allocation is advised there (cuMemAdvise SET_PREFERRED_LOCATION). "host_numa" is
+    not supported (nanocuda's managed memory is cuMemAllocManaged, not a NUMA-placed pool).
+    """
+
+    preferred_location: int | None = None
+    preferred_location_type: str | None = None
+
+    def __post_init__(self) -> None:
+        owner, loc, kind = "ManagedMemoryResourceOptions", self.preferred_location, self.preferred_location_type
+        if loc is not None and (isinstance(loc, bool) or not isinstance(loc, int)):
+            raise TypeError(f"{owner}: preferred_location must be an int or None, got {type(loc).__name__}")
+        if kind is None:
+            if loc is not None and loc < -1:
+                raise ValueError(f"{owner}: preferred_location must be a device ordinal, -1 (host) or None, got {loc}")
+        elif kind == "device":
+            if loc is None or loc < 0:
+                raise ValueError(f"{owner}: preferred_location_type='device' needs a device ordinal >= 0, got {loc}")
+        elif kind == "host":
+            if loc is not None:
+                raise ValueError(f"{owner}: preferred_location_type='host' needs preferred_location=None, got {loc}")
+        elif kind == "host_numa":
+            raise ValueError(f"{owner}: preferred_location_type='host_numa' is not supported (nanocuda's managed "
+                             "memory is cuMemAllocManaged, not a NUMA-placed pool); use 'host' or 'device'")
+        else:
+            raise ValueError(f"{owner}: preferred_location_type must be 'device', 'host' or None, got {kind!r}")
+
+
+@dataclass
 class VirtualMemoryResourceOptions:
     """Options for VirtualMemoryResource: ``VirtualMemoryResourceOptions(reserve_size=1 << 30, peers=[1])``.
 

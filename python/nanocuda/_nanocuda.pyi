@@ -1382,7 +1382,7 @@ class Device:
     @staticmethod
     def memory_resource(self: Device, resource: MemoryResource | None) -> None: ...
 
-    def allocate(self, size: object, stream: object | None = None) -> object:
+    def allocate(self, size: object, stream: object | None = None) -> Buffer:
         """
         A Buffer of `size` bytes from Device.memory_resource, in the order of `stream`. Example: ``buf = nanocuda.Device(0).allocate(1 << 20)``.
         """
@@ -1673,9 +1673,9 @@ class Buffer:
 
     @overload
     @staticmethod
-    def from_handle(ptr: object, size: object, mr: object | None = None) -> Buffer:
+    def from_handle(ptr: object, size: object, mr: object | None = None, owner: object | None = None, *, stream: object | None = None) -> Buffer:
         """
-        A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close(), never when mr is None.
+        A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of `stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.
         """
 
     @overload
@@ -1686,8 +1686,31 @@ class Buffer:
         """
 
     @property
+    def owner(self) -> object:
+        """
+        The object from_handle(owner=) keeps alive with the memory; None otherwise.
+        """
+
+    @property
+    def is_managed(self) -> bool:
+        """True for managed (unified) memory, from a ManagedMemoryResource."""
+
+    @property
+    def is_mapped(self) -> bool:
+        """
+        True when the memory is mapped from another process (Buffer.from_ipc_descriptor).
+        """
+
+    def set_deallocation_stream(self, stream: object | None) -> None:
+        """
+        Free the memory in the order of `stream` (at close() without a stream, or on garbage collection) instead of the allocating stream. Orders nothing: work using the buffer must already be ordered before `stream`.
+        """
+
+    @property
     def stream(self) -> Stream:
-        """The allocating Stream; the memory is freed in its order."""
+        """
+        The Stream the memory is freed in the order of: the allocating one unless set_deallocation_stream changed it.
+        """
 
     @property
     def dtype(self) -> str:
@@ -1802,6 +1825,12 @@ class MemoryResource:
     def device_id(self) -> int:
         """The device of the memory, -1 for host memory."""
 
+    @property
+    def is_managed(self) -> bool:
+        """
+        The memory is managed (unified): one address on the host and every device.
+        """
+
     def __repr__(self) -> str: ...
 
 class MemoryPoolAttributes:
@@ -1896,6 +1925,9 @@ class DeviceMemoryResource(MemoryResource):
         The pool exported as an IPCAllocationHandle (made once, owned by the resource).
         """
 
+    @property
+    def allocation_handle(self) -> IPCAllocationHandle: ...
+
     @staticmethod
     def from_allocation_handle(device_id: object, handle: IPCAllocationHandle) -> DeviceMemoryResource:
         """
@@ -1915,7 +1947,13 @@ class ManagedMemoryResource(MemoryResource):
     Unified memory (cuMemAllocManaged), migrating between host and devices on use.
     """
 
-    def __init__(self, device_id: object | None = None) -> None: ...
+    def __init__(self, device_id: object | None = None, options: object | None = None) -> None: ...
+
+    @property
+    def preferred_location(self) -> object:
+        """
+        Where pages prefer to live: None (the driver decides), ("device", ordinal) or ("host", None).
+        """
 
     def prefetch(self, buffer: object, location: object | None = None, *, stream: object | None = None) -> None:
         """

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/peer_access.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -52,7 +53,10 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   return *this;
 }
 
-Buffer::~Buffer() { free_on(stream_.is_closed() ? CU_STREAM_LEGACY : stream_.raw_handle()); }
+Buffer::~Buffer() {
+  if (ptr_ == 0) return;  // closed or moved from: the common case, kept cheap
+  free_on(stream_.is_closed() ? CU_STREAM_LEGACY : stream_.raw_handle());
+}
 
 CUdeviceptr Buffer::ptr() const {
   if (ptr_ == 0) [[unlikely]]
@@ -87,6 +91,16 @@ void Buffer::free_on(CUstream stream) noexcept {
   if (CUresult rc = api->cuMemFreeAsync(ptr, stream); rc != CUDA_SUCCESS)
     detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer");
   if (switched) api->cuCtxSetCurrent(previous);
+}
+
+void Buffer::set_deallocation_stream(const Stream& stream) {
+  if (ptr_ == 0) throw ValueError("Buffer.set_deallocation_stream: " + describe() + " is closed");
+  if (stream.is_closed())
+    throw ValueError("Buffer.set_deallocation_stream: " + stream.describe() + " is closed");
+  if (stream.device().ordinal() != stream_.device().ordinal())
+    check_same_device("Buffer.set_deallocation_stream", "the stream", stream.device().ordinal(), "the buffer",
+                      stream_.device().ordinal());
+  stream_ = stream;
 }
 
 void Buffer::close() { close(stream_); }

@@ -29,6 +29,12 @@ CUmemLocation location_of(int location, const char* call) {
 
 }  // namespace
 
+ManagedMemoryResource::ManagedMemoryResource(const Device& device, ManagedMemoryResourceOptions options)
+    : device_(device), options_(options) {
+  if (options_.preferred_location)
+    (void)location_of(*options_.preferred_location, "ManagedMemoryResource(preferred_location)");
+}
+
 CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stream) {
   (void)stream;  // cuMemAllocManaged is synchronous
   CurrentContext guard(*device_.context());
@@ -36,6 +42,14 @@ CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stre
   NANOCUDA_CALL(cuMemAllocManaged,
                 [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes = " + format_bytes(size) + ")"; },
                 &p, size, CU_MEM_ATTACH_GLOBAL);
+  if (options_.preferred_location) {
+    try {
+      advise(p, size, "set_preferred_location", *options_.preferred_location);
+    } catch (...) {
+      (void)detail::driver().cuMemFree(p);  // nothing leaks when the advice is refused
+      throw;
+    }
+  }
   return p;
 }
 
@@ -46,7 +60,11 @@ void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const 
 }
 
 std::string ManagedMemoryResource::describe() const {
-  return "ManagedMemoryResource(device " + std::to_string(device_.ordinal()) + ")";
+  std::string where;
+  if (options_.preferred_location)
+    where = *options_.preferred_location < 0 ? ", prefers the host"
+                                             : ", prefers device " + std::to_string(*options_.preferred_location);
+  return "ManagedMemoryResource(device " + std::to_string(device_.ordinal()) + where + ")";
 }
 
 void ManagedMemoryResource::prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream) {

@@ -92,3 +92,26 @@ TEST(CoreGpu, BorrowedStreamIsNotDestroyed) {
   }
   EXPECT_NO_THROW(owner.sync());  // still alive after the borrowed view went away
 }
+
+TEST(CoreGpu, DeallocationStreamAndResourceQueries) {
+  NANOCUDA_REQUIRE_GPU();
+  Device d(0);
+  Stream a = Stream::create(d), b = Stream::create(d);
+  auto pool = MemoryResource::for_device(d);
+  Buffer buf(pool, 1 << 20, a);
+  EXPECT_FALSE(buf.is_managed());
+  EXPECT_FALSE(buf.is_mapped());
+  buf.set_deallocation_stream(b);
+  EXPECT_TRUE(buf.stream() == b);
+  buf.close();  // in b's order
+  b.sync();
+  EXPECT_THROW(buf.set_deallocation_stream(a), ValueError);  // closed
+  Buffer other(pool, 64, a);
+  Stream gone = Stream::create(d);
+  gone.close();
+  EXPECT_THROW(other.set_deallocation_stream(gone), ValueError);
+  auto managed = std::make_shared<ManagedMemoryResource>(d);
+  EXPECT_TRUE(managed->is_managed());
+  // The shared owner: allocations share the resource's one shared_ptr.
+  EXPECT_EQ(pool->weak_from_this().lock(), pool);
+}

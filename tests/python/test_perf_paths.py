@@ -18,7 +18,7 @@ _count = itertools.count()
 
 
 @pytest.mark.parametrize("cls, name", [
-    (nanocuda.Graph, "update"), (nanocuda.Buffer, "close"),
+    (nanocuda.Graph, "update"), (nanocuda.Buffer, "close"), (nanocuda.Device, "allocate"),
     (nanocuda.DeviceMemoryResource, "allocate"), (nanocuda.PinnedMemoryResource, "allocate"),
     (nanocuda.ManagedMemoryResource, "allocate"), (nanocuda.VirtualMemoryResource, "allocate")])
 def test_fast_paths_are_raw_methods_with_signatures(cls, name):

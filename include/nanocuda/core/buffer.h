@@ -7,11 +7,10 @@
 #include <memory>
 #include <string>
 
+#include "nanocuda/core/memory_resource.h"
 #include "nanocuda/core/stream.h"
 
 namespace nanocuda {
-
-class MemoryResource;
 
 // `size` bytes of device memory; freed (on its stream, in stream order) by close() or the
 // destructor. Move-only. The Buffer keeps its stream alive, so freeing is always legal, and
@@ -41,6 +40,14 @@ class Buffer {
   // views.
   [[nodiscard]] const std::shared_ptr<MemoryResource>& memory_resource() const noexcept { return resource_; }
   [[nodiscard]] bool is_owning() const noexcept { return owning_; }
+  // Its resource's answers; false without a resource (the fast path, views).
+  [[nodiscard]] bool is_managed() const { return resource_ && resource_->is_managed(); }
+  [[nodiscard]] bool is_mapped() const { return resource_ && resource_->is_mapped(); }
+  // Frees it, at close() without a stream or at destruction, in the order of `stream`
+  // instead of the allocating stream (cuda.core's set_deallocation_stream). Does not order
+  // `stream` after any work: the caller does. ValueError when closed, when `stream` is
+  // closed or belongs to another device.
+  void set_deallocation_stream(const Stream& stream);
   // Frees the memory in the order of `stream` (default: the allocating stream).
   void close();
   void close(const Stream& stream);

@@ -57,7 +57,7 @@ class DeviceMemoryResource : public MemoryResource {
   [[nodiscard]] CUmemoryPool handle() const;  // throws once closed
   [[nodiscard]] bool is_owned() const noexcept { return owned_; }
   [[nodiscard]] bool is_ipc_enabled() const noexcept { return ipc_enabled_; }
-  [[nodiscard]] bool is_mapped() const noexcept { return mapped_; }
+  [[nodiscard]] bool is_mapped() const noexcept override { return mapped_; }
   [[nodiscard]] bool is_closed() const noexcept { return pool_ == nullptr; }
   // Random per pool, carried by its exports so an importing process maps a pool only once.
   [[nodiscard]] const std::array<unsigned char, 16>& uuid() const noexcept { return uuid_; }

@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include <optional>
+
 #include "nanocuda/core/device.h"
 #include "nanocuda/core/memory_resource.h"
 
@@ -12,15 +14,24 @@ namespace nanocuda {
 
 // cuMemAllocManaged(CU_MEM_ATTACH_GLOBAL): pages migrate between the host and the devices
 // on use. deallocate() waits for `stream` before cuMemFree (not stream-ordered).
+struct ManagedMemoryResourceOptions {
+  // Where pages prefer to live (cuMemAdvise SET_PREFERRED_LOCATION on every allocation): a
+  // device ordinal, -1 for the host; none: the driver decides.
+  std::optional<int> preferred_location;
+};
+
 class ManagedMemoryResource : public MemoryResource {
  public:
-  explicit ManagedMemoryResource(const Device& device) : device_(device) {}
+  // ValueError when the preferred location is not a device of this machine (nor -1).
+  explicit ManagedMemoryResource(const Device& device, ManagedMemoryResourceOptions options = {});
   [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
   void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return true; }
+  [[nodiscard]] bool is_managed() const override { return true; }
   [[nodiscard]] int device_id() const override { return device_.ordinal(); }
   [[nodiscard]] std::string describe() const override;
+  [[nodiscard]] const std::optional<int>& preferred_location() const noexcept { return options_.preferred_location; }
 
   // Location: a device ordinal, or -1 for the host. Ordinals are checked (ValueError).
   static void prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream);
@@ -30,6 +41,7 @@ class ManagedMemoryResource : public MemoryResource {
 
  private:
   Device device_;
+  ManagedMemoryResourceOptions options_;
 };
 
 }  // namespace nanocuda

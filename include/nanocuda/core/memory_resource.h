@@ -15,7 +15,9 @@ class Stream;
 // A source of memory. Buffers made through a resource hold it (shared_ptr) and give their
 // memory back through deallocate(), so a resource always outlives its buffers. Subclass it
 // in C++ or in Python (the extension's trampoline forwards these calls to Python methods).
-class MemoryResource {
+// enable_shared_from_this: every allocation can share the one owner of a resource instead
+// of making a control block per Buffer (the Python allocate path's largest cost).
+class MemoryResource : public std::enable_shared_from_this<MemoryResource> {
  public:
   virtual ~MemoryResource() = default;
 
@@ -28,6 +30,10 @@ class MemoryResource {
   [[nodiscard]] virtual bool is_host_accessible() const = 0;
   // The device the memory lives on, or -1 for host memory.
   [[nodiscard]] virtual int device_id() const = 0;
+  // Managed (unified) memory: the same address on the host and every device.
+  [[nodiscard]] virtual bool is_managed() const { return false; }
+  // Memory mapped from another process (IPC): this process may use it but not allocate it.
+  [[nodiscard]] virtual bool is_mapped() const { return false; }
   // "DeviceMemoryResource(device 0, current pool)", for error messages.
   [[nodiscard]] virtual std::string describe() const { return "MemoryResource"; }
 

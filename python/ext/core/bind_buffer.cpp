@@ -61,8 +61,8 @@ void fill(dlpack::Tensor& t, void* data, dlpack::Device dev, const DType& dtype,
 }
 
 nb::object export_dlpack(nb::handle owner, void* data, dlpack::Device dev, const DType& dtype,
-                         const std::vector<int64_t>& shape, nb::handle max_version) {
-  auto* ctx = new ExportContext{owner.ptr(), shape};
+                         const Shape& shape, nb::handle max_version) {
+  auto* ctx = new ExportContext{owner.ptr(), shape.vector()};
   Py_INCREF(owner.ptr());
   bool versioned = !max_version.is_none() && nb::cast<int>(max_version[0]) >= 1;
   if (versioned) {
@@ -250,7 +250,8 @@ void bind_buffer(nb::module_& m) {
                         b.buffer.size(), s);
            }, nb::arg("value"), nb::arg("width") = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
            "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
-      .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr) {
+      .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr, nb::handle owner,
+                                    nb::handle stream) {
              uint64_t address = size_arg(ptr, "Buffer.from_handle", "ptr");
              std::size_t n = size_arg(size, "Buffer.from_handle");
              std::shared_ptr<MemoryResource> resource;
@@ -258,16 +259,39 @@ void bind_buffer(nb::module_& m) {
                if (!nb::isinstance<MemoryResource>(mr))
                  throw nb::type_error(("Buffer.from_handle: mr must be a nanocuda.MemoryResource or None, got " +
                                        std::string(Py_TYPE(mr.ptr())->tp_name)).c_str());
+               if (!owner.is_none())
+                 throw nb::value_error("Buffer.from_handle: pass mr= (which frees the memory) or owner= (which "
+                                       "holds it), not both");
                resource = nb::cast<std::shared_ptr<MemoryResource>>(mr);
              }
              int ordinal = resource && resource->device_id() >= 0 ? resource->device_id()
                                                                    : device_ordinal_arg(nb::none(), "Buffer.from_handle");
-             Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, Stream::legacy(Device(ordinal)), resource);
-             return PyBuffer(std::move(b), DType{}, {static_cast<int64_t>(n)});
-           }, nb::arg("ptr"), nb::arg("size"), nb::arg("mr") = nb::none(),
-           "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close(), never when mr is None.")
+             Stream s = stream.is_none() ? Stream::legacy(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
+             if (!stream.is_none() && resource && resource->device_id() >= 0)
+               check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
+             Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
+             return PyBuffer(std::move(b), DType{}, Shape(static_cast<int64_t>(n)), nb::borrow(owner));
+           }, nb::arg("ptr"), nb::arg("size"), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
+           nb::kw_only(), nb::arg("stream") = nb::none(),
+           "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of "
+           "`stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.")
+      .def_prop_ro("owner", [](const PyBuffer& b) { return b.owner.is_valid() ? b.owner : nb::none(); },
+                   "The object from_handle(owner=) keeps alive with the memory; None otherwise.")
+      .def_prop_ro("is_managed", [](const PyBuffer& b) { return b.buffer.is_managed(); },
+                   "True for managed (unified) memory, from a ManagedMemoryResource.")
+      .def_prop_ro("is_mapped", [](const PyBuffer& b) { return b.buffer.is_mapped(); },
+                   "True when the memory is mapped from another process (Buffer.from_ipc_descriptor).")
+      .def("set_deallocation_stream", [](PyBuffer& b, nb::handle stream) {
+             if (stream.is_none())
+               throw nb::type_error("Buffer.set_deallocation_stream: stream must be a Stream, got None");
+             b.buffer.set_deallocation_stream(to_stream(stream, "Buffer.set_deallocation_stream"));
+           }, nb::arg("stream").none(),
+           "Free the memory in the order of `stream` (at close() without a stream, or on garbage "
+           "collection) instead of the allocating stream. Orders nothing: work using the buffer "
+           "must already be ordered before `stream`.")
       .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); },
-                   "The allocating Stream; the memory is freed in its order.")
+                   "The Stream the memory is freed in the order of: the allocating one unless "
+                   "set_deallocation_stream changed it.")
       .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; },
                    "Element type name seen by DLPack/CUDA-array-interface consumers ('uint8' by default).")
       .def_prop_ro("shape", [](const PyBuffer& b) {

@@ -69,6 +69,11 @@ void bind_ipc(nb::module_& m) {
       [](DeviceMemoryResource& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
       nb::is_method(), nb::name("get_allocation_handle"), nb::scope(dmr), nb::rv_policy::reference_internal,
       "The pool exported as an IPCAllocationHandle (made once, owned by the resource).");
+  // cuda.core's spelling: the same handle as a property.
+  dmr.attr("allocation_handle") = nb::module_::import_("builtins").attr("property")(
+      nb::cpp_function([](DeviceMemoryResource& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
+                       nb::is_method(), nb::rv_policy::reference_internal),
+      nb::none(), nb::none(), "The pool exported as an IPCAllocationHandle (cuda.core; get_allocation_handle()).");
   dmr.attr("from_allocation_handle") = nb::module_::import_("builtins").attr("staticmethod")(nb::cpp_function(
       [](nb::handle device, const IpcAllocationHandle& h) {
         return DeviceMemoryResource::from_allocation_handle(device_of(device), h);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
@@ -73,23 +74,13 @@ std::string PyMemoryResource::describe() const {
   return std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) + " (Python MemoryResource)";
 }
 
-namespace {
-PyTypeObject* g_buffer_type = nullptr;
-}  // namespace
-
-nb::object wrap_buffer(Buffer buffer) {
-  auto n = static_cast<int64_t>(buffer.size());
-  // Constructed in place in a new instance: nb::cast's type lookup and the move of a
-  // temporary PyBuffer were a third of MemoryResource.allocate (bench memory).
-  nb::object obj = nb::inst_alloc(reinterpret_cast<PyObject*>(g_buffer_type));
-  new (nb::inst_ptr<PyBuffer>(obj)) PyBuffer(std::move(buffer), DType{}, {n});
-  nb::inst_mark_ready(obj);
-  return obj;
-}
-
-Stream stream_for(nb::handle stream, int ordinal, const char* call) {
-  if (!stream.is_none()) return to_stream(stream, call);
-  return Stream::legacy(Device(ordinal < 0 ? 0 : ordinal));
+bool PyMemoryResource::is_managed() const {
+  nb::gil_scoped_acquire gil;
+  // Optional for subclasses (cuda.core's default is False).
+  nb::handle self = nb_trampoline.base();
+  nb::object own = nb::getattr(self.type(), "is_managed", nb::none());
+  if (own.is_none() || own.is(nb::getattr(nb::type<MemoryResource>(), "is_managed"))) return false;
+  return read_override<bool>(self, "is_managed");
 }
 
 namespace {
@@ -128,99 +119,6 @@ const PyBuffer& open_buffer(nb::handle obj, const char* call) {
   return b;
 }
 
-PyTypeObject* g_stream_type = nullptr;
-
-// A plain int size is read directly (the common call); anything else, and every error, goes
-// through size_arg.
-std::size_t size_of_arg(PyObject* size, const char* call) {
-  if (PyLong_CheckExact(size)) [[likely]] {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(size, &overflow);
-    if (overflow == 0 && v >= 0) return static_cast<std::size_t>(v);
-  }
-  return size_arg(size, call);
-}
-
-nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb::handle stream);
-
-nb::object py_allocate(nb::handle self, nb::handle size, nb::handle stream) {
-  return allocate_from(nb::cast<std::shared_ptr<MemoryResource>>(self), size, stream);
-}
-
-nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb::handle stream) {
-  std::size_t n = size_of_arg(size.ptr(), "MemoryResource.allocate");
-  if (Py_TYPE(stream.ptr()) == g_stream_type)  // no Stream copy or conversion
-    return wrap_buffer(Buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream)));
-  Stream s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
-  return wrap_buffer(Buffer(std::move(mr), n, s));
-}
-
-// allocate(size, stream=None) and Buffer.close(stream=None) are METH_FASTCALL methods:
-// `bench memory` pairs them around two driver calls of a few hundred ns, and nanobind's
-// generic dispatch (keyword matching, an argument vector, overload resolution) was a large
-// share of what the Python path added (2.18x the C++ loop on the H100).
-FastcallSignature<2> g_allocate_signature("MemoryResource.allocate", {"size", "stream"}, 2);
-FastcallSignature<1> g_close_signature("Buffer.close", {"stream"}, 1);
-
-// T: the C++ class the method is installed on (self is one, or a Python subclass of one).
-template <class T>
-PyObject* resource_allocate(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
-                            PyObject* kwnames) {
-  try {
-    std::array<PyObject*, 2> a;
-    g_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
-    if (!a[0]) g_allocate_signature.missing(0);
-    if (!nb::inst_ready(self)) throw nb::type_error("MemoryResource.allocate: the resource is not initialized");
-    // What nanobind's shared_ptr caster makes (a new owner holding a reference to self),
-    // without its type lookup.
-    std::shared_ptr<MemoryResource> mr =
-        nb::detail::shared_from_python(static_cast<MemoryResource*>(nb::inst_ptr<T>(self)), self);
-    return allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
-        .release()
-        .ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
-}
-
-PyObject* buffer_close(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  try {
-    std::array<PyObject*, 1> a;
-    g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
-    if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's
-      throw nb::type_error("Buffer.close: the Buffer is not initialized");
-    Buffer& b = nb::inst_ptr<PyBuffer>(self)->buffer;
-    PyObject* stream = a[0];
-    if (!stream || stream == Py_None) b.close();
-    else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
-    else b.close(to_stream(nb::handle(stream), "Buffer.close"));
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
-}
-
-template <class T>
-PyMethodDef g_allocate_def = {
-    "allocate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(resource_allocate<T>)),
-    METH_FASTCALL | METH_KEYWORDS,
-    "allocate(size, stream=None)\n--\n\n"
-    "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's legacy "
-    "stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``."};
-PyMethodDef g_close_def = {
-    "close", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(buffer_close)),
-    METH_FASTCALL | METH_KEYWORDS,
-    "close(stream=None)\n--\n\nFree the memory in the order of `stream` (default: the allocating stream)."};
-
-// Replaces `type`'s attribute `def->ml_name` with a raw method.
-void install_method(nb::handle type, PyMethodDef* def) {
-  PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type.ptr()), def);
-  if (!method || PyObject_SetAttrString(type.ptr(), def->ml_name, method) != 0) throw nb::python_error();
-  Py_DECREF(method);
-}
-
 void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::handle stream) {
   auto& mr = nb::cast<MemoryResource&>(self);
   if (nb::isinstance<PyBuffer>(target)) {
@@ -239,21 +137,7 @@ void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::hand
   mr.deallocate(ptr, size_arg(size, "MemoryResource.deallocate"), stream_for(stream, mr.device_id(), "MemoryResource.deallocate"));
 }
 
-// Device.allocate: through the device's resource; a Python resource gets a Python call,
-// so the Buffer its allocate() returns is the one the caller gets.
-nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) {
-  auto mr = MemoryResource::for_device(d);
-  if (dynamic_cast<PyMemoryResource*>(mr.get())) return nb::cast(mr).attr("allocate")(size, stream);
-  std::size_t n = size_arg(size, "Device.allocate");
-  Stream s = stream_for(stream, d.ordinal(), "Device.allocate");
-  return wrap_buffer(Buffer(std::move(mr), n, s));
-}
-
 }  // namespace
-
-nb::object allocate_on_device(const Device& d, nb::handle size, nb::handle stream) {
-  return device_allocate(d, size, stream);
-}
 
 void bind_memory_resource(nb::module_& m) {
   nb::class_<MemoryResource, PyMemoryResource>(
@@ -272,6 +156,8 @@ void bind_memory_resource(nb::module_& m) {
       .def_prop_ro("is_device_accessible", &MemoryResource::is_device_accessible, "Kernels can use the memory.")
       .def_prop_ro("is_host_accessible", &MemoryResource::is_host_accessible, "The CPU can use the memory.")
       .def_prop_ro("device_id", &MemoryResource::device_id, "The device of the memory, -1 for host memory.")
+      .def_prop_ro("is_managed", &MemoryResource::is_managed,
+                   "The memory is managed (unified): one address on the host and every device.")
       .def("__repr__", [](const MemoryResource& r) { return "<nanocuda." + r.describe() + ">"; });
 
   nb::class_<MemoryPoolAttributes>(m, "MemoryPoolAttributes", "A pool's counters, in bytes, when read.")
@@ -350,9 +236,30 @@ void bind_memory_resource(nb::module_& m) {
 
   nb::class_<ManagedMemoryResource, MemoryResource>(
       m, "ManagedMemoryResource", "Unified memory (cuMemAllocManaged), migrating between host and devices on use.")
-      .def("__init__", [](ManagedMemoryResource* self, nb::handle device) {
-             new (self) ManagedMemoryResource(Device(ordinal_of(device, "ManagedMemoryResource")));
-           }, nb::arg("device_id") = nb::none())
+      .def("__init__", [](ManagedMemoryResource* self, nb::handle device, nb::handle options) {
+             // cuda.core's signature is ManagedMemoryResource(options): accept the options first.
+             if (options.is_none() && !device.is_none() && !PyIndex_Check(device.ptr()) &&
+                 nb::hasattr(device, "preferred_location"))
+               std::swap(device, options);
+             ManagedMemoryResourceOptions o;
+             if (!options.is_none()) {
+               if (!nb::hasattr(options, "preferred_location"))
+                 throw nb::type_error(("ManagedMemoryResource: options must be a ManagedMemoryResourceOptions, got " +
+                                       std::string(Py_TYPE(options.ptr())->tp_name)).c_str());
+               // ManagedMemoryResourceOptions checked the pair; "host" is -1 here.
+               nb::object loc = options.attr("preferred_location");
+               nb::object kind = nb::getattr(options, "preferred_location_type", nb::none());
+               if (!kind.is_none() && nb::str(kind).equal(nb::str("host"))) o.preferred_location = -1;
+               else if (!loc.is_none()) o.preferred_location = nb::cast<int>(loc);
+             }
+             new (self) ManagedMemoryResource(Device(ordinal_of(device, "ManagedMemoryResource")), o);
+           }, nb::arg("device_id") = nb::none(), nb::arg("options") = nb::none())
+      .def_prop_ro("preferred_location", [](const ManagedMemoryResource& r) -> nb::object {
+             const auto& loc = r.preferred_location();
+             if (!loc) return nb::none();
+             if (*loc < 0) return nb::make_tuple("host", nb::none());
+             return nb::make_tuple("device", *loc);
+           }, "Where pages prefer to live: None (the driver decides), (\"device\", ordinal) or (\"host\", None).")
       .def("prefetch",
            [](ManagedMemoryResource& r, nb::handle buffer, nb::handle location, nb::handle stream) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.prefetch");
@@ -409,21 +316,8 @@ void bind_memory_resource(nb::module_& m) {
       nb::cpp_function([](const Device& d, std::shared_ptr<MemoryResource> mr) { MemoryResource::set_for_device(d, std::move(mr)); },
                        nb::arg("self"), nb::arg("resource").none()),
       nb::none(), "The resource Device.allocate and Buffer(size) use (default: the device's current pool); None resets it.");
-  device.attr("allocate") = nb::cpp_function(&device_allocate, nb::is_method(), nb::name("allocate"), nb::scope(device),
-                                             nb::arg("size"), nb::arg("stream") = nb::none(),
-                                             "A Buffer of `size` bytes from Device.memory_resource, in the order of "
-                                             "`stream`. Example: ``buf = nanocuda.Device(0).allocate(1 << 20)``.");
-
-  // The raw fast paths (see resource_allocate). Only on the C++ resources: a Python subclass
-  // of MemoryResource keeps the nanobind method, whose trampoline finds its own allocate.
-  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
-  g_buffer_type = reinterpret_cast<PyTypeObject*>(nb::type<PyBuffer>().ptr());
-  install_method(nb::type<DeviceMemoryResource>(), &g_allocate_def<DeviceMemoryResource>);
-  install_method(nb::type<PinnedMemoryResource>(), &g_allocate_def<PinnedMemoryResource>);
-  install_method(nb::type<ManagedMemoryResource>(), &g_allocate_def<ManagedMemoryResource>);
-  install_method(nb::type<VirtualMemoryResource>(), &g_allocate_def<VirtualMemoryResource>);
-  // Buffer.close (bound in bind_buffer.cpp) is replaced by the same-signature raw method.
-  install_method(nb::type<PyBuffer>(), &g_close_def);
+  // Device.allocate, the C++ resources' allocate and Buffer.close: raw METH_FASTCALL methods.
+  install_buffer_fast_paths();
 }
 
 }  // namespace nanocuda::py

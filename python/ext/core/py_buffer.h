@@ -1,6 +1,9 @@
 // The Python-side Buffer: a nanocuda::Buffer plus the dtype and shape it exports.
 #pragma once
 
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
 #include <vector>
 
 #include "interop/dtype.h"
@@ -8,13 +11,43 @@
 
 namespace nanocuda::py {
 
+// A shape whose first few dimensions live inline: the default 1-D shape of every allocated
+// Buffer costs no heap allocation (it was one malloc/free per allocate+close pair).
+class Shape {
+ public:
+  explicit Shape(int64_t n) : n_(1) { inline_[0] = n; }
+  Shape(const std::vector<int64_t>& dims) : n_(dims.size()) {  // NOLINT: implicit, like the vector it replaced
+    if (n_ > kInline) heap_ = dims;
+    else for (std::size_t i = 0; i < n_; ++i) inline_[i] = dims[i];
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+  [[nodiscard]] const int64_t* data() const noexcept { return n_ > kInline ? heap_.data() : inline_; }
+  [[nodiscard]] int64_t* data() noexcept { return n_ > kInline ? heap_.data() : inline_; }
+  [[nodiscard]] const int64_t* begin() const noexcept { return data(); }
+  [[nodiscard]] const int64_t* end() const noexcept { return data() + n_; }
+  int64_t& operator[](std::size_t i) noexcept { return data()[i]; }
+  int64_t operator[](std::size_t i) const noexcept { return data()[i]; }
+  [[nodiscard]] std::vector<int64_t> vector() const { return {begin(), end()}; }
+
+ private:
+  static constexpr std::size_t kInline = 4;
+  std::size_t n_;
+  int64_t inline_[kInline] = {};
+  std::vector<int64_t> heap_;  // only past kInline dimensions
+};
+
 struct PyBuffer {
   Buffer buffer;
-  DType dtype;                 // uint8 unless given
-  std::vector<int64_t> shape;  // {size} unless given
+  DType dtype;  // uint8 unless given
+  Shape shape;  // {size} unless given
+  // cuda.core's Buffer.owner: a Python object kept alive with the buffer (from_handle(owner=)).
+  nanobind::object owner;
 
-  PyBuffer(Buffer b, DType d, std::vector<int64_t> s)
-      : buffer(std::move(b)), dtype(d), shape(std::move(s)) {}
+  PyBuffer(Buffer b, DType d, Shape s, nanobind::object o = {})
+      : buffer(std::move(b)), dtype(d), shape(std::move(s)), owner(std::move(o)) {}
+  // Allocates from `mr` in place (uint8, 1-D): the allocate fast path.
+  PyBuffer(std::shared_ptr<MemoryResource>&& mr, std::size_t size, const Stream& stream)
+      : buffer(std::move(mr), size, stream), shape(static_cast<int64_t>(size)) {}
 };
 
 }  // namespace nanocuda::py

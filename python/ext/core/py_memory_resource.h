@@ -21,6 +21,7 @@ struct PyMemoryResource : MemoryResource {
   bool is_device_accessible() const override;
   bool is_host_accessible() const override;
   int device_id() const override;
+  bool is_managed() const override;
   std::string describe() const override;
 };
 
@@ -30,5 +31,10 @@ nanobind::object wrap_buffer(Buffer buffer);
 // Device.allocate's body (the device's resource; a Python resource gets a Python call).
 nanobind::object allocate_on_device(const Device& d, nanobind::handle size, nanobind::handle stream);
 Stream stream_for(nanobind::handle stream, int ordinal, const char* call);
+// MemoryResource.allocate for Python subclasses (nanobind's dispatch finds their override).
+nanobind::object py_allocate(nanobind::handle self, nanobind::handle size, nanobind::handle stream);
+// Installs the METH_FASTCALL allocate/close methods and the Buffer free list (bind_buffer_fast.cpp),
+// once Buffer, Device and the resources are bound.
+void install_buffer_fast_paths();
 
 }  // namespace nanocuda::py

@@ -218,7 +218,7 @@ ArrayView describe(nb::handle obj, const char* where, bool locate_device) {
       v.ptr = b.buffer.ptr();
       v.device_id = b.buffer.device().ordinal();
       v.dtype = b.dtype;
-      v.shape = b.shape;
+      v.shape = b.shape.vector();
       v.strides = compact_strides(v.shape);
       return v;
     }

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Instructions per stream-ordered allocate+free pair on the mock driver (no GPU needed), via
+callgrind: the host-side cost of `nanocuda bench memory`'s allocation rows, before/after.
+
+    cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
+    python3 tools/memory_instructions.py /tmp/libcuda_mock.so
+
+Rows: the bench's Python loop bodies (`mr.allocate(1 MiB, stream).close()` and
+`dev.allocate(...).close()`, each through a lambda as `python_burst` calls it) and the bench's
+C++ loop (python/nanocuda/bench/memory_native.cpp, built with g++ against the mock). Each
+figure is the difference between runs with 2*CALLS and CALLS pairs, divided by CALLS, twice:
+"nanocuda" counts only nanocuda's extension, the C++ loop's library and the mock (stable
+across interpreter builds); "total" counts the whole process (interpreter, allocator, libc),
+which is what the GPU ratio sees on top of the driver's own time.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CALLS = 20000
+ALLOC = 1 << 20
+HERE = os.path.dirname(os.path.abspath(__file__))
+NATIVE = os.path.join(HERE, "..", "python", "nanocuda", "bench", "memory_native.cpp")
+# The mock exports only cuInit and cuGetProcAddress; the C++ loop links the entry points it
+# calls by name, so they are linked to the same do-nothing bodies here.
+SHIM = r"""
+#include <cuda.h>
+extern "C" {
+CUresult cuInit(unsigned) { return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice* d, int) { *d = 0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) { *c = nullptr; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t, CUmemoryPool, CUstream) {
+  *p = 0x7f0000000000ull; return CUDA_SUCCESS; }
+CUresult cuMemFreeAsync(CUdeviceptr, CUstream) { return CUDA_SUCCESS; }
+CUresult cuMemcpyPeerAsync(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream) {
+  return CUDA_SUCCESS; }
+CUresult cuMemcpyAsync(CUdeviceptr, CUdeviceptr, size_t, CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+}
+"""
+
+
+def workload(kind: str, pairs: int, native: str) -> None:
+    import nanocuda
+
+    dev = nanocuda.Device(0)
+    stream = nanocuda.Stream(device=dev)
+    mr = dev.memory_resource
+    if kind == "cpp":
+        import ctypes
+
+        lib = ctypes.CDLL(native)
+        lib.mem_alloc_free.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_int]
+        lib.mem_alloc_free.restype = ctypes.c_int64
+        lib.mem_alloc_free(mr.handle, stream.handle, ALLOC, pairs)
+        return
+    lst = [0]
+    fn = {"mr": lambda: mr.allocate(ALLOC, stream).close(),
+          "dev": lambda: dev.allocate(ALLOC, stream).close(),
+          # The floor of any Python binding: the same loop and lambda, two C method calls, one
+          # object made and freed (list.copy().clear()).
+          "floor": lambda: lst.copy().clear()}[kind]
+    fn()
+    for _ in range(pairs):
+        fn()
+
+
+def costs(callgrind_out: str) -> tuple[int, int]:
+    """(self cost of _nanocuda*/mock*/native objects, total cost) from callgrind's output."""
+    names: dict[str, str] = {}
+
+    def resolve(spec: str) -> str:
+        m = re.match(r"\((\d+)\)(?: (.*))?", spec)
+        if not m:
+            return spec
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        return names.get(m.group(1), "")
+
+    ob, ours, total, after_call = "", 0, 0, False
+    for line in callgrind_out.splitlines():
+        if line.startswith("ob="):
+            ob = resolve(line[3:])
+        elif line.startswith("cob="):
+            resolve(line[4:])
+        elif line.startswith("calls="):
+            after_call = True  # the next cost line is the callee's inclusive cost
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            if after_call:
+                after_call = False
+                continue
+            parts = line.split()
+            if len(parts) > 1:
+                total += int(parts[1])
+                if "_nanocuda" in ob or "mock" in ob or "mem_native" in ob:
+                    ours += int(parts[1])
+    return ours, total
+
+
+def measure(mock: str, native: str, kind: str, pairs: int) -> tuple[int, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                        "--compress-strings=no", "--compress-pos=no",
+                        sys.executable, os.path.abspath(__file__), "--workload", kind, str(pairs), native],
+                       check=True, env=env, cwd=tmp, capture_output=True)
+        return costs(open(out).read())
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--workload"]:
+        workload(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
+    mock = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "/tmp/libcuda_mock.so")
+    only = sys.argv[2:] or ["mr", "dev", "cpp", "floor"]
+    with tempfile.TemporaryDirectory() as tmp:
+        native, shim = os.path.join(tmp, "libmem_native_mock.so"), os.path.join(tmp, "shim_mock.cpp")
+        with open(shim, "w") as f:
+            f.write(SHIM)
+        subprocess.run(["g++", "-O3", "-shared", "-fPIC", "-std=c++17",
+                        "-I" + os.environ.get("CUDA_HOME", "/usr/local/cuda") + "/include",
+                        "-o", native, NATIVE, shim], check=True)
+        labels = {"mr": "mr.allocate(1 MiB, s).close()", "dev": "dev.allocate(1 MiB, s).close()",
+                  "floor": "floor: lst.copy().clear() in the same loop",
+                  "cpp": "C++ cuMemAllocFromPoolAsync+cuMemFreeAsync"}
+        for kind in only:
+            a, b = measure(mock, native, kind, CALLS), measure(mock, native, kind, 2 * CALLS)
+            print(f"{labels[kind]:45s} nanocuda {(b[0] - a[0]) / CALLS:6.0f}   total {(b[1] - a[1]) / CALLS:6.0f}"
+                  " instructions per pair")
+
+
+if __name__ == "__main__":
+    main()
