@@ -3,9 +3,10 @@
 
 #include <dlfcn.h>
 
-#include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <mutex>
 #include <optional>
 
@@ -43,9 +44,11 @@ Slot<NvrtcApi> g_nvrtc;
 Slot<NvJitLinkApi> g_nvjitlink;
 Slot<NvvmApi> g_nvvm;
 
+// A probe for optional libraries: a path that cannot be checked is one we cannot load either,
+// so the search goes on (and the final ToolkitNotFoundError lists what was tried).
 bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && !ec;
 }
 
 }  // namespace
