@@ -118,11 +118,11 @@ const NvvmApi& nvvm() {
     if (!missing.empty()) throw ToolkitNotFoundError(lib.path + " lacks libNVVM entry points: " + missing);
     api.path = lib.path;
     // libdevice sits in <root>/nvvm/libdevice; the library in <root>/nvvm/lib64 or <root>/lib.
-    auto slash = lib.path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : lib.path.substr(0, slash);
-    for (const char* rel : {"/../libdevice/libdevice.10.bc", "/../nvvm/libdevice/libdevice.10.bc"})
-      if (is_file(dir + rel)) {
-        api.libdevice = dir + rel;
+    std::filesystem::path dir = std::filesystem::path(lib.path).parent_path();
+    if (dir.empty()) dir = ".";
+    for (const char* rel : {"../libdevice/libdevice.10.bc", "../nvvm/libdevice/libdevice.10.bc"})
+      if (std::string path = (dir / rel).string(); is_file(path)) {
+        api.libdevice = path;
         break;
       }
   });

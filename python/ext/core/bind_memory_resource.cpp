@@ -165,8 +165,8 @@ FastcallSignature<1> g_close_signature("Buffer.close", {"stream"}, 1);
 
 // T: the C++ class the method is installed on (self is one, or a Python subclass of one).
 template <class T>
-PyObject* resource_allocate(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
-                            PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* resource_allocate(PyObject* self, PyObject* const* args,
+                                                  Py_ssize_t nargsf, PyObject* kwnames) {
   std::array<PyObject*, 2> a;
   g_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
   if (!a[0]) g_allocate_signature.missing(0);
@@ -180,7 +180,8 @@ PyObject* resource_allocate(PyObject* self, PyObject* const* args, Py_ssize_t na
       .ptr();
 }
 
-PyObject* buffer_close(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* args,
+                                              Py_ssize_t nargsf, PyObject* kwnames) {
   std::array<PyObject*, 1> a;
   g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
   if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's

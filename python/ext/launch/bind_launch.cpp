@@ -34,7 +34,7 @@ PyTypeObject* g_kernel_type = nullptr;
 // Per-position type decisions for the general path (the GIL serializes its use).
 ArgSlot g_general_slots[ParamPacker::kMaxParamBytes / 4];
 
-PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs < 3)
     throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
   // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
@@ -88,7 +88,7 @@ struct LauncherObject {
   LaunchState* state;
 };
 
-PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+NANOCUDA_FASTCALL_BODY PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                               PyObject* kwnames) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   std::size_t n = PyVectorcall_NARGS(nargsf);
@@ -275,8 +275,7 @@ void bind_launch(nb::module_& m) {
     return reinterpret_cast<PyTensorMap*>(obj)->bytes;
   });
 
-  PyObject* fn = PyCFunction_NewEx(&g_launch_def, nullptr, m.attr("__name__").ptr());
-  m.attr("launch") = nb::steal(fn);
+  add_function(m, &g_launch_def);
 
   g_launcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&g_launcher_spec));
   if (!g_launcher_type) throw nb::python_error();

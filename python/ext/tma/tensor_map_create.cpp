@@ -243,7 +243,8 @@ namespace {
 
 // TensorMap.tiled and tiled_from_pointer are called per kernel launch in seed-000 style
 // loops, so they skip nanobind's generic keyword dispatch.
-PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
+                                            PyObject* kwnames) {
   static FastcallSignature<8> sig(kTiled, {"tensor", "box", "element_strides", "interleave",
                                            "swizzle", "l2_promotion", "oob_fill", "validate_only"}, 2);
   std::array<PyObject*, 8> a;
@@ -254,8 +255,8 @@ PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   return tiled(a.data(), vo).release().ptr();
 }
 
-PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
-                                  PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args,
+                                                         Py_ssize_t nargs, PyObject* kwnames) {
   static FastcallSignature<11> sig("TensorMap.tiled_from_pointer",
                                    {"ptr", "dtype", "shape", "strides_bytes", "box",
                                     "element_strides", "interleave", "swizzle", "l2_promotion",

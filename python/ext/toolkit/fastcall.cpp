@@ -17,4 +17,10 @@ void install_method(nb::handle type, PyMethodDef* def, bool static_method) {
     throw nb::python_error();
 }
 
+void add_function(nb::handle module, PyMethodDef* def) {
+  nb::object fn = nb::steal(PyCFunction_NewEx(def, nullptr, module.attr("__name__").ptr()));
+  if (!fn.is_valid()) throw nb::python_error();
+  module.attr(def->ml_name) = fn;
+}
+
 }  // namespace nanocuda::py

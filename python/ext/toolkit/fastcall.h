@@ -34,6 +34,10 @@ struct Guarded<Body, R (*)(A...)> {
 
 }  // namespace toolkit_detail
 
+// Marks the body of a hot entry point: inlined into its guarded<> wrapper, so wrapping adds
+// no call (the launch paths are counted in instructions: tools/launch_instructions.py).
+#define NANOCUDA_FASTCALL_BODY [[gnu::always_inline]] inline
+
 // `Body`, a function that may throw, as an entry point of the same signature that never
 // does: what CPython stores in a PyMethodDef, a vectorcall slot or a tp_* slot.
 template <auto Body>
@@ -60,5 +64,7 @@ PyMethodDef fastcall_method(const char* name, const char* doc) {
 // Sets `def` on `type` as a method (PyDescr_NewMethod), or, static_method=true, as a
 // staticmethod; replaces what nanobind bound under that name. Raises on failure.
 void install_method(nanobind::handle type, PyMethodDef* def, bool static_method = false);
+// Sets `def` on `module` as a module-level function.
+void add_function(nanobind::handle module, PyMethodDef* def);
 
 }  // namespace nanocuda::py
