@@ -26,8 +26,7 @@ PyTypeObject* g_stream_type = nullptr;
 
 // Graph.launch is a METH_FASTCALL method: replay is ~1 µs, so the ~30-40 ns of generic
 // dispatch and a Stream copy would be a visible share of it.
-NANOCUDA_FASTCALL_BODY PyObject* graph_launch(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargs) {
+PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs > 1) throw nb::type_error("Graph.launch(stream=None): takes at most one argument");
   PyGraph& g = *nb::inst_ptr<PyGraph>(self);
   Graph& graph = g.ready("Graph.launch");
@@ -99,8 +98,7 @@ void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* ar
 // Graph.update is a METH_FASTCALL method: updating the nodes of a graph is a loop of these
 // calls, and nanobind's `*args` dispatch (an argument tuple, an overload pass and an index
 // cast per call) cost about as much as packing the arguments (bench graphs).
-NANOCUDA_FASTCALL_BODY PyObject* graph_update(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargsf, PyObject* kwnames) {
+PyObject* graph_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* target = nargs > 0 ? args[0] : nullptr;
   if (kwnames && PyTuple_GET_SIZE(kwnames) != 0) {

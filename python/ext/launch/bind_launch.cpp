@@ -88,7 +88,7 @@ struct LauncherObject {
   LaunchState* state;
 };
 
-NANOCUDA_FASTCALL_BODY PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                               PyObject* kwnames) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   std::size_t n = PyVectorcall_NARGS(nargsf);

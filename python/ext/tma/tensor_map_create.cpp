@@ -243,8 +243,7 @@ namespace {
 
 // TensorMap.tiled and tiled_from_pointer are called per kernel launch in seed-000 style
 // loops, so they skip nanobind's generic keyword dispatch.
-NANOCUDA_FASTCALL_BODY PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
-                                            PyObject* kwnames) {
+PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static FastcallSignature<8> sig(kTiled, {"tensor", "box", "element_strides", "interleave",
                                            "swizzle", "l2_promotion", "oob_fill", "validate_only"}, 2);
   std::array<PyObject*, 8> a;
@@ -255,8 +254,8 @@ NANOCUDA_FASTCALL_BODY PyObject* tiled_fast(PyObject*, PyObject* const* args, Py
   return tiled(a.data(), vo).release().ptr();
 }
 
-NANOCUDA_FASTCALL_BODY PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args,
-                                                         Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
+                                  PyObject* kwnames) {
   static FastcallSignature<11> sig("TensorMap.tiled_from_pointer",
                                    {"ptr", "dtype", "shape", "strides_bytes", "box",
                                     "element_strides", "interleave", "swizzle", "l2_promotion",

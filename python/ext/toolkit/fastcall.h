@@ -34,8 +34,9 @@ struct Guarded<Body, R (*)(A...)> {
 
 }  // namespace toolkit_detail
 
-// Marks the body of a hot entry point: inlined into its guarded<> wrapper, so wrapping adds
-// no call (the launch paths are counted in instructions: tools/launch_instructions.py).
+// Marks a body that GCC would otherwise call from its guarded<> wrapper rather than inline
+// (launch(), allocate, close: tools/launch_instructions.py counted the extra call). Not for
+// every body: forcing TensorMap.tiled's in made it slower.
 #define NANOCUDA_FASTCALL_BODY [[gnu::always_inline]] inline
 
 // `Body`, a function that may throw, as an entry point of the same signature that never
