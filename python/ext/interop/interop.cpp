@@ -65,7 +65,7 @@ Kind classify(nb::handle obj) {
   Kind k = Kind::Unknown;
   if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
   else if (PyLong_Check(obj.ptr())) k = Kind::Int;
-  else if (torch::is_tensor_type(t)) k = Kind::Torch;
+  else if (torch::is_tensor(obj.ptr())) k = Kind::Torch;
   else if (nb::hasattr(obj, "__cuda_array_interface__")) k = Kind::Cai;
   else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
   else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;

@@ -36,10 +36,9 @@ bool is_method_descriptor(PyObject* o) {
 
 }  // namespace
 
-bool is_tensor_type(PyTypeObject* type) {
-  if (!std::strstr(type->tp_name, "Tensor")) return false;
-  auto* t = reinterpret_cast<PyObject*>(type);
-  return PyObject_HasAttrString(t, "data_ptr") && PyObject_HasAttrString(t, "get_device");
+bool is_tensor(PyObject* obj) {
+  return std::strstr(Py_TYPE(obj)->tp_name, "Tensor") && PyObject_HasAttrString(obj, "data_ptr") &&
+         PyObject_HasAttrString(obj, "get_device");
 }
 
 Methods c_methods(PyTypeObject* type) {

@@ -8,9 +8,9 @@
 
 namespace nanocuda::py::torch {
 
-// Whether `type` is a torch tensor type: "Tensor" in its name, with data_ptr() and
+// Whether `obj` is a torch tensor: "Tensor" in its type's name, with data_ptr() and
 // get_device(). Callers cache the answer per type (TypeCache).
-bool is_tensor_type(PyTypeObject* type);
+bool is_tensor(PyObject* obj);
 
 // torch.Tensor's C methods as `type` holds them (method descriptors), called without an
 // attribute lookup. Empty when `type` lacks them or a subclass replaced them in Python.
