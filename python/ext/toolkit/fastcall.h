@@ -1,5 +1,4 @@
-// One wrapper for every raw CPython entry point (METH_FASTCALL, vectorcall, type slots):
-// the body may throw, and any exception reaches Python through the one map in errors.cpp.
+// One wrapper for every raw CPython entry point: bodies may throw, errors.cpp maps the exception.
 #pragma once
 
 #include <nanobind/nanobind.h>

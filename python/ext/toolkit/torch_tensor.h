@@ -1,5 +1,4 @@
-// Reading torch tensors without importing torch: which types are tensors, and a tensor's
-// data_ptr, device, dtype, shape and strides through its own methods.
+// Reading torch tensors without importing torch: detection, data_ptr, device, dtype, geometry.
 #pragma once
 
 #include <nanobind/nanobind.h>

@@ -1,5 +1,4 @@
-// Decisions made once per Python type (or other long-lived object, such as a dtype), then
-// found by identity: one pointer compare per entry on the hot paths.
+// Decisions made once per Python type (or dtype object), then found by identity (TypeCache).
 #pragma once
 
 #include <Python.h>
