@@ -1,8 +1,8 @@
 // The example kernels (examples/kernels/*.cu) called from C++, each checked against the CPU.
 //
 //   ./nanocuda_example_kernels [KERNELS_DIR [INCLUDE_DIR]]
-// Compiles each .cu file with NVRTC (cached), launches it with the typed launch (argument
-// sizes checked against the kernel), and compares with a CPU reference. hopper_gemm_fast runs
+// Compiles each .cu file with NVRTC (cached), launches it with Kernel::bind or the one-off
+// nanocuda::launch (argument sizes checked against the kernel), and compares with a CPU reference. hopper_gemm_fast runs
 // only on an sm_90 device. Exits 0 when every result is correct.
 #include <cmath>
 #include <cstdint>
@@ -25,10 +25,6 @@ nanocuda::Kernel load(const std::string& file, const std::string& name, const st
   options.arch = arch;
   options.include_dirs = {g_include};
   return nanocuda::Program::from_file(g_kernels + "/" + file, options).compile().get_kernel(name);
-}
-
-nanocuda::LaunchTarget target(const nanocuda::Kernel& k, const nanocuda::Stream& s) {
-  return nanocuda::LaunchTarget{k.function(s.context()), k.name(), &k.param_layout()};
 }
 
 std::vector<float> random_floats(std::size_t n) {
@@ -65,7 +61,8 @@ bool run_saxpy(const nanocuda::Stream& s) {
   upload(dx, x, s);
   upload(dy, y, s);
   nanocuda::LaunchConfig config{{32768, 1, 1}, {512, 1, 1}};
-  nanocuda::launch(s, config, target(k, s), a, dx.ptr(), dy.ptr(), dout.ptr(), n);
+  auto saxpy = k.bind(config, s);  // bound once: each call checks and launches
+  saxpy(a, dx.ptr(), dy.ptr(), dout.ptr(), n);
   download(out, dout, s);
   double err = 0;
   for (std::size_t i = 0; i < n; ++i) err = std::fmax(err, std::fabs(out[i] - (a * x[i] + y[i])));
@@ -79,8 +76,7 @@ bool run_square(const nanocuda::Stream& s) {
   std::vector<float> out(n);
   nanocuda::Buffer dx(n * 4, s), dout(n * 4, s);
   upload(dx, x, s);
-  nanocuda::launch(s, nanocuda::LaunchConfig{{1024, 1, 1}, {256, 1, 1}}, target(k, s), dx.ptr(),
-                   dout.ptr(), n);
+  nanocuda::launch(s, nanocuda::LaunchConfig{{1024, 1, 1}, {256, 1, 1}}, k, dx.ptr(), dout.ptr(), n);
   download(out, dout, s);
   double err = 0;
   for (long long i = 0; i < n; ++i) err = std::fmax(err, std::fabs(out[i] - x[i] * x[i]));
@@ -96,7 +92,7 @@ bool run_matmul(const nanocuda::Stream& s, const char* name) {
   upload(da, a, s);
   upload(db, b, s);
   nanocuda::LaunchConfig config{{unsigned(n + 15) / 16, unsigned(m + 15) / 16, 1}, {16, 16, 1}};
-  nanocuda::launch(s, config, target(kernel, s), da.ptr(), db.ptr(), dc.ptr(), m, n, k);
+  nanocuda::launch(s, config, kernel, da.ptr(), db.ptr(), dc.ptr(), m, n, k);
   download(c, dc, s);
   double err = 0;
   for (int i = 0; i < m; ++i)
@@ -157,7 +153,7 @@ bool run_hopper_gemm(const nanocuda::Stream& s, int m, int n, int k) {
   const unsigned tiles = unsigned((m + kBM - 1) / kBM) * unsigned((n + kBN - 1) / kBN);
   const unsigned sms = unsigned(s.device().multiprocessor_count());
   nanocuda::LaunchConfig config{{tiles < sms ? tiles : sms, 1, 1}, {384, 1, 1}, kGemmSmem};
-  nanocuda::launch(s, config, target(kernel, s), fp16_map(da, m, k, kBM), fp16_map(db, n, k, kBN),
+  nanocuda::launch(s, config, kernel, fp16_map(da, m, k, kBM), fp16_map(db, n, k, kBN),
                    dc.ptr(), m, n, k);
   download(c, dc, s);
   double err = 0;

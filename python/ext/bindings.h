@@ -12,9 +12,6 @@ nanobind::module_ testing_module(nanobind::module_& m);
 nanobind::module_ internal_module(nanobind::module_& m);
 
 void register_errors(nanobind::module_& m);
-// For raw CPython entry points (the launch fast paths): call inside a catch block; sets
-// the Python error for the exception in flight, mapped exactly as nanobind's translator.
-void set_error_from_current_exception() noexcept;
 void bind_launch(nanobind::module_& m);
 void bind_graph(nanobind::module_& m);
 void bind_device(nanobind::module_& m);

@@ -2537,7 +2537,7 @@ def clear_memory_cache() -> None:
 
 def compile_cache_info() -> dict:
     """
-    The compile cache's state: directory, enabled, disk_entries/disk_bytes/disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and rejected (corrupt) disk entries.
+    The compile cache's state: directory, enabled, disk_entries/disk_bytes/disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), memory_entries/memory_bytes/memory_max_bytes, this process's evicted and rejected (corrupt) disk entries, and last_error: the last disk error it met ("" if none; the cache never fails a compile).
     """
 
 def add_library_search_dirs(dirs: Sequence[str]) -> None:

@@ -1,17 +1,19 @@
-// The compiled-code cache: in-memory map, then checked files written atomically.
+// The compiled-code cache: in-memory map, then checked files written atomically (std::filesystem).
 #include "nanocuda/compile/compile_cache.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -27,6 +29,8 @@ std::uint64_t hash64(const void* data, std::size_t size, std::uint64_t seed) noe
 }  // namespace detail
 
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'N', 'C', 'U', 'C', 'A', 'C', 'H', 'E'};
 constexpr std::uint32_t kFormat = 1;
@@ -81,27 +85,43 @@ void memory_put_locked(const std::string& key, const std::string& payload) {
   g_memory_bytes += key.size() + payload.size();
 }
 
+// The last disk error (a failed write, rename, listing...), for CompileCache::info(): the
+// cache never fails a compile, but a cache that silently never writes should be visible.
+std::mutex g_error_mutex;
+std::string g_last_error;  // guarded by g_error_mutex
+
+void record_error(const char* what, const fs::path& path, const std::error_code& ec) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(g_error_mutex);
+    g_last_error = std::string(what) + " " + path.string() + ": " + ec.message();
+  } catch (...) {
+  }
+}
+
 struct DiskEntry {
-  std::string path;
+  fs::path path;
   std::uint64_t size;
-  std::int64_t mtime_ns;
+  fs::file_time_type mtime;
 };
 
-// The cache's entry files (*.ncc) and their sizes; temporaries are not counted.
+// The cache's entry files (*.ncc) and their sizes; temporaries are not counted. A missing
+// directory is an empty cache; any other listing error is recorded.
 std::vector<DiskEntry> list_entries(const std::string& dir) {
   std::vector<DiskEntry> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.size() < 5 || name.compare(name.size() - 4, 4, ".ncc") != 0) continue;
-    std::string path = dir + "/" + name;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    out.push_back({std::move(path), static_cast<std::uint64_t>(st.st_size),
-                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (path.extension() != ".ncc") continue;
+    // Entries another process deletes meanwhile are skipped, not errors.
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    std::uint64_t size = it->file_size(entry_ec);
+    if (entry_ec) continue;
+    fs::file_time_type mtime = it->last_write_time(entry_ec);
+    if (entry_ec) continue;
+    out.push_back({path, size, mtime});
   }
-  ::closedir(d);
+  if (ec && ec != std::errc::no_such_file_or_directory) record_error("cannot list", dir, ec);
   return out;
 }
 
@@ -115,17 +135,13 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-void make_dirs(const std::string& dir) {
-  for (size_t pos = 1; pos != std::string::npos;) {
-    pos = dir.find('/', pos + 1);
-    ::mkdir(dir.substr(0, pos).c_str(), 0755);
-  }
-}
-
 bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
-    if (n <= 0) return false;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;  // nothing written and no reason given
+      return false;
+    }
     data += n;
     size -= static_cast<std::size_t>(n);
   }
@@ -134,16 +150,21 @@ bool write_all(int fd, const char* data, std::size_t size) {
 
 std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::nullopt;
+  if (!f) {
+    if (errno != ENOENT)  // deleted since exists(): a miss
+      record_error("cannot open", path, std::error_code(errno, std::generic_category()));
+    return std::nullopt;
+  }
   std::optional<std::string> result;
   Header h{};
-  struct stat st {};
+  long file_size = std::fseek(f, 0, SEEK_END) == 0 ? std::ftell(f) : -1;
+  std::rewind(f);
   // The header's lengths must add up to the file's size before anything is allocated, so
   // a truncated or garbage file can neither be returned nor make us allocate gigabytes.
-  if (::fstat(::fileno(f), &st) == 0 && std::fread(&h, sizeof h, 1, f) == 1 &&
+  if (file_size >= 0 && std::fread(&h, sizeof h, 1, f) == 1 &&
       std::memcmp(h.magic, kMagic, 8) == 0 && h.format == kFormat && h.key_size == key.size() &&
       h.payload_size < (1ull << 32) &&
-      static_cast<std::uint64_t>(st.st_size) == sizeof h + h.key_size + h.payload_size) {
+      static_cast<std::uint64_t>(file_size) == sizeof h + h.key_size + h.payload_size) {
     std::string stored_key(h.key_size, '\0');
     std::string payload(h.payload_size, '\0');
     if (std::fread(stored_key.data(), 1, stored_key.size(), f) == stored_key.size() &&
@@ -187,10 +208,15 @@ std::optional<std::string> CompileCache::load(const std::string& key) {
     }
   }
   const std::string path = path_for(key);
-  if (::access(path.c_str(), F_OK) != 0) return std::nullopt;  // a plain miss
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {  // a plain miss, or a cache that cannot be read
+    if (ec) record_error("cannot read", path, ec);
+    return std::nullopt;
+  }
   auto payload = read_entry(path, key);
   if (payload) {
-    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: evicted last (may fail: read-only)
+    // Used now: evicted last. A read-only cache cannot record that, which is no error.
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
     std::lock_guard<std::mutex> lock(g_memory_mutex);
     memory_put_locked(key, *payload);
   }
@@ -205,14 +231,16 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
       memory_put_locked(key, payload);
     }
     const std::string dir = directory();
-    make_dirs(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return record_error("cannot create", dir, ec);
     const std::string path = path_for(key);
     // Unique per process and call, so concurrent writers never share a temporary.
     static std::atomic<unsigned> counter{0};
     const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                             std::to_string(counter.fetch_add(1));
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
+    if (fd < 0) return record_error("cannot create", tmp, std::error_code(errno, std::generic_category()));
     Header h{};
     std::memcpy(h.magic, kMagic, 8);
     h.format = kFormat;
@@ -222,10 +250,17 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
     bool ok = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h) &&
               write_all(fd, key.data(), key.size()) &&
               write_all(fd, payload.data(), payload.size());
-    ok = (::close(fd) == 0) && ok;
+    if (!ok) ec = std::error_code(errno, std::generic_category());
+    if (::close(fd) != 0 && ok) {
+      ok = false;
+      ec = std::error_code(errno, std::generic_category());
+    }
     // rename() is atomic within a directory: readers see the old entry or the new one.
-    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
+    if (ok) fs::rename(tmp, path, ec);
+    if (!ok || ec) {
+      record_error(ok ? "cannot rename into" : "cannot write", ok ? path : tmp, ec);
+      std::error_code ignored;  // the temporary may be gone already
+      fs::remove(tmp, ignored);
       return;
     }
     if (const std::uint64_t limit = max_disk_bytes(); limit > 0) {
@@ -260,12 +295,14 @@ std::uint64_t CompileCache::trim_disk(std::uint64_t limit) noexcept {
     for (const DiskEntry& e : entries) total += e.size;
     if (total <= limit) return 0;
     std::sort(entries.begin(), entries.end(),
-              [](const DiskEntry& a, const DiskEntry& b) { return a.mtime_ns < b.mtime_ns; });
+              [](const DiskEntry& a, const DiskEntry& b) { return a.mtime < b.mtime; });
     std::uint64_t removed = 0;
     for (const DiskEntry& e : entries) {
       if (total <= limit) break;
       // Another process may have deleted it already; either way it no longer counts.
-      if (::unlink(e.path.c_str()) == 0) ++removed;
+      std::error_code ec;
+      if (fs::remove(e.path, ec)) ++removed;
+      else if (ec) record_error("cannot delete", e.path, ec);
       total -= e.size;
     }
     g_evicted.fetch_add(removed, std::memory_order_relaxed);
@@ -292,6 +329,8 @@ CompileCacheInfo CompileCache::info() {
   out.memory_max_bytes = kMemoryLimitBytes;
   out.evicted = g_evicted.load(std::memory_order_relaxed);
   out.rejected = g_rejected.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_error_mutex);
+  out.last_error = g_last_error;
   return out;
 }
 

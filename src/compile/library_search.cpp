@@ -1,19 +1,20 @@
-// Finds NVRTC, nvJitLink and the CUDA headers: explicit path, toolkit, pip wheels, build toolkit, loader.
+// Finds NVRTC, nvJitLink and the CUDA headers (std::filesystem): explicit path, toolkit, pip wheels, build toolkit, loader.
 #include "nanocuda/compile/library_search.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
-#include <sys/stat.h>
 
-#include <climits>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
+#include <system_error>
 
 #include "nanocuda/compile/compile_error.h"
 
 namespace nanocuda::detail {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -21,9 +22,13 @@ std::mutex g_dirs_mutex;
 std::vector<std::string> g_extra_dirs;
 std::vector<std::string> g_extra_include_dirs;
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+// Whether `path` exists; a path that cannot be checked (no permission, a broken mount)
+// counts as absent, and the reason is kept in `error` for the "Looked in" list.
+bool present(const fs::path& path, std::string* error = nullptr) {
+  std::error_code ec;
+  bool found = fs::exists(path, ec);
+  if (ec && error) *error = ec.message();
+  return found;
 }
 
 // Splits CMake's ';'-separated lists (CUDAToolkit_INCLUDE_DIRS may hold several).
@@ -46,20 +51,22 @@ std::vector<std::string> toolkit_roots() {
 }
 
 // Candidates for `stem` in `dir`: stem.<major> files first (newest first), then plain stem.
-std::vector<std::string> candidates_in(const std::string& dir, const std::string& stem) {
+// A folder that exists but cannot be listed is reported in `error`.
+std::vector<std::string> candidates_in(const std::string& dir, const std::string& stem,
+                                       std::string& error) {
   std::vector<std::string> versioned;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      // libnvrtc.so.13, not libnvrtc.so.13.0.88 twice nor libnvrtc-builtins.
-      if (name.rfind(stem + ".", 0) == 0) versioned.push_back(dir + "/" + name);
-    }
-    ::closedir(d);
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    // libnvrtc.so.13, not libnvrtc.so.13.0.88 twice nor libnvrtc-builtins.
+    if (name.rfind(stem + ".", 0) == 0) versioned.push_back((fs::path(dir) / name).string());
   }
+  if (ec && ec != std::errc::no_such_file_or_directory) error = ec.message();
   std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) {
     return a.size() != b.size() ? a.size() < b.size() : a > b;
   });
-  if (exists(dir + "/" + stem)) versioned.push_back(dir + "/" + stem);
+  const fs::path plain = fs::path(dir) / stem;
+  if (present(plain, &error)) versioned.push_back(plain.string());
   return versioned;
 }
 
@@ -99,10 +106,10 @@ std::string device_include_dir() {
   if (!g_device_include_dir.empty()) return g_device_include_dir;
   // A C++ program: the source tree it was built from, else where `cmake --install` put them.
 #ifdef NANOCUDA_SOURCE_INCLUDE_DIR
-  if (exists(std::string(NANOCUDA_SOURCE_INCLUDE_DIR) + "/nanocuda/device")) return NANOCUDA_SOURCE_INCLUDE_DIR;
+  if (present(fs::path(NANOCUDA_SOURCE_INCLUDE_DIR) / "nanocuda/device")) return NANOCUDA_SOURCE_INCLUDE_DIR;
 #endif
 #ifdef NANOCUDA_INSTALL_INCLUDE_DIR
-  if (exists(std::string(NANOCUDA_INSTALL_INCLUDE_DIR) + "/nanocuda/device")) return NANOCUDA_INSTALL_INCLUDE_DIR;
+  if (present(fs::path(NANOCUDA_INSTALL_INCLUDE_DIR) / "nanocuda/device")) return NANOCUDA_INSTALL_INCLUDE_DIR;
 #endif
   return {};
 }
@@ -142,8 +149,9 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
     note(std::string("$") + env_var, "not set");
   }
   for (const auto& dir : library_search_dirs()) {
-    auto found = candidates_in(dir, stem);
-    if (found.empty()) note(dir + "/" + stem + "*", "not found");
+    std::string error;
+    auto found = candidates_in(dir, stem, error);
+    if (found.empty()) note(dir + "/" + stem + "*", error.empty() ? "not found" : error.c_str());
     for (const auto& path : found)
       if (void* h = try_open(path)) return {h, path};
   }
@@ -164,20 +172,21 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
 
 namespace {
 
-std::string resolved(const std::string& d) {
-  char buf[PATH_MAX];
-  return ::realpath(d.c_str(), buf) ? std::string(buf) : d;
+// The folder without symlinks or "..", for include paths a user can read; as given if that fails.
+std::string resolved(const fs::path& d) {
+  std::error_code ec;
+  fs::path real = fs::canonical(d, ec);
+  return ec ? d.string() : real.string();
 }
 
 // The folders searched for CUDA headers, nearest to the loaded NVRTC first.
 std::vector<std::string> include_candidates(const std::string& library_path) {
   std::vector<std::string> dirs;
-  if (auto slash = library_path.rfind('/'); slash != std::string::npos) {
-    std::string lib_dir = library_path.substr(0, slash);
+  if (fs::path lib_dir = fs::path(library_path).parent_path(); !lib_dir.empty()) {
     // Toolkit lib64/ and CUDA 13 wheels (nvidia/cu13/lib) alike: ../include.
-    dirs.push_back(lib_dir + "/../include");
+    dirs.push_back((lib_dir / ".." / "include").string());
     // CUDA 12 wheels: nvidia/cuda_nvrtc/lib -> nvidia/cuda_runtime/include holds cuda.h.
-    dirs.push_back(lib_dir + "/../../cuda_runtime/include");
+    dirs.push_back((lib_dir / ".." / ".." / "cuda_runtime" / "include").string());
   }
   for (const auto& root : toolkit_roots()) dirs.push_back(root + "/include");
   for (const auto& d : include_search_dirs_extra()) dirs.push_back(d);
@@ -190,17 +199,17 @@ std::vector<std::string> include_candidates(const std::string& library_path) {
 }  // namespace
 
 std::string toolkit_include_dir(const std::string& library_path) {
-  for (const auto& d : include_candidates(library_path))
-    if (exists(d + "/cuda.h")) return resolved(d);
+  for (const fs::path d : include_candidates(library_path))
+    if (present(d / "cuda.h")) return resolved(d);
   return {};
 }
 
 std::string cccl_include_dir(const std::string& library_path) {
   // CUDA 13 keeps libcu++ in include/cccl (toolkit and nvidia-cuda-cccl alike); CUDA 12's
   // toolkit and cccl wheel put cuda/std directly in include.
-  for (const auto& d : include_candidates(library_path)) {
-    if (exists(d + "/cccl/cuda/std/cstdint")) return resolved(d + "/cccl");
-    if (exists(d + "/cuda/std/cstdint")) return resolved(d);
+  for (const fs::path d : include_candidates(library_path)) {
+    if (present(d / "cccl/cuda/std/cstdint")) return resolved(d / "cccl");
+    if (present(d / "cuda/std/cstdint")) return resolved(d);
   }
   return {};
 }

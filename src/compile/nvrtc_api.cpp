@@ -3,9 +3,10 @@
 
 #include <dlfcn.h>
 
-#include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <mutex>
 #include <optional>
 
@@ -43,9 +44,11 @@ Slot<NvrtcApi> g_nvrtc;
 Slot<NvJitLinkApi> g_nvjitlink;
 Slot<NvvmApi> g_nvvm;
 
+// A probe for optional libraries: a path that cannot be checked is one we cannot load either,
+// so the search goes on (and the final ToolkitNotFoundError lists what was tried).
 bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && !ec;
 }
 
 // NVRTC opens libnvrtc-builtins.so.<major>.<minor> by bare name when it compiles, and how the
@@ -139,11 +142,11 @@ const NvvmApi& nvvm() {
     if (!missing.empty()) throw ToolkitNotFoundError(lib.path + " lacks libNVVM entry points: " + missing);
     api.path = lib.path;
     // libdevice sits in <root>/nvvm/libdevice; the library in <root>/nvvm/lib64 or <root>/lib.
-    auto slash = lib.path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : lib.path.substr(0, slash);
-    for (const char* rel : {"/../libdevice/libdevice.10.bc", "/../nvvm/libdevice/libdevice.10.bc"})
-      if (is_file(dir + rel)) {
-        api.libdevice = dir + rel;
+    std::filesystem::path dir = std::filesystem::path(lib.path).parent_path();
+    if (dir.empty()) dir = ".";
+    for (const char* rel : {"../libdevice/libdevice.10.bc", "../nvvm/libdevice/libdevice.10.bc"})
+      if (std::string path = (dir / rel).string(); is_file(path)) {
+        api.libdevice = path;
         break;
       }
   });

@@ -1,9 +1,8 @@
 // Program: NVRTC flags, the cache key (with local #include contents), compile and log.
 #include "nanocuda/compile/program.h"
 
-#include <sys/stat.h>
-
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -41,8 +40,7 @@ bool read_file(const std::string& path, std::string& out) {
 }
 
 std::string dirname_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
+  return std::filesystem::path(path).parent_path().string();
 }
 
 void put_u32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }

@@ -126,5 +126,19 @@ TEST_F(CacheDir, MemoryLevelIsBounded) {
   EXPECT_LE(CompileCache::info().memory_bytes, CompileCache::info().memory_max_bytes);
 }
 
+TEST_F(CacheDir, DiskErrorsAreRecordedNotThrown) {
+  // The cache folder cannot be made (a file sits where a parent folder should be): the store
+  // still succeeds in memory, and info() says why nothing reached the disk.
+  write_file(dir_ + "/blocker", "x");
+  ::setenv("NANOCUDA_CACHE_DIR", (dir_ + "/blocker/cache").c_str(), 1);
+  EXPECT_NO_THROW(CompileCache::store("key-e", "payload-e"));
+  EXPECT_EQ(CompileCache::load("key-e"), std::optional<std::string>("payload-e"));
+  CompileCacheInfo info = CompileCache::info();
+  // "cannot create" from store(), or "cannot list" from info()'s own scan: both name the folder.
+  EXPECT_EQ(info.last_error.rfind("cannot ", 0), 0u) << info.last_error;
+  EXPECT_NE(info.last_error.find(dir_ + "/blocker/cache"), std::string::npos) << info.last_error;
+  EXPECT_EQ(info.disk_entries, 0u);
+}
+
 }  // namespace
 }  // namespace nanocuda

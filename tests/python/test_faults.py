@@ -154,3 +154,13 @@ def test_cache_info_defaults():
                          "memory_entries", "memory_bytes", "memory_max_bytes", "evicted", "rejected"}
     if "NANOCUDA_CACHE_MAX_BYTES" not in os.environ:
         assert info["disk_max_bytes"] == 256 << 20
+
+
+def test_cache_disk_errors_are_reported_not_ignored(tmp_path):
+    # A file where the cache folder should be: nothing fails, and the info says why.
+    (tmp_path / "blocker").write_text("x")
+    env = dict(os.environ, NANOCUDA_CACHE_DIR=str(tmp_path / "blocker" / "cache"))
+    code = "import nanocuda; print(nanocuda.compile_cache_info()['last_error'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("cannot list") and str(tmp_path / "blocker" / "cache") in out, out

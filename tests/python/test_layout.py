@@ -16,6 +16,9 @@ LONG_FILE_EXCEPTIONS = {
 ERROR_MAP = "python/ext/toolkit/errors.cpp"
 # The only ext folder that may call the raw driver table: _testing's native baselines.
 RAW_DRIVER_OK = "python/ext/testing/"
+# CPython plumbing shared by every raw entry point: the fastcall wrapper, the type-keyed
+# cache and the torch accessor (docs/DESIGN.md "Layers").
+TOOLKIT = "python/ext/toolkit/"
 
 pytestmark = pytest.mark.skipif(not (ROOT / "src").is_dir(), reason="needs the source tree")
 
@@ -68,6 +71,44 @@ def test_only_the_core_and_testing_name_the_raw_driver_table():
                     r"\bdriver\(\)\s*\.|\bdetail::driver\(\)|\bNANOCUDA_CALL\b", allowed=(RAW_DRIVER_OK,))
     assert not bad, ("python/ext calls the C++ core, not the driver table (native loops for "
                      "benchmarks go in python/ext/testing/):\n" + "\n".join(bad))
+
+
+def test_only_the_toolkit_wraps_raw_entry_points():
+    # Raw entry points are written as bodies that may throw and wrapped once, by guarded<> /
+    # fastcall_method<> (toolkit/fastcall.h): no hand-written try/catch or PyCFunction casts.
+    bad = offenders(files("python/ext"),
+                    r"catch\s*\(\s*\.\.\.\s*\)|set_error_from_current_exception|\bMETH_FASTCALL\b|"
+                    r"reinterpret_cast<\s*PyCFunction\s*>|PyDescr_NewMethod|PyCFunction_New",
+                    allowed=(TOOLKIT, ERROR_MAP))
+    assert not bad, ("wrap raw entry points with guarded<>/fastcall_method<> from "
+                     f"{TOOLKIT}fastcall.h:\n" + "\n".join(bad))
+
+
+def test_one_type_keyed_cache_and_one_torch_accessor():
+    bad = offenders(files("python/ext"), r"std::array<\s*PyTypeObject\s*\*", allowed=(TOOLKIT,))
+    assert not bad, f"cache per-type decisions in TypeCache ({TOOLKIT}type_cache.h):\n" + "\n".join(bad)
+    bad = offenders(files("python/ext"), r'"get_device"|"Tensor"|"stride"', allowed=(TOOLKIT,))
+    assert not bad, f"read torch tensors through {TOOLKIT}torch_tensor.h:\n" + "\n".join(bad)
+
+
+def test_src_uses_std_filesystem_not_hand_path_helpers():
+    bad = offenders(files("src", "include"),
+                    r"#\s*include\s*<(dirent\.h|sys/stat\.h)>|\b(opendir|readdir|realpath|mkdir|"
+                    r"utimensat)\s*\(|(?<!\w)::(stat|access|rename|unlink|remove)\s*\(|\brfind\('/'")
+    assert not bad, ("paths in src/ go through std::filesystem, with each std::error_code checked "
+                     "(reported or recorded):\n" + "\n".join(bad))
+
+
+def test_the_readme_cpp_quickstart_is_the_built_example():
+    # examples/cpp/quickstart.cpp is compiled by every build; the README shows its middle.
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## C++ quickstart", 1)[1].split("```cpp", 1)[1].split("```", 1)[0]
+    shown = [line.strip() for line in block.splitlines()
+             if line.strip() and not line.startswith("#include")]
+    example = (ROOT / "examples/cpp/quickstart.cpp").read_text()
+    built = example.split("// README: begin", 1)[1].split("// README: end", 1)[0]
+    assert shown == [line.strip() for line in built.splitlines() if line.strip()]
+    assert "bind(" in block and len(shown) <= 8
 
 
 def test_the_core_never_includes_python():

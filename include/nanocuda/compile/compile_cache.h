@@ -30,6 +30,7 @@ struct CompileCacheInfo {
   std::uint64_t memory_max_bytes = 0;
   std::uint64_t evicted = 0;         // disk entries this process deleted for the limit
   std::uint64_t rejected = 0;        // disk entries this process found corrupt and ignored
+  std::string last_error;            // the last disk error this process met ("" if none)
 };
 
 class CompileCache {
@@ -43,7 +44,8 @@ class CompileCache {
   // The payload stored under `key`, from memory, else from disk; nullopt on a miss.
   [[nodiscard]] static std::optional<std::string> load(const std::string& key);
   // Stores `payload` under `key` in memory and on disk. Disk errors (read-only home, full
-  // disk) are ignored: the cache is an optimisation, never a reason to fail.
+  // disk) never fail the call (the cache is an optimisation): they are recorded in
+  // info().last_error.
   static void store(const std::string& key, const std::string& payload) noexcept;
   // The file an entry for `key` lives in.
   [[nodiscard]] static std::string path_for(const std::string& key);

@@ -68,12 +68,14 @@ void bind_compile(nb::module_& m) {
           d["memory_max_bytes"] = i.memory_max_bytes;
           d["evicted"] = i.evicted;
           d["rejected"] = i.rejected;
+          d["last_error"] = i.last_error;
           return d;
         },
         "The compile cache's state: directory, enabled, disk_entries/disk_bytes/"
         "disk_max_bytes (NANOCUDA_CACHE_MAX_BYTES, default 256 MiB, 0 = no limit), "
-        "memory_entries/memory_bytes/memory_max_bytes, and this process's evicted and "
-        "rejected (corrupt) disk entries.");
+        "memory_entries/memory_bytes/memory_max_bytes, this process's evicted and "
+        "rejected (corrupt) disk entries, and last_error: the last disk error it met "
+        "(\"\" if none; the cache never fails a compile).");
   internal_module(m).def("set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
         "Where nanocuda's kernel-side headers are (set by the package at import).");
   m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),

@@ -9,6 +9,7 @@
 #include "core/py_memory_resource.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
+#include "toolkit/fastcall.h"
 #include "toolkit/fastcall_signature.h"
 #include "nanocuda/core/device_memory_resource.h"
 #include "nanocuda/core/managed_memory_resource.h"
@@ -129,64 +130,46 @@ FastcallSignature<1> g_close_signature("Buffer.close", {"stream"}, 1);
 
 // T: the C++ class the method is installed on (self is one, or a Python subclass of one).
 template <class T>
-PyObject* resource_allocate(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
-                            PyObject* kwnames) {
-  try {
-    std::array<PyObject*, 2> a;
-    g_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
-    if (!a[0]) g_allocate_signature.missing(0);
-    if (!nb::inst_ready(self)) throw nb::type_error("MemoryResource.allocate: the resource is not initialized");
-    // The resource's existing owner when there is one (always for Device.memory_resource,
-    // while any of its Buffers lives for one made in Python); else what nanobind's shared_ptr
-    // caster makes (an owner holding a reference to self), without its type lookup.
-    auto* raw = static_cast<MemoryResource*>(nb::inst_ptr<T>(self));
-    std::shared_ptr<MemoryResource> mr = raw->weak_from_this().lock();
-    if (!mr) mr = nb::detail::shared_from_python(raw, self);
-    return allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
-        .release()
-        .ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
+NANOCUDA_FASTCALL_BODY PyObject* resource_allocate(PyObject* self, PyObject* const* args,
+                                                  Py_ssize_t nargsf, PyObject* kwnames) {
+  std::array<PyObject*, 2> a;
+  g_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
+  if (!a[0]) g_allocate_signature.missing(0);
+  if (!nb::inst_ready(self)) throw nb::type_error("MemoryResource.allocate: the resource is not initialized");
+  // The resource's existing owner when there is one (always for Device.memory_resource,
+  // while any of its Buffers lives for one made in Python); else what nanobind's shared_ptr
+  // caster makes (an owner holding a reference to self), without its type lookup.
+  auto* raw = static_cast<MemoryResource*>(nb::inst_ptr<T>(self));
+  std::shared_ptr<MemoryResource> mr = raw->weak_from_this().lock();
+  if (!mr) mr = nb::detail::shared_from_python(raw, self);
+  return allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
+      .release()
+      .ptr();
 }
 
-PyObject* buffer_close(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  try {
-    std::array<PyObject*, 1> a;
-    g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
-    if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's
-      throw nb::type_error("Buffer.close: the Buffer is not initialized");
-    Buffer& b = nb::inst_ptr<PyBuffer>(self)->buffer;
-    PyObject* stream = a[0];
-    if (!stream || stream == Py_None) b.close();
-    else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
-    else b.close(to_stream(nb::handle(stream), "Buffer.close"));
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
+NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* args,
+                                              Py_ssize_t nargsf, PyObject* kwnames) {
+  std::array<PyObject*, 1> a;
+  g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
+  if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's
+    throw nb::type_error("Buffer.close: the Buffer is not initialized");
+  Buffer& b = nb::inst_ptr<PyBuffer>(self)->buffer;
+  PyObject* stream = a[0];
+  if (!stream || stream == Py_None) b.close();
+  else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
+  else b.close(to_stream(nb::handle(stream), "Buffer.close"));
+  Py_RETURN_NONE;
 }
 
 template <class T>
-PyMethodDef g_allocate_def = {
-    "allocate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(resource_allocate<T>)),
-    METH_FASTCALL | METH_KEYWORDS,
+PyMethodDef g_allocate_def = fastcall_method<resource_allocate<T>>(
+    "allocate",
     "allocate(size, stream=None)\n--\n\n"
     "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's legacy "
-    "stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``."};
-PyMethodDef g_close_def = {
-    "close", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(buffer_close)),
-    METH_FASTCALL | METH_KEYWORDS,
-    "close(stream=None)\n--\n\nFree the memory in the order of `stream` (default: the allocating stream)."};
-
-// Replaces `type`'s attribute `def->ml_name` with a raw method.
-void install_method(nb::handle type, PyMethodDef* def) {
-  PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type.ptr()), def);
-  if (!method || PyObject_SetAttrString(type.ptr(), def->ml_name, method) != 0) throw nb::python_error();
-  Py_DECREF(method);
-}
+    "stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.");
+PyMethodDef g_close_def = fastcall_method<buffer_close>(
+    "close",
+    "close(stream=None)\n--\n\nFree the memory in the order of `stream` (default: the allocating stream).");
 
 // Device.allocate: through the device's resource; a Python resource gets a Python call,
 // so the Buffer its allocate() returns is the one the caller gets.
@@ -203,27 +186,22 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
 FastcallSignature<2> g_device_allocate_signature("Device.allocate", {"size", "stream"}, 2);
 
 // Device.allocate as a METH_FASTCALL method, like MemoryResource.allocate.
-PyObject* device_allocate_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  try {
-    std::array<PyObject*, 2> a;
-    g_device_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
-    if (!a[0]) g_device_allocate_signature.missing(0);
-    if (!nb::inst_ready(self)) throw nb::type_error("Device.allocate: the Device is not initialized");
-    return device_allocate(*nb::inst_ptr<Device>(self), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
-        .release()
-        .ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
+NANOCUDA_FASTCALL_BODY PyObject* device_allocate_fast(PyObject* self, PyObject* const* args,
+                                                      Py_ssize_t nargsf, PyObject* kwnames) {
+  std::array<PyObject*, 2> a;
+  g_device_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
+  if (!a[0]) g_device_allocate_signature.missing(0);
+  if (!nb::inst_ready(self)) throw nb::type_error("Device.allocate: the Device is not initialized");
+  return device_allocate(*nb::inst_ptr<Device>(self), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
+      .release()
+      .ptr();
 }
 
-PyMethodDef g_device_allocate_def = {
-    "allocate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(device_allocate_fast)),
-    METH_FASTCALL | METH_KEYWORDS,
+PyMethodDef g_device_allocate_def = fastcall_method<device_allocate_fast>(
+    "allocate",
     "allocate(size, stream=None)\n--\n\n"
     "A Buffer of `size` bytes from Device.memory_resource, in the order of `stream`. Example: "
-    "``buf = nanocuda.Device(0).allocate(1 << 20)``."};
+    "``buf = nanocuda.Device(0).allocate(1 << 20)``.");
 
 }  // namespace
 

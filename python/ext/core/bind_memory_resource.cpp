@@ -15,6 +15,7 @@
 #include "core/py_size.h"
 #include "interop/interop.h"
 #include "toolkit/fastcall_signature.h"
+#include "toolkit/fastcall.h"
 #include "nanocuda/core/device_memory_resource.h"
 #include "nanocuda/core/managed_memory_resource.h"
 #include "nanocuda/core/pinned_memory_resource.h"

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "toolkit/type_cache.h"
+
 namespace nanocuda::py {
 
 namespace {
@@ -27,28 +29,8 @@ TensorViewReader lookup(PyTypeObject* type) {
   return reinterpret_cast<dlpack::ExchangeApi*>(header)->dltensor_from_py_object_no_sync;
 }
 
-// A handful of tensor types per process; the GIL serializes access.
-struct ReaderCache {
-  std::array<std::pair<PyTypeObject*, TensorViewReader>, 8> entries{};
-  size_t next = 0;
-
-  std::pair<PyTypeObject*, TensorViewReader>* find(PyTypeObject* type) {
-    for (auto& e : entries)
-      if (e.first == type) return &e;
-    return nullptr;
-  }
-  void put(PyTypeObject* type, TensorViewReader reader) {
-    if (auto* e = find(type)) {
-      e->second = reader;
-      return;
-    }
-    Py_INCREF(reinterpret_cast<PyObject*>(type));  // keep the cached address meaningful
-    auto& slot = entries[next++ % entries.size()];
-    if (slot.first) Py_DECREF(reinterpret_cast<PyObject*>(slot.first));
-    slot = {type, reader};
-  }
-};
-ReaderCache g_readers;
+// A handful of tensor types per process.
+TypeCache<TensorViewReader, 8> g_readers;
 // Overrides live apart from the cache, which may evict them.
 std::array<std::pair<PyTypeObject*, TensorViewReader>, 4> g_overrides{};
 PyObject* g_first_sight_hook = nullptr;  // nanocuda.torch_bridge._autoload, or none
@@ -56,7 +38,7 @@ PyObject* g_first_sight_hook = nullptr;  // nanocuda.torch_bridge._autoload, or 
 }  // namespace
 
 TensorViewReader exchange_reader(PyTypeObject* type) {
-  if (auto* e = g_readers.find(type)) return e->second;
+  if (TensorViewReader* r = g_readers.find(type)) return *r;
   if (g_first_sight_hook) {
     // Once per type: lets an already-built torch bridge install itself before the first
     // read. It must not break the read: a failure is reported as a warning and ignored.
@@ -66,7 +48,7 @@ TensorViewReader exchange_reader(PyTypeObject* type) {
     } else {
       PyErr_WriteUnraisable(g_first_sight_hook);
     }
-    if (auto* e = g_readers.find(type)) return e->second;
+    if (TensorViewReader* r = g_readers.find(type)) return *r;
   }
   TensorViewReader reader = nullptr;
   for (auto& [t, r] : g_overrides)

@@ -3,12 +3,13 @@
 
 #include <nanobind/stl/string.h>
 
-#include <array>
 #include <optional>
 #include <string>
 
 #include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
+#include "toolkit/torch_tensor.h"
+#include "toolkit/type_cache.h"
 
 namespace nb = nanobind;
 
@@ -56,34 +57,20 @@ int32_t device_of_pointer(uint64_t ptr, const char* where) {
 // Kinds of objects; decided once per Python type.
 enum class Kind { Unknown, Buffer, Int, Torch, Cai, Dlpack, DataPtr, Host };
 
-struct TypeCache {
-  std::array<PyTypeObject*, 16> types{};
-  std::array<Kind, 16> kinds{};
-  size_t next = 0;
-};
-TypeCache g_cache;
+TypeCache<Kind, 16> g_kinds;
 
 Kind classify(nb::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
-  for (size_t i = 0; i < g_cache.types.size(); ++i)
-    if (g_cache.types[i] == t) return g_cache.kinds[i];
+  if (const Kind* k = g_kinds.find(t)) return *k;
   Kind k = Kind::Unknown;
   if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
   else if (PyLong_Check(obj.ptr())) k = Kind::Int;
-  else if (std::string(t->tp_name).find("Tensor") != std::string::npos &&
-           nb::hasattr(obj, "data_ptr") && nb::hasattr(obj, "get_device"))
-    k = Kind::Torch;
+  else if (torch::is_tensor(obj.ptr())) k = Kind::Torch;
   else if (nb::hasattr(obj, "__cuda_array_interface__")) k = Kind::Cai;
   else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
   else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;
   else if (nb::hasattr(obj, "__array_interface__")) k = Kind::Host;
-  if (k != Kind::Unknown) {
-    size_t slot = g_cache.next++ % g_cache.types.size();
-    Py_INCREF(t);  // keep the cached type alive, so its address stays unique
-    if (g_cache.types[slot]) Py_DECREF(g_cache.types[slot]);
-    g_cache.types[slot] = t;
-    g_cache.kinds[slot] = k;
-  }
+  if (k != Kind::Unknown) g_kinds.put(t, k);
   return k;
 }
 
@@ -159,13 +146,13 @@ void parse_dlpack(nb::handle obj, ArrayView& v, const char* where) {
 }
 
 void parse_torch(nb::handle obj, ArrayView& v) {
-  v.ptr = nb::cast<uint64_t>(obj.attr("data_ptr")());
-  int dev = nb::cast<int>(obj.attr("get_device")());
+  v.ptr = torch::data_ptr(obj.ptr());
+  long dev = torch::device(obj.ptr());
   v.device_type = dev < 0 ? dlpack::kCPU : dlpack::kCUDA;
-  v.device_id = dev < 0 ? 0 : dev;
-  v.dtype = parse_dtype(obj.attr("dtype"));
-  for (auto s : nb::cast<nb::tuple>(obj.attr("shape"))) v.shape.push_back(nb::cast<int64_t>(s));
-  for (auto s : nb::cast<nb::tuple>(obj.attr("stride")())) v.strides.push_back(nb::cast<int64_t>(s));
+  v.device_id = dev < 0 ? 0 : static_cast<int32_t>(dev);
+  v.dtype = parse_dtype(torch::dtype(obj.ptr()));
+  for (auto s : torch::shape(obj.ptr())) v.shape.push_back(nb::cast<int64_t>(s));
+  for (auto s : torch::stride(obj.ptr())) v.strides.push_back(nb::cast<int64_t>(s));
 }
 
 ArrayView describe(nb::handle obj, const char* where, bool locate_device);
@@ -258,22 +245,10 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
     }
     case Kind::Torch: {
       // Two C-level method calls; no dicts or capsules on this path.
-      // Interned once and deliberately leaked: a static nb::object would be released after
-      // the interpreter has shut down.
-      static PyObject* get_device_name = PyUnicode_InternFromString("get_device");
-      static PyObject* data_ptr_name = PyUnicode_InternFromString("data_ptr");
-      nb::handle get_device(get_device_name), data_ptr(data_ptr_name);
-      PyObject* args[] = {obj.ptr()};
-      nb::object dev = nb::steal(PyObject_VectorcallMethod(
-          get_device.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
-      if (!dev.is_valid()) throw nb::python_error();
-      long d = PyLong_AsLong(dev.ptr());
+      long d = torch::device(obj.ptr());
       check_device(d < 0 ? dlpack::kCPU : dlpack::kCUDA, static_cast<int32_t>(d), device, where,
                    obj);
-      nb::object p = nb::steal(PyObject_VectorcallMethod(
-          data_ptr.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
-      if (!p.is_valid()) throw nb::python_error();
-      return PyLong_AsUnsignedLongLong(p.ptr());
+      return torch::data_ptr(obj.ptr());
     }
     case Kind::Cai: {
       ArrayView v;

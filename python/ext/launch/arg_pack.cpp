@@ -67,19 +67,7 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
       return;
     }
     // torch.Tensor (and subclasses that keep its methods): call the C methods directly.
-    PyObject* dp = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "data_ptr");
-    PyObject* gd = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "get_device");
-    if (dp && gd && std::string(Py_TYPE(dp)->tp_name) == "method_descriptor" &&
-        std::string(Py_TYPE(gd)->tp_name) == "method_descriptor") {
-      slot.kind = ArgKind::Torch;
-      slot.data_ptr = dp;    // the type holds them; we keep our own reference too
-      slot.get_device = gd;
-      Py_INCREF(reinterpret_cast<PyObject*>(t));
-    } else {
-      Py_XDECREF(dp);
-      Py_XDECREF(gd);
-    }
-    PyErr_Clear();
+    if ((slot.torch = torch::c_methods(t))) slot.kind = ArgKind::Torch;
   } else if (PyObject_CheckBuffer(arg)) {
     slot.kind = ArgKind::Scalar;
     inline_scalar(slot, arg);
@@ -273,22 +261,14 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
       case ArgKind::Bool: p.write_bool(i, arg == Py_True); break;
       case ArgKind::Torch: {
         if (p.size_of(i) != 8) p.size_mismatch(i, 8, "device pointer");
-        PyObject* dev = PyObject_Vectorcall(slot.get_device, &arg, 1, nullptr);
-        if (!dev) throw nb::python_error();
-        long d = PyLong_AsLong(dev);
-        Py_DECREF(dev);
-        if (d != device) [[unlikely]]
+        if (torch::device(slot.torch, arg) != device) [[unlikely]]
           try {
             device_pointer(nb::handle(arg), device, "launch");  // raises the precise error
           } catch (const nb::builtin_exception& e) {
             rethrow_at(p, i, e);
           }
         if (slot.checks.any) [[unlikely]] check_slot_slow(p, i, slot.checks, arg);
-        PyObject* ptr = PyObject_Vectorcall(slot.data_ptr, &arg, 1, nullptr);
-        if (!ptr) throw nb::python_error();
-        std::uint64_t v = PyLong_AsUnsignedLongLong(ptr);
-        Py_DECREF(ptr);
-        p.write_pointer(i, v);
+        p.write_pointer(i, torch::data_ptr(slot.torch, arg));
         break;
       }
       case ArgKind::Exchange: {

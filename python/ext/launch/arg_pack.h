@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "interop/dlpack_exchange.h"
+#include "toolkit/torch_tensor.h"
 #include "nanocuda/launch/param_packer.h"
 
 namespace nanocuda::py {
@@ -43,8 +44,7 @@ struct ArgSlot {
   ArgKind kind = ArgKind::Unknown;
   std::uint16_t scalar_offset = 0;    // InlineScalar: where the value is in the object (in the
   std::uint16_t scalar_size = 0;      // padding after `kind`: the slot stays 48 bytes)
-  PyObject* data_ptr = nullptr;    // torch: the unbound data_ptr method (borrowed from type)
-  PyObject* get_device = nullptr;  // torch: the unbound get_device method
+  torch::Methods torch;            // Torch: the type's data_ptr and get_device C methods
   TensorViewReader reader = nullptr;  // Exchange: the producer's no-sync DLTensor reader
   BoundTensorMap* bound = nullptr;    // set at bind time; survives re-classification
   SlotChecks checks;                  // likewise

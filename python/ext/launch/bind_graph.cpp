@@ -14,6 +14,7 @@
 #include "interop/interop.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/launch/graph.h"
+#include "toolkit/fastcall.h"
 
 namespace nb = nanobind;
 
@@ -26,27 +27,21 @@ PyTypeObject* g_stream_type = nullptr;
 // Graph.launch is a METH_FASTCALL method: replay is ~1 µs, so the ~30-40 ns of generic
 // dispatch and a Stream copy would be a visible share of it.
 PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  try {
-    if (nargs > 1) throw nb::type_error("Graph.launch(stream=None): takes at most one argument");
-    PyGraph& g = *nb::inst_ptr<PyGraph>(self);
-    Graph& graph = g.ready("Graph.launch");
-    if (nargs == 0 || args[0] == Py_None) {
-      graph.launch(*g.stream);
-    } else if (Py_TYPE(args[0]) == g_stream_type) {
-      graph.launch(*nb::inst_ptr<Stream>(args[0]));
-    } else {
-      graph.launch(to_stream(nb::handle(args[0]), "Graph.launch"));
-    }
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
+  if (nargs > 1) throw nb::type_error("Graph.launch(stream=None): takes at most one argument");
+  PyGraph& g = *nb::inst_ptr<PyGraph>(self);
+  Graph& graph = g.ready("Graph.launch");
+  if (nargs == 0 || args[0] == Py_None) {
+    graph.launch(*g.stream);
+  } else if (Py_TYPE(args[0]) == g_stream_type) {
+    graph.launch(*nb::inst_ptr<Stream>(args[0]));
+  } else {
+    graph.launch(to_stream(nb::handle(args[0]), "Graph.launch"));
   }
+  Py_RETURN_NONE;
 }
 
-PyMethodDef g_graph_launch_def = {
-    "launch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(graph_launch)),
-    METH_FASTCALL, "launch(stream=None)\n--\n\nReplay on `stream` (default: the captured one)."};
+PyMethodDef g_graph_launch_def = fastcall_method<graph_launch>(
+    "launch", "launch(stream=None)\n--\n\nReplay on `stream` (default: the captured one).");
 
 // update(source): a whole new definition of the same shape, through cuGraphExecUpdate.
 void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
@@ -104,43 +99,37 @@ void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* ar
 // calls, and nanobind's `*args` dispatch (an argument tuple, an overload pass and an index
 // cast per call) cost about as much as packing the arguments (bench graphs).
 PyObject* graph_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  try {
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject* target = nargs > 0 ? args[0] : nullptr;
-    if (kwnames && PyTuple_GET_SIZE(kwnames) != 0) {
-      // Only `update(target=source)` may use a keyword (as the nanobind signature allowed).
-      if (nargs != 0 || PyTuple_GET_SIZE(kwnames) != 1 ||
-          PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "target") != 0)
-        throw nb::type_error("Graph.update(index, *args) / update(source): the only keyword is target=");
-      target = args[0];
-    }
-    if (!target)
-      throw nb::type_error("Graph.update(index, *args) / update(source): missing the node index or source");
-    PyGraph& g = *nb::inst_ptr<PyGraph>(self);
-    Graph& graph = g.ready("Graph.update");
-    if (PyLong_Check(target)) [[likely]] {
-      update_node(g, graph, target, args + 1, static_cast<std::size_t>(nargs > 0 ? nargs - 1 : 0));
-    } else {
-      if (nargs > 1)
-        throw nb::type_error("Graph.update(source): takes no further arguments when "
-                             "given a GraphBuilder or Graph");
-      update_whole(g, graph, target);
-    }
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject* target = nargs > 0 ? args[0] : nullptr;
+  if (kwnames && PyTuple_GET_SIZE(kwnames) != 0) {
+    // Only `update(target=source)` may use a keyword (as the nanobind signature allowed).
+    if (nargs != 0 || PyTuple_GET_SIZE(kwnames) != 1 ||
+        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "target") != 0)
+      throw nb::type_error("Graph.update(index, *args) / update(source): the only keyword is target=");
+    target = args[0];
   }
+  if (!target)
+    throw nb::type_error("Graph.update(index, *args) / update(source): missing the node index or source");
+  PyGraph& g = *nb::inst_ptr<PyGraph>(self);
+  Graph& graph = g.ready("Graph.update");
+  if (PyLong_Check(target)) [[likely]] {
+    update_node(g, graph, target, args + 1, static_cast<std::size_t>(nargs > 0 ? nargs - 1 : 0));
+  } else {
+    if (nargs > 1)
+      throw nb::type_error("Graph.update(source): takes no further arguments when "
+                           "given a GraphBuilder or Graph");
+    update_whole(g, graph, target);
+  }
+  Py_RETURN_NONE;
 }
 
-PyMethodDef g_graph_update_def = {
-    "update", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(graph_update)),
-    METH_FASTCALL | METH_KEYWORDS,
+PyMethodDef g_graph_update_def = fastcall_method<graph_update>(
+    "update",
     "update(target, *args)\n--\n\n"
     "With an int `target`: give that kernel node the new arguments `args` (checked like a\n"
     "launch). With a finished GraphBuilder or a Graph of the same shape: make this\n"
     "instantiated graph run it through cuGraphExecUpdate, without instantiating again; a\n"
-    "ValueError names the node that prevents it."};
+    "ValueError names the node that prevents it.");
 
 }  // namespace
 
@@ -214,12 +203,8 @@ void bind_graph(nb::module_& m) {
 
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
   nb::handle graph_type = nb::type<PyGraph>();
-  for (PyMethodDef* def : {&g_graph_launch_def, &g_graph_update_def}) {
-    PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(graph_type.ptr()), def);
-    if (!method || PyObject_SetAttrString(graph_type.ptr(), def->ml_name, method) != 0)
-      throw nb::python_error();
-    Py_DECREF(method);
-  }
+  install_method(graph_type, &g_graph_launch_def);
+  install_method(graph_type, &g_graph_update_def);
 
   bind_graph_builder(m);
 }

@@ -14,6 +14,7 @@
 #include "interop/interop.h"
 #include "launch/launch_config_args.h"
 #include "launch/launch_state.h"
+#include "toolkit/fastcall.h"
 #include "tma/py_tensor_map.h"
 
 namespace nb = nanobind;
@@ -33,56 +34,50 @@ PyTypeObject* g_kernel_type = nullptr;
 // Per-position type decisions for the general path (the GIL serializes its use).
 ArgSlot g_general_slots[ParamPacker::kMaxParamBytes / 4];
 
-PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  try {
-    if (nargs < 3)
-      throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
-    // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
-    std::optional<Stream> adopted;
-    if (Py_TYPE(args[0]) != g_stream_type) adopted.emplace(to_stream(args[0], "launch"));
-    const Stream& stream = adopted ? *adopted : *nb::inst_ptr<Stream>(args[0]);
-    if (!PyObject_TypeCheck(args[1], g_config_type))
-      throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
-                            std::string(Py_TYPE(args[1])->tp_name)).c_str());
-    if (!PyObject_TypeCheck(args[2], g_kernel_type))
-      throw nb::type_error(("launch: kernel must be a nanocuda.Kernel, got " +
-                            std::string(Py_TYPE(args[2])->tp_name)).c_str());
-    const LaunchConfig& config = *nb::inst_ptr<LaunchConfig>(args[1]);
-    const Kernel& kernel = *nb::inst_ptr<Kernel>(args[2]);
-    const ParamLayout& layout = kernel.param_layout();
-    alignas(16) unsigned char storage[4096];
-    void* pointers[512];
-    ParamBuffer big;
-    unsigned char* buf = storage;
-    void** ptrs = pointers;
-    if (layout.total_size() > sizeof storage || layout.count() > 512) [[unlikely]] {
-      big = ParamBuffer(layout);
-      buf = big.data();
-      ptrs = big.pointers();
-    }
-    ParamPacker packer(layout, kernel.name(), buf, ptrs);
-    pack_args(packer, args + 3, static_cast<std::size_t>(nargs - 3), stream.device().ordinal(),
-              g_general_slots);
-    make_launch_context_current(stream.context().handle());
-    LaunchTarget target{kernel.function(stream.context()), kernel.name(), &layout, nullptr};
-    launch_packed(stream, config, target, ptrs);
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
+NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 3)
+    throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
+  // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
+  std::optional<Stream> adopted;
+  if (Py_TYPE(args[0]) != g_stream_type) adopted.emplace(to_stream(args[0], "launch"));
+  const Stream& stream = adopted ? *adopted : *nb::inst_ptr<Stream>(args[0]);
+  if (!PyObject_TypeCheck(args[1], g_config_type))
+    throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
+                          std::string(Py_TYPE(args[1])->tp_name)).c_str());
+  if (!PyObject_TypeCheck(args[2], g_kernel_type))
+    throw nb::type_error(("launch: kernel must be a nanocuda.Kernel, got " +
+                          std::string(Py_TYPE(args[2])->tp_name)).c_str());
+  const LaunchConfig& config = *nb::inst_ptr<LaunchConfig>(args[1]);
+  const Kernel& kernel = *nb::inst_ptr<Kernel>(args[2]);
+  const ParamLayout& layout = kernel.param_layout();
+  alignas(16) unsigned char storage[4096];
+  void* pointers[512];
+  ParamBuffer big;
+  unsigned char* buf = storage;
+  void** ptrs = pointers;
+  if (layout.total_size() > sizeof storage || layout.count() > 512) [[unlikely]] {
+    big = ParamBuffer(layout);
+    buf = big.data();
+    ptrs = big.pointers();
   }
+  ParamPacker packer(layout, kernel.name(), buf, ptrs);
+  pack_args(packer, args + 3, static_cast<std::size_t>(nargs - 3), stream.device().ordinal(),
+            g_general_slots);
+  make_launch_context_current(stream.context().handle());
+  LaunchTarget target{kernel.function(stream.context()), kernel.name(), &layout, nullptr};
+  launch_packed(stream, config, target, ptrs);
+  Py_RETURN_NONE;
 }
 
-PyMethodDef g_launch_def = {
-    "launch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(launch_fastcall)),
-    METH_FASTCALL,
+PyMethodDef g_launch_def = fastcall_method<launch_fastcall>(
+    "launch",
     "launch(stream, config, kernel, *args)\n--\n\nLaunch `kernel` with `config` on `stream`. "
     "Arguments are checked against the kernel's real parameter layout (count and every "
     "size). For hot loops, bind once with kernel.bind(config, stream) and call the Launcher.\n\n"
     "Example::\n\n"
     "    kernel = nanocuda.compile(src).get_kernel(\"saxpy\")\n"
     "    config = nanocuda.LaunchConfig(grid=(n + 255) // 256, block=256)\n"
-    "    nanocuda.launch(stream, config, kernel, 2.0, x, y, out, n)\n"};
+    "    nanocuda.launch(stream, config, kernel, 2.0, x, y, out, n)\n");
 
 // --- the bound Launcher: a raw CPython type whose call is a vectorcall --------------------
 
@@ -97,22 +92,17 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
                               PyObject* kwnames) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   std::size_t n = PyVectorcall_NARGS(nargsf);
-  try {
-    if (kwnames) [[unlikely]] {
-      // The only keyword is stream=, for launching a bound kernel on another stream.
-      if (PyTuple_GET_SIZE(kwnames) != 1 ||
-          PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "stream") != 0)
-        throw nb::type_error("Launcher call: the only keyword argument is stream=");
-      Stream s = stream_arg(args[n], l->state->bound.stream(), "Launcher");
-      l->state->call(args, n, s);
-    } else {
-      l->state->call(args, n, l->state->bound.stream());
-    }
-    Py_RETURN_NONE;
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
+  if (kwnames) [[unlikely]] {
+    // The only keyword is stream=, for launching a bound kernel on another stream.
+    if (PyTuple_GET_SIZE(kwnames) != 1 ||
+        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "stream") != 0)
+      throw nb::type_error("Launcher call: the only keyword argument is stream=");
+    Stream s = stream_arg(args[n], l->state->bound.stream(), "Launcher");
+    l->state->call(args, n, s);
+  } else {
+    l->state->call(args, n, l->state->bound.stream());
   }
+  Py_RETURN_NONE;
 }
 
 void launcher_dealloc(PyObject* self) {
@@ -179,7 +169,7 @@ nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::
   }
   auto* obj = PyObject_New(LauncherObject, g_launcher_type);
   if (!obj) throw nb::python_error();
-  obj->vectorcall = launcher_vectorcall;
+  obj->vectorcall = guarded<launcher_vectorcall>;
   obj->kernel_obj = nb::borrow(kernel_obj).release().ptr();
   obj->state = state.release();
   return nb::steal(reinterpret_cast<PyObject*>(obj));
@@ -293,8 +283,7 @@ void bind_launch(nb::module_& m) {
     return reinterpret_cast<PyTensorMap*>(obj)->bytes;
   });
 
-  PyObject* fn = PyCFunction_NewEx(&g_launch_def, nullptr, m.attr("__name__").ptr());
-  m.attr("launch") = nb::steal(fn);
+  add_function(m, &g_launch_def);
 
   g_launcher_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&g_launcher_spec));
   if (!g_launcher_type) throw nb::python_error();

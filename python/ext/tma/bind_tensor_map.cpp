@@ -15,6 +15,7 @@
 #include "tma/py_tensor_map.h"
 #include "tma/tensor_map_args.h"
 #include "tma/tensor_map_create.h"
+#include "toolkit/fastcall.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -50,25 +51,13 @@ nb::bytes to_bytes(nb::handle self) {
   return nb::bytes(reinterpret_cast<const char*>(self_of(self).bytes), 128);
 }
 
-void add_static(nb::handle type, PyMethodDef* def) {
-  nb::object fn = nb::steal(PyCFunction_NewEx(def, nullptr, nullptr));
-  nb::object sm = nb::steal(PyStaticMethod_New(fn.ptr()));
-  if (!fn.is_valid() || !sm.is_valid() || PyObject_SetAttrString(type.ptr(), def->ml_name, sm.ptr()))
-    throw nb::python_error();
-}
-
 PyObject* tensor_map_repr(PyObject* self) {
-  try {
-    return PyUnicode_FromString(describe_map(nb::handle(self)).c_str());
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
+  return PyUnicode_FromString(describe_map(nb::handle(self)).c_str());
 }
 
 PyType_Slot g_tensor_map_slots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(py_tensor_map_dealloc)},
-    {Py_tp_repr, reinterpret_cast<void*>(tensor_map_repr)},
+    {Py_tp_repr, reinterpret_cast<void*>(guarded<tensor_map_repr>)},
     {Py_tp_richcompare, reinterpret_cast<void*>(py_tensor_map_richcompare)},
     {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
                                   "by value as `const __grid_constant__ CUtensorMap`.")},
@@ -145,8 +134,8 @@ void bind_tensor_map(nb::module_& m) {
             if (s.kind == PyTensorMap::Kind::Im2col) return tensor_map_geometry(TensorMap::validate(s.im2col), false);
             return nb::none();
           }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
-  add_static(type, &g_tiled_def);
-  add_static(type, &g_tiled_from_pointer_def);
+  install_method(type, &g_tiled_def, true);
+  install_method(type, &g_tiled_from_pointer_def, true);
 }
 
 }  // namespace nanocuda::py

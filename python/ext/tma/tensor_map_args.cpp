@@ -13,6 +13,8 @@
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tma_dtype.h"
 #include "nanocuda/tma/tma_names.h"
+#include "toolkit/torch_tensor.h"
+#include "toolkit/type_cache.h"
 
 namespace nb = nanobind;
 
@@ -29,30 +31,11 @@ CUtensorMapDataType tma_dtype(const DType& d, const char* where) {
 }
 
 // torch dtype objects are process-lifetime singletons: remember their TMA type by address.
-struct DtypeCache {
-  std::array<PyObject*, 16> keys{};
-  std::array<CUtensorMapDataType, 16> values{};
-  std::size_t next = 0;
-};
-DtypeCache g_dtypes;
+TypeCache<CUtensorMapDataType, 16> g_dtypes;
 
 CUtensorMapDataType torch_dtype(PyObject* dt, const char* where) {
-  for (std::size_t i = 0; i < g_dtypes.keys.size(); ++i)
-    if (g_dtypes.keys[i] == dt) return g_dtypes.values[i];
-  CUtensorMapDataType t = tma_dtype(parse_dtype(nb::handle(dt)), where);
-  std::size_t slot = g_dtypes.next++ % g_dtypes.keys.size();
-  Py_INCREF(dt);
-  Py_XDECREF(g_dtypes.keys[slot]);
-  g_dtypes.keys[slot] = dt;
-  g_dtypes.values[slot] = t;
-  return t;
-}
-
-nb::object call_method(nb::handle obj, PyObject* name) {
-  PyObject* args[] = {obj.ptr()};
-  PyObject* r = PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
-  if (!r) throw nb::python_error();
-  return nb::steal(r);
+  if (const CUtensorMapDataType* t = g_dtypes.find(dt)) return *t;
+  return g_dtypes.put(dt, tma_dtype(parse_dtype(nb::handle(dt)), where));
 }
 
 void check_rank(std::size_t rank, const char* where) {
@@ -84,23 +67,14 @@ void finish(TensorGeometry& g, const std::int64_t* strides, int itemsize, const 
 }
 
 void torch_geometry(nb::handle t, TensorGeometry& g, const char* where) {
-  static PyObject* s_data_ptr = PyUnicode_InternFromString("data_ptr");
-  static PyObject* s_get_device = PyUnicode_InternFromString("get_device");
-  static PyObject* s_stride = PyUnicode_InternFromString("stride");
-  static PyObject* s_dtype = PyUnicode_InternFromString("dtype");
-  static PyObject* s_shape = PyUnicode_InternFromString("shape");
-  long dev = PyLong_AsLong(call_method(t, s_get_device).ptr());
+  long dev = torch::device(t.ptr());
   if (dev < 0)
     value_error(std::string(where) + ": the tensor must be on a CUDA device, but the torch "
                 "tensor lives on the CPU (move it to the GPU first)");
-  g.ptr = PyLong_AsUnsignedLongLong(call_method(t, s_data_ptr).ptr());
-  nb::object dt = nb::steal(PyObject_GetAttr(t.ptr(), s_dtype));
-  if (!dt.is_valid()) throw nb::python_error();
-  g.dtype = torch_dtype(dt.ptr(), where);
-  nb::object shape = nb::steal(PyObject_GetAttr(t.ptr(), s_shape));  // torch.Size: a tuple
-  nb::object stride = call_method(t, s_stride);
-  if (!shape.is_valid() || !PyTuple_Check(shape.ptr()) || !PyTuple_Check(stride.ptr()))
-    throw nb::python_error();
+  g.ptr = torch::data_ptr(t.ptr());
+  g.dtype = torch_dtype(torch::dtype(t.ptr()).ptr(), where);
+  nb::tuple shape = torch::shape(t.ptr());
+  nb::tuple stride = torch::stride(t.ptr());
   const Py_ssize_t r = PyTuple_GET_SIZE(shape.ptr());
   check_rank(static_cast<std::size_t>(r), where);
   g.rank = static_cast<std::uint32_t>(r);
@@ -245,15 +219,8 @@ TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
 CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
   if (PyLong_Check(dtype.ptr())) return static_cast<CUtensorMapDataType>(PyLong_AsLong(dtype.ptr()));
   // Names in user code are interned constants and dtypes are singletons: by address first.
-  for (std::size_t i = 0; i < g_dtypes.keys.size(); ++i)
-    if (g_dtypes.keys[i] == dtype.ptr()) return g_dtypes.values[i];
-  CUtensorMapDataType t = parse_tma_dtype_slow(dtype, where);
-  std::size_t slot = g_dtypes.next++ % g_dtypes.keys.size();
-  Py_INCREF(dtype.ptr());
-  Py_XDECREF(g_dtypes.keys[slot]);
-  g_dtypes.keys[slot] = dtype.ptr();
-  g_dtypes.values[slot] = t;
-  return t;
+  if (const CUtensorMapDataType* t = g_dtypes.find(dtype.ptr())) return *t;
+  return g_dtypes.put(dtype.ptr(), parse_tma_dtype_slow(dtype, where));
 }
 
 CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where) {

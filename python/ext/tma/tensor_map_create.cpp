@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "toolkit/fastcall_signature.h"
+#include "toolkit/fastcall.h"
 #include "nanocuda/tma/tiled_memo.h"
 #include "nanocuda/driver/error.h"
 #include "toolkit/py_int.h"
@@ -243,67 +244,54 @@ namespace {
 // TensorMap.tiled and tiled_from_pointer are called per kernel launch in seed-000 style
 // loops, so they skip nanobind's generic keyword dispatch.
 PyObject* tiled_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  try {
-    static FastcallSignature<8> sig(kTiled, {"tensor", "box", "element_strides", "interleave",
-                                             "swizzle", "l2_promotion", "oob_fill", "validate_only"}, 2);
-    std::array<PyObject*, 8> a;
-    sig.match(args, nargs, kwnames, a);
-    if (!a[0]) sig.missing(0);
-    if (!a[1]) sig.missing(1);
-    bool vo = a[7] && PyObject_IsTrue(a[7]);
-    return tiled(a.data(), vo).release().ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
-  }
+  static FastcallSignature<8> sig(kTiled, {"tensor", "box", "element_strides", "interleave",
+                                           "swizzle", "l2_promotion", "oob_fill", "validate_only"}, 2);
+  std::array<PyObject*, 8> a;
+  sig.match(args, nargs, kwnames, a);
+  if (!a[0]) sig.missing(0);
+  if (!a[1]) sig.missing(1);
+  bool vo = a[7] && PyObject_IsTrue(a[7]);
+  return tiled(a.data(), vo).release().ptr();
 }
 
 PyObject* tiled_from_pointer_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                   PyObject* kwnames) {
-  try {
-    static FastcallSignature<11> sig("TensorMap.tiled_from_pointer",
-                                     {"ptr", "dtype", "shape", "strides_bytes", "box",
-                                      "element_strides", "interleave", "swizzle", "l2_promotion",
-                                      "oob_fill", "validate_only"}, 4);
-    std::array<PyObject*, 11> a;
-    sig.match(args, nargs, kwnames, a);
-    if (!a[0]) sig.missing(0);
-    if (!a[1]) sig.missing(1);
-    if (!a[2]) sig.missing(2);
-    if (!a[4]) sig.missing(4);
-    long long small;
-    std::uint64_t ptr;
-    if (PyLong_CheckExact(a[0]) && read_small_int(a[0], &small) && small >= 0) [[likely]] {
-      ptr = static_cast<std::uint64_t>(small);
-    } else {
-      ptr = PyLong_AsUnsignedLongLong(a[0]);
-      if (PyErr_Occurred()) throw nb::python_error();
-    }
-    bool vo = a[10] && PyObject_IsTrue(a[10]);
-    return tiled_from_pointer(ptr, a.data(), vo).release().ptr();
-  } catch (...) {
-    set_error_from_current_exception();
-    return nullptr;
+  static FastcallSignature<11> sig("TensorMap.tiled_from_pointer",
+                                   {"ptr", "dtype", "shape", "strides_bytes", "box",
+                                    "element_strides", "interleave", "swizzle", "l2_promotion",
+                                    "oob_fill", "validate_only"}, 4);
+  std::array<PyObject*, 11> a;
+  sig.match(args, nargs, kwnames, a);
+  if (!a[0]) sig.missing(0);
+  if (!a[1]) sig.missing(1);
+  if (!a[2]) sig.missing(2);
+  if (!a[4]) sig.missing(4);
+  long long small;
+  std::uint64_t ptr;
+  if (PyLong_CheckExact(a[0]) && read_small_int(a[0], &small) && small >= 0) [[likely]] {
+    ptr = static_cast<std::uint64_t>(small);
+  } else {
+    ptr = PyLong_AsUnsignedLongLong(a[0]);
+    if (PyErr_Occurred()) throw nb::python_error();
   }
+  bool vo = a[10] && PyObject_IsTrue(a[10]);
+  return tiled_from_pointer(ptr, a.data(), vo).release().ptr();
 }
 
 }  // namespace
 
-PyMethodDef g_tiled_def = {
-    "tiled", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tiled_fast)),
-    METH_FASTCALL | METH_KEYWORDS,
+PyMethodDef g_tiled_def = fastcall_method<tiled_fast>(
+    "tiled",
     "tiled(tensor, box, *, element_strides=None, interleave=None, swizzle=None, "
     "l2_promotion=None, oob_fill=None, validate_only=False)\n--\n\n"
     "A tiled map over a torch/CuPy tensor, Buffer (with dtype and shape), DLPack or CUDA-array-"
-    "interface object; dtype, shape and strides are read from it. `box` is row-major."};
+    "interface object; dtype, shape and strides are read from it. `box` is row-major.");
 
-PyMethodDef g_tiled_from_pointer_def = {
+PyMethodDef g_tiled_from_pointer_def = fastcall_method<tiled_from_pointer_fast>(
     "tiled_from_pointer",
-    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tiled_from_pointer_fast)),
-    METH_FASTCALL | METH_KEYWORDS,
     "tiled_from_pointer(ptr, dtype, shape, strides_bytes=None, *, box, element_strides=None, "
     "interleave=None, swizzle=None, l2_promotion=None, oob_fill=None, validate_only=False)"
-    "\n--\n\nA tiled map over raw device memory with explicit row-major geometry."};
+    "\n--\n\nA tiled map over raw device memory with explicit row-major geometry.");
 
 
 }  // namespace nanocuda::py

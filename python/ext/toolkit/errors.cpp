@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "bindings.h"
+#include "toolkit/fastcall.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/driver/error.h"
 

@@ -1,0 +1,42 @@
+// The README's C++ quickstart as a program the build compiles (test_layout keeps the two equal).
+//
+//   ./nanocuda_example_quickstart       (prints "nanocuda: no NVIDIA driver ..." without a GPU)
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "nanocuda/nanocuda.h"
+
+int main() try {
+  const char* src = R"(
+extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, size_t n) {
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * x[i] + y[i];
+})";
+  const unsigned n = 1 << 20;
+  // README: begin
+  auto stream = nanocuda::Stream::create(nanocuda::Device(0));
+  auto kernel = nanocuda::Program(src).compile().get_kernel("saxpy");  // NVRTC, cached on disk
+  nanocuda::Buffer x(4 * n, stream), y(4 * n, stream), out(4 * n, stream);
+  nanocuda::LaunchConfig config{{(n + 255) / 256, 1, 1}, {256, 1, 1}};
+  nanocuda::launch(stream, config, kernel, 2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));
+  auto saxpy = kernel.bind(config, stream);  // hot loops: bind once
+  saxpy(2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));  // count and every size checked
+  // README: end
+
+  // Not in the README: inputs and a check, so the program says whether it worked.
+  std::vector<float> hx(n, 1.5f), hy(n, 0.25f), hout(n);
+  nanocuda::copy_async(x.ptr(), reinterpret_cast<CUdeviceptr>(hx.data()), 4 * n, stream);
+  nanocuda::copy_async(y.ptr(), reinterpret_cast<CUdeviceptr>(hy.data()), 4 * n, stream);
+  saxpy(2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));
+  nanocuda::copy_async(reinterpret_cast<CUdeviceptr>(hout.data()), out.ptr(), 4 * n, stream);
+  stream.sync();
+  bool ok = true;
+  for (float v : hout) ok = ok && std::fabs(v - 3.25f) < 1e-6f;
+  std::printf("saxpy on %u floats: %s\n", n, ok ? "correct" : "WRONG");
+  return ok ? 0 : 1;
+} catch (const std::exception& e) {  // no driver, no NVRTC, a CUDA error
+  std::fprintf(stderr, "nanocuda: %s\n", e.what());
+  return 2;
+}
