@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -57,19 +56,17 @@ bool is_file(const std::string& path) {
 // it first from NVRTC's own folder makes NVRTC's later dlopen find it by its soname. A failure
 // is kept (the loader's reason) and added to a compile error that mentions the builtins.
 void preload_builtins(NvrtcApi& api, int major, int minor) {
+  namespace fs = std::filesystem;
   const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
-  std::string dirs[2];
-  if (auto slash = api.path.rfind('/'); slash != std::string::npos) dirs[0] = api.path.substr(0, slash);
-  if (char* real = ::realpath(api.path.c_str(), nullptr)) {
-    std::string r = real;
-    std::free(real);
-    if (auto slash = r.rfind('/'); slash != std::string::npos) dirs[1] = r.substr(0, slash);
-  }
-  for (const auto& dir : dirs) {
-    if (dir.empty() || !is_file(dir + "/" + name)) continue;
-    if (::dlopen((dir + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return;
+  std::error_code ec;
+  const fs::path given = fs::path(api.path).parent_path();
+  const fs::path real = fs::canonical(api.path, ec).parent_path();  // empty on error: skipped
+  for (const fs::path& dir : {given, real}) {
+    if (dir.empty() || !is_file((dir / name).string())) continue;
+    const std::string path = (dir / name).string();
+    if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return;
     const char* why = ::dlerror();
-    api.builtins_error = dir + "/" + name + ": " + (why ? why : "dlopen failed");
+    api.builtins_error = path + ": " + (why ? why : "dlopen failed");
     return;
   }
 }
