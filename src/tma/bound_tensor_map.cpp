@@ -13,7 +13,7 @@ const CUtensorMap& BoundTensorMap::update(const TensorGeometry& g) {
       return *hit;
     }
     detail::AnyContext context;  // cuTensorMapReplaceAddress needs a current context
-    return cache_.swap(g.ptr, DescriptorCache::kAnyContext);
+    return *cache_.swap(g.ptr, DescriptorCache::kAnyContext);  // the template's is there
   }
   TiledParams next = template_;  // same box and options, new geometry
   next.dtype = g.dtype;

@@ -37,18 +37,6 @@ bool DescriptorCache::same_tensor(const TensorGeometry& t) const noexcept {
   return diff == 0;
 }
 
-const CUtensorMap* DescriptorCache::find(std::uint64_t address, CUcontext context) const noexcept {
-  if (context != context_ || !count_) return nullptr;
-  if (recent_[newest_].address == address) return &recent_[newest_].map;  // the usual hit
-  for (unsigned i = 0; i < count_; ++i)
-    if (recent_[i].address == address) return &recent_[i].map;
-  return nullptr;
-}
-
-const CUtensorMap* DescriptorCache::latest(CUcontext context) const noexcept {
-  return context == context_ && count_ ? &recent_[newest_].map : nullptr;
-}
-
 bool DescriptorCache::at(std::uint64_t address, CUtensorMap& out) {
   if (!valid_ || (address & (address_align_ - 1)) != 0) return false;
   AnyContext context;
@@ -57,13 +45,16 @@ bool DescriptorCache::at(std::uint64_t address, CUtensorMap& out) {
     ++stats.reuses;
     return true;
   }
-  if (!latest(context.get())) return false;
-  out = swap(address, context.get());
+  const CUtensorMap* swapped = swap(address, context.get());
+  if (!swapped) return false;
+  out = *swapped;
   return true;
 }
 
-const CUtensorMap& DescriptorCache::swap(std::uint64_t address, CUcontext context) {
-  CUtensorMap map = *latest(context);
+const CUtensorMap* DescriptorCache::swap(std::uint64_t address, CUcontext context) {
+  const CUtensorMap* newest = latest(context);
+  if (!newest) return nullptr;
+  CUtensorMap map = *newest;
   NANOCUDA_CALL(cuTensorMapReplaceAddress, [&] {
     TiledParams p = geometry_;
     p.address = address;
@@ -71,7 +62,7 @@ const CUtensorMap& DescriptorCache::swap(std::uint64_t address, CUcontext contex
   }, &map, reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
   add(address, map);
   ++stats.address_swaps;
-  return recent_[newest_].map;
+  return &recent_[newest_].map;
 }
 
 const CUtensorMap& DescriptorCache::encode(const TiledParams& p, bool keyed_on_context) {
@@ -92,11 +83,6 @@ void DescriptorCache::start(const TiledParams& p, CUcontext context,
   count_ = 0;
   newest_ = 0;
   add(p.address, map);
-}
-
-void DescriptorCache::add(std::uint64_t address, const CUtensorMap& map) noexcept {
-  newest_ = count_ < recent_.size() ? count_++ : (newest_ + 1) % recent_.size();
-  recent_[newest_] = Recent{address, map};
 }
 
 }  // namespace nanocuda::detail

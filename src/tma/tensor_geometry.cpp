@@ -28,7 +28,8 @@ std::string describe_dtype(dlpack::DataType d) {
 
 // Row-major element strides (nullptr: compact) to bytes, checking the innermost dimension
 // is contiguous; t.ndim was checked to be 1..5.
-TensorGeometry finish(const dlpack::Tensor& t, CUtensorMapDataType dtype, const char* where) {
+TensorGeometry finish(const dlpack::Tensor& t, CUtensorMapDataType dtype, std::uint64_t itemsize,
+                      const char* where) {
   TensorGeometry g;
   g.ptr = reinterpret_cast<std::uint64_t>(t.data) + t.byte_offset;
   g.dtype = dtype;
@@ -49,7 +50,6 @@ TensorGeometry finish(const dlpack::Tensor& t, CUtensorMapDataType dtype, const 
     value_error(std::string(where) + ": the innermost dimension must be contiguous (stride 1), "
                 "but the tensor's innermost stride is " + std::to_string(strides[r - 1]) +
                 " elements; make it contiguous first");
-  const auto itemsize = static_cast<std::uint64_t>(tensor_map_element_bits(dtype) / 8);
   g.strides[r - 1] = itemsize;
   for (std::uint32_t i = r - 1; i-- > 0;) {
     if (g.shape[i] == 1) {
@@ -81,13 +81,13 @@ TensorGeometry tensor_geometry(const dlpack::Tensor& t, const char* where, const
   if (!dtype) [[unlikely]]  // throws: named by the caller's table, which may refuse first
     dtype = tma_data_type(t.dtype, dtype_name ? dtype_name(t.dtype) : describe_dtype(t.dtype), where);
   check_tensor_rank(t.ndim, where);
-  return finish(t, *dtype, where);
+  return finish(t, *dtype, t.dtype.bits / 8u, where);  // every accepted type: whole bytes
 }
 
 TensorGeometry tensor_geometry(const dlpack::Tensor& t, CUtensorMapDataType dtype,
                                const char* where) {
   check_tensor_rank(t.ndim, where);
-  return finish(t, dtype, where);
+  return finish(t, dtype, static_cast<std::uint64_t>(tensor_map_element_bits(dtype) / 8), where);
 }
 
 }  // namespace nanocuda

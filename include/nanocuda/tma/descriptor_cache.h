@@ -35,10 +35,19 @@ class DescriptorCache {
   // The tensor half of that test (dtype, shape, strides, address rule), for an owner whose
   // box and options never change (a bound parameter's template).
   [[nodiscard]] bool same_tensor(const TensorGeometry& g) const noexcept;
-  // The remembered descriptor for `address` made under `context`, or nullptr.
-  [[nodiscard]] const CUtensorMap* find(std::uint64_t address, CUcontext context) const noexcept;
+  // The remembered descriptor for `address` made under `context`, or nullptr. (Inline, like
+  // latest and add: they sit on every hit path.)
+  [[nodiscard]] const CUtensorMap* find(std::uint64_t address, CUcontext context) const noexcept {
+    if (context != context_ || !count_) return nullptr;
+    if (recent_[newest_].address == address) return &recent_[newest_].map;  // the usual hit
+    for (unsigned i = 0; i < count_; ++i)
+      if (recent_[i].address == address) return &recent_[i].map;
+    return nullptr;
+  }
   // The newest descriptor of the geometry (any address), or nullptr if made under another key.
-  [[nodiscard]] const CUtensorMap* latest(CUcontext context) const noexcept;
+  [[nodiscard]] const CUtensorMap* latest(CUcontext context) const noexcept {
+    return context == context_ && count_ ? &recent_[newest_].map : nullptr;
+  }
 
   // The remembered geometry's descriptor at `address`, into `out`: a remembered one, or an
   // address swap on a copy of the newest, in the current context (made current if none).
@@ -47,16 +56,20 @@ class DescriptorCache {
   // then takes the full path (encode). The per-thread path of TensorMap::tiled.
   bool at(std::uint64_t address, CUtensorMap& out);
 
-  // The newest descriptor (latest(context) must exist) with `address` swapped in
-  // (cuTensorMapReplaceAddress; needs a current context), remembered and returned.
-  const CUtensorMap& swap(std::uint64_t address, CUcontext context);
+  // The newest descriptor made under `context` with `address` swapped in
+  // (cuTensorMapReplaceAddress; needs a current context), remembered and returned; nullptr,
+  // with nothing done, when there is none.
+  const CUtensorMap* swap(std::uint64_t address, CUcontext context);
   // Validates `p` (throwing before anything changes), encodes it (needs a current context)
   // and starts remembering it under the current context (keyed_on_context) or kAnyContext.
   const CUtensorMap& encode(const TiledParams& p, bool keyed_on_context);
 
   // A new geometry (forgets the old one's descriptors), or a new address of the same one.
   void start(const TiledParams& p, CUcontext context, const CUtensorMap& map) noexcept;
-  void add(std::uint64_t address, const CUtensorMap& map) noexcept;
+  void add(std::uint64_t address, const CUtensorMap& map) noexcept {
+    newest_ = count_ < recent_.size() ? count_++ : (newest_ + 1) % recent_.size();
+    recent_[newest_] = Recent{address, map};
+  }
 
   // Changes whenever the remembered geometry does; unique in the process, so a caller that
   // saw this cache hold a geometry can later skip same_geometry() while it is unchanged.
