@@ -27,16 +27,6 @@ bool DescriptorCache::same_geometry(const TiledParams& p) const noexcept {
          p.options.oob_fill == g.options.oob_fill;
 }
 
-bool DescriptorCache::same_tensor(const TensorGeometry& t) const noexcept {
-  const TiledParams& g = geometry_;
-  if (!valid_ || t.rank != g.rank || t.dtype != g.dtype || (t.ptr & (address_align_ - 1)) != 0)
-    return false;
-  std::uint64_t diff = 0;
-  for (std::uint32_t i = 0; i < t.rank && i < kTensorMapMaxRank; ++i)
-    diff |= (t.shape[i] ^ g.shape[i]) | (t.strides[i] ^ g.strides[i]);
-  return diff == 0;
-}
-
 bool DescriptorCache::at(std::uint64_t address, CUtensorMap& out) {
   if (!valid_ || (address & (address_align_ - 1)) != 0) return false;
   AnyContext context;

@@ -28,8 +28,10 @@ std::string describe_dtype(dlpack::DataType d) {
 
 // Row-major element strides (nullptr: compact) to bytes, checking the innermost dimension
 // is contiguous; t.ndim was checked to be 1..5.
-TensorGeometry finish(const dlpack::Tensor& t, CUtensorMapDataType dtype, std::uint64_t itemsize,
-                      const char* where) {
+// Inlined into both callers: it is most of the per-tensor work.
+[[gnu::always_inline]] inline TensorGeometry finish(const dlpack::Tensor& t,
+                                                    CUtensorMapDataType dtype,
+                                                    std::uint64_t itemsize, const char* where) {
   TensorGeometry g;
   g.ptr = reinterpret_cast<std::uint64_t>(t.data) + t.byte_offset;
   g.dtype = dtype;
@@ -64,12 +66,15 @@ TensorGeometry finish(const dlpack::Tensor& t, CUtensorMapDataType dtype, std::u
   return g;
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] void rank_error(std::int64_t rank, const char* where) {
+  value_error(std::string(where) + ": rank must be 1..5, got " + std::to_string(rank) +
+              " (the tensor's number of dimensions)");
+}
+
 }  // namespace
 
 void check_tensor_rank(std::int64_t rank, const char* where) {
-  if (rank < 1 || rank > kTensorMapMaxRank)
-    value_error(std::string(where) + ": rank must be 1..5, got " + std::to_string(rank) +
-                " (the tensor's number of dimensions)");
+  if (rank < 1 || rank > kTensorMapMaxRank) rank_error(rank, where);
 }
 
 TensorGeometry tensor_geometry(const dlpack::Tensor& t, const char* where, const char* object,
@@ -80,13 +85,13 @@ TensorGeometry tensor_geometry(const dlpack::Tensor& t, const char* where, const
   std::optional<CUtensorMapDataType> dtype = tma_data_type_if_supported(t.dtype);
   if (!dtype) [[unlikely]]  // throws: named by the caller's table, which may refuse first
     dtype = tma_data_type(t.dtype, dtype_name ? dtype_name(t.dtype) : describe_dtype(t.dtype), where);
-  check_tensor_rank(t.ndim, where);
+  if (t.ndim < 1 || t.ndim > kTensorMapMaxRank) [[unlikely]] rank_error(t.ndim, where);
   return finish(t, *dtype, t.dtype.bits / 8u, where);  // every accepted type: whole bytes
 }
 
 TensorGeometry tensor_geometry(const dlpack::Tensor& t, CUtensorMapDataType dtype,
                                const char* where) {
-  check_tensor_rank(t.ndim, where);
+  if (t.ndim < 1 || t.ndim > kTensorMapMaxRank) [[unlikely]] rank_error(t.ndim, where);
   return finish(t, dtype, static_cast<std::uint64_t>(tensor_map_element_bits(dtype) / 8), where);
 }
 

@@ -34,13 +34,20 @@ class DescriptorCache {
   [[nodiscard]] bool same_geometry(const TiledParams& p) const noexcept;
   // The tensor half of that test (dtype, shape, strides, address rule), for an owner whose
   // box and options never change (a bound parameter's template).
-  [[nodiscard]] bool same_tensor(const TensorGeometry& g) const noexcept;
+  [[nodiscard]] bool same_tensor(const TensorGeometry& t) const noexcept {
+    const TiledParams& g = geometry_;
+    if (!valid_ || t.rank != g.rank || t.dtype != g.dtype || (t.ptr & (address_align_ - 1)) != 0)
+      return false;
+    std::uint64_t diff = 0;
+    for (std::uint32_t i = 0; i < t.rank && i < kTensorMapMaxRank; ++i)
+      diff |= (t.shape[i] ^ g.shape[i]) | (t.strides[i] ^ g.strides[i]);
+    return diff == 0;
+  }
   // The remembered descriptor for `address` made under `context`, or nullptr. (Inline, like
   // latest and add: they sit on every hit path.)
   [[nodiscard]] const CUtensorMap* find(std::uint64_t address, CUcontext context) const noexcept {
-    if (context != context_ || !count_) return nullptr;
-    if (recent_[newest_].address == address) return &recent_[newest_].map;  // the usual hit
-    for (unsigned i = 0; i < count_; ++i)
+    if (context != context_) return nullptr;
+    for (unsigned i = 0; i < count_; ++i)  // oldest first: a bound map's template is slot 0
       if (recent_[i].address == address) return &recent_[i].map;
     return nullptr;
   }
