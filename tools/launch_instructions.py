@@ -4,6 +4,7 @@ a stable measure of the host-side cost, for before/after comparisons of the hot 
 
     cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
     python3 tools/launch_instructions.py /tmp/libcuda_mock.so
+    python3 tools/launch_instructions.py /tmp/libcuda_mock.so --tma   # the TMA paths instead
 
 Each figure is the difference between a run with CALLS calls and one with none, divided by
 CALLS, counting only instructions executed in nanocuda's extension (which holds libnanocuda)
@@ -17,6 +18,7 @@ import sys
 import tempfile
 
 CALLS = 20000
+TMA_CALLS = 5000  # six workloads, each run twice under callgrind
 KERNEL = r'''extern "C" __global__ void k(const float* a, const float* b, float* c, int n) {}'''
 
 
@@ -34,6 +36,49 @@ def workload(launcher_calls: int, launch_calls: int) -> None:
         run(a, b, c, 4)
     for _ in range(launch_calls):
         nanocuda.launch(stream, cfg, k, a, b, c, 4)
+
+
+TMA_WORKLOADS = {
+    "tiled_from_pointer, 3 addresses (reuse)": ("from_pointer", 3),
+    "tiled_from_pointer, 8 addresses (swap)": ("from_pointer", 8),
+    "tiled(tensor, box), 3 addresses (reuse)": ("tiled", 3),
+    "tiled(tensor, box), 8 addresses (swap)": ("tiled", 8),
+    "bound-map Launcher call, 3 addresses (reuse)": ("bound", 3),
+    "bound-map Launcher call, 8 addresses (swap)": ("bound", 8),
+}
+
+
+def tma_workload(kind: str, addresses: int, calls: int) -> None:
+    """seed-001 geometry (512x512 fp16, box 64x64, 128B swizzle) at `addresses` rotating
+    addresses: 3 stay inside the caches' 4 recent descriptors, 8 make every call a swap.
+    Tensors are __cuda_array_interface__ objects (no torch needed); the bound-map kernel's
+    first parameter is a 128-byte CUtensorMap (NANOCUDA_MOCK_PARAMS)."""
+    import nanocuda
+
+    class CAI:
+        def __init__(self, ptr):
+            self.__cuda_array_interface__ = {"shape": (512, 512), "typestr": "<f2",
+                                             "data": (ptr, False), "version": 3, "strides": None}
+
+    ptrs = [0x7F0000000000 + 0x100000 * i for i in range(addresses)]
+    tensors = [CAI(p) for p in ptrs]
+    box = (64, 64)
+    if kind == "from_pointer":
+        shape = (512, 512)
+        call = lambda i: nanocuda.TensorMap.tiled_from_pointer(ptrs[i], "float16", shape, box=box, swizzle=128)
+    elif kind == "tiled":
+        call = lambda i: nanocuda.TensorMap.tiled(tensors[i], box, swizzle=128)
+    else:
+        k = nanocuda.compile(KERNEL, arch="90").get_kernel("k")
+        cfg = nanocuda.LaunchConfig(grid=1, block=32)
+        stream = nanocuda.Stream.legacy(nanocuda.Device(0))
+        run = k.bind(cfg, stream=stream, tensor_maps={0: nanocuda.TensorMap.tiled(tensors[0], box, swizzle=128)})
+        b, c = 0x7F0000002000, 0x7F0000003000
+        call = lambda i: run(tensors[i], b, c, 4)
+    for i in range(addresses):
+        call(i)  # first sight: slots classified, the geometry encoded once
+    for n in range(calls):
+        call(n % addresses)
 
 
 def nanocuda_cost(callgrind_out: str) -> int:
@@ -66,14 +111,16 @@ def nanocuda_cost(callgrind_out: str) -> int:
     return total
 
 
-def instructions(mock: str, launcher_calls: int, launch_calls: int) -> int:
+def instructions(mock: str, launcher_calls: int, launch_calls: int, tma: str = "") -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0")
+        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0",
+                   NANOCUDA_MOCK_PARAMS="128,8,8,4" if tma else "8,8,8,4")
+        workload_args = ["--tma-workload", tma, str(launcher_calls)] if tma else [
+            "--workload", str(launcher_calls), str(launch_calls)]
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                         "--compress-strings=no", "--compress-pos=no",
-                        sys.executable, os.path.abspath(__file__), "--workload",
-                        str(launcher_calls), str(launch_calls)],
+                        sys.executable, os.path.abspath(__file__), *workload_args],
                        check=True, env=env, cwd=tmp, capture_output=True)
         return nanocuda_cost(open(out).read())
 
@@ -82,9 +129,19 @@ def main() -> None:
     if sys.argv[1:2] == ["--workload"]:
         workload(int(sys.argv[2]), int(sys.argv[3]))
         return
-    mock = sys.argv[1] if len(sys.argv) > 1 else "/tmp/libcuda_mock.so"
+    if sys.argv[1:2] == ["--tma-workload"]:
+        kind, addresses = TMA_WORKLOADS[sys.argv[2]]
+        tma_workload(kind, addresses, int(sys.argv[3]))
+        return
+    args = [a for a in sys.argv[1:] if a != "--tma"]
+    mock = args[0] if args else "/tmp/libcuda_mock.so"
     subprocess.run([sys.executable, os.path.abspath(__file__), "--workload", "0", "0"],
                    check=True, env=dict(os.environ, NANOCUDA_LIBCUDA=mock))  # fills the cache
+    if "--tma" in sys.argv[1:]:
+        for name in TMA_WORKLOADS:
+            base = instructions(mock, 0, 0, name)
+            print(f"{name + ':':46} {(instructions(mock, TMA_CALLS, 0, name) - base) / TMA_CALLS:.0f} instructions")
+        return
     base = instructions(mock, 0, 0)
     print(f"Launcher call, 4 args: {(instructions(mock, CALLS, 0) - base) / CALLS:.0f} instructions")
     print(f"launch(), 4 args:      {(instructions(mock, 0, CALLS) - base) / CALLS:.0f} instructions")

@@ -37,6 +37,8 @@
 #include "nanocuda/compile/program.h"
 #include "nanocuda/compile/program_options.h"
 #include "nanocuda/core/stream.h"
+#include "nanocuda/tma/bound_tensor_map.h"
+#include "nanocuda/tma/tensor_geometry.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "nanocuda/tma/tma_dtype.h"
 #include "nanocuda/tma/tma_names.h"

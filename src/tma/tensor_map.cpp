@@ -12,7 +12,7 @@
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
-#include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/tma/descriptor_cache.h"
 #include "nanocuda/tma/tma_names.h"
 
 namespace nanocuda {
@@ -66,14 +66,15 @@ std::string describe_driver(const TensorMapDriverArgs& a, bool tiled) {
 }  // namespace
 
 TensorMap TensorMap::tiled(const TiledParams& p) {
-  detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
+  detail::DescriptorCache& cache = detail::DescriptorCache::for_this_thread();
   TensorMap m{Uninitialized{}};
   // A remembered geometry is valid already: only its address rule is re-checked (in at()).
-  if (memo.same_geometry(p) && memo.at(p.address, m.map_)) [[likely]] return m;
-  return encode_tiled(p, memo);
+  if (cache.same_geometry(p) && cache.at(p.address, m.map_)) [[likely]] return m;
+  return encode_tiled(p, cache, true);
 }
 
-TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::TiledMemo& memo) {
+TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache& cache,
+                                  bool keyed_on_context) {
   const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU
   detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;
@@ -81,8 +82,8 @@ TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::TiledMemo& memo)
                 [&] { return "TensorMap.tiled(" + describe(p) + ")" + describe_driver(a, true); },
                 &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides, a.box_dim,
                 a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
-  memo.start(p, a, context.get(), m.map_);
-  ++memo.stats.encodes;
+  cache.start(p, keyed_on_context ? context.get() : detail::DescriptorCache::kAnyContext, m.map_);
+  ++cache.stats.encodes;
   return m;
 }
 

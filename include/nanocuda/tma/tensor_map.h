@@ -18,7 +18,7 @@
 namespace nanocuda {
 
 namespace detail {
-class TiledMemo;
+class DescriptorCache;
 }
 
 inline constexpr int kTensorMapMaxRank = 5;
@@ -119,8 +119,11 @@ class TensorMap {
   friend bool operator==(const TensorMap& a, const TensorMap& b) noexcept;
 
  private:
-  // The full path: validate, encode, and remember in `memo`.
-  static TensorMap encode_tiled(const TiledParams& params, detail::TiledMemo& memo);
+  // The full path: validate, encode, and remember in `cache` under the current context
+  // (keyed_on_context: TensorMap::tiled's per-thread cache) or under none (a bound map's).
+  static TensorMap encode_tiled(const TiledParams& params, detail::DescriptorCache& cache,
+                                bool keyed_on_context);
+  friend class detail::DescriptorCache;
 
   // For TensorMap::tiled's memo paths, which overwrite all 128 bytes at once.
   struct Uninitialized {};

@@ -301,7 +301,7 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
       case ArgKind::TensorMap: p.write_bytes(i, g_tensor_map_bytes(arg), 128, "TensorMap"); break;
       case ArgKind::BoundMap:
         try {
-          p.write_bytes(i, slot.bound->update(nb::handle(arg), "tensor map").data(), 128,
+          p.write_bytes(i, &slot.bound->update(nb::handle(arg), "tensor map"), 128,
                         "TensorMap");
         } catch (const nanocuda::ValueError& e) {
           throw nanocuda::ValueError(where(p, i) + ": " + e.what());

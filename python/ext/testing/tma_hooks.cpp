@@ -1,5 +1,5 @@
 // _testing hooks of TMA: the raw driver encode (tests compare nanocuda's bytes with it), the
-// driver's own encode/address-swap cost in a C++ loop, and the tiled memo's counters.
+// driver's own encode/address-swap cost in a C++ loop, and the thread descriptor cache's counters.
 #include <nanobind/nanobind.h>
 
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "nanocuda/core/any_context.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/tma/tensor_map.h"
-#include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/tma/descriptor_cache.h"
 #include "tma/tensor_map_args.h"
 
 namespace nb = nanobind;
@@ -46,10 +46,10 @@ nb::bytes encode_tiled_raw(int dtype, std::uint32_t rank, std::uint64_t ptr, nb:
 void bind_tma_hooks(nb::module_& parent) {
   nb::module_ m = testing_module(parent);
   m.def("tiled_memo_stats", [] {
-          const auto& st = detail::TiledMemo::for_this_thread().stats;
+          const auto& st = detail::DescriptorCache::for_this_thread().stats;
           return nb::make_tuple(st.encodes, st.address_swaps, st.reuses);
         }, "(full encodes, address swaps, reuses) of TensorMap tiled maps on this thread (tests).");
-  m.def("tiled_memo_clear", [] { detail::TiledMemo::for_this_thread().clear(); },
+  m.def("tiled_memo_clear", [] { detail::DescriptorCache::for_this_thread().clear(); },
         "Forgets this thread's remembered tiled geometry (tests, benchmarks of the miss path).");
   m.def("tma_driver_ns", [](std::uint64_t ptr, int count) {
           // The driver's own cost, in a C++ loop: a full encode of the seed-001 map, and an

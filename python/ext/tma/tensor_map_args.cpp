@@ -38,60 +38,29 @@ CUtensorMapDataType torch_dtype(PyObject* dt, const char* where) {
   return g_dtypes.put(dt, tma_dtype(parse_dtype(nb::handle(dt)), where));
 }
 
-void check_rank(std::size_t rank, const char* where) {
-  if (rank < 1 || rank > kTensorMapMaxRank)
-    value_error(std::string(where) + ": rank must be 1..5, got " + std::to_string(rank) +
-                " (the tensor's number of dimensions)");
-}
+// The DLPack name of a dtype for the core's errors: the extension's table names it, or
+// refuses a type it does not know ("unsupported DLPack dtype ...").
+std::string dlpack_dtype_name(dlpack::DataType dl) { return dtype_from_dlpack(dl).name; }
 
-// Row-major element strides to bytes, checking the innermost dimension is contiguous. A
-// size-1 dimension's stride never affects addressing, so it gets a 16-byte-multiple value
-// that passes the driver's stride rules whatever the producer reported.
-void finish(TensorGeometry& g, const std::int64_t* strides, int itemsize, const char* where) {
-  const std::uint32_t r = g.rank;
-  if (g.shape[r - 1] != 1 && strides[r - 1] != 1)
-    value_error(std::string(where) + ": the innermost dimension must be contiguous (stride 1), "
-                "but the tensor's innermost stride is " + std::to_string(strides[r - 1]) +
-                " elements; make it contiguous first");
-  g.strides[r - 1] = static_cast<std::uint64_t>(itemsize);
-  for (std::uint32_t i = r - 1; i-- > 0;) {
-    if (g.shape[i] == 1) {
-      g.strides[i] = (g.strides[i + 1] * g.shape[i + 1] + 15) / 16 * 16;
-      continue;
-    }
-    if (strides[i] < 0)
-      value_error(std::string(where) + ": negative strides are not supported by TMA (stride " +
-                  std::to_string(strides[i]) + " in dimension " + std::to_string(i) + ")");
-    g.strides[i] = static_cast<std::uint64_t>(strides[i]) * static_cast<std::uint64_t>(itemsize);
-  }
-}
-
-void torch_geometry(nb::handle t, TensorGeometry& g, const char* where) {
+TensorGeometry torch_geometry(nb::handle t, const char* where) {
   long dev = torch::device(t.ptr());
   if (dev < 0)
     value_error(std::string(where) + ": the tensor must be on a CUDA device, but the torch "
                 "tensor lives on the CPU (move it to the GPU first)");
-  g.ptr = torch::data_ptr(t.ptr());
-  g.dtype = torch_dtype(torch::dtype(t.ptr()).ptr(), where);
-  nb::tuple shape = torch::shape(t.ptr());
+  const std::uint64_t ptr = torch::data_ptr(t.ptr());
+  const CUtensorMapDataType dtype = torch_dtype(torch::dtype(t.ptr()).ptr(), where);
+  nb::tuple shape = torch::shape(t.ptr());  // torch.Size: a tuple
   nb::tuple stride = torch::stride(t.ptr());
   const Py_ssize_t r = PyTuple_GET_SIZE(shape.ptr());
-  check_rank(static_cast<std::size_t>(r), where);
-  g.rank = static_cast<std::uint32_t>(r);
-  std::int64_t strides[kTensorMapMaxRank];
-  for (Py_ssize_t i = 0; i < r; ++i) {
-    g.shape[i] = static_cast<std::uint64_t>(PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), i)));
+  std::int64_t dims[kTensorMapMaxRank], strides[kTensorMapMaxRank];
+  for (Py_ssize_t i = 0; i < r && i < kTensorMapMaxRank; ++i) {  // the core checks the rank
+    dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), i));
     strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(stride.ptr(), i));
   }
-  finish(g, strides, tensor_map_element_bits(g.dtype) / 8, where);
-}
-
-const char* where_it_lives(int32_t device_type) {
-  switch (device_type) {
-    case dlpack::kCPU: return "on the CPU";
-    case dlpack::kCUDAHost: return "in pinned host memory";
-    default: return "on a non-CUDA device";
-  }
+  const dlpack::Tensor view{reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)),
+                            {dlpack::kCUDA, static_cast<std::int32_t>(dev)},
+                            static_cast<std::int32_t>(r), {}, dims, strides, 0};
+  return nanocuda::tensor_geometry(view, dtype, where);
 }
 
 // An enum option given as a name ("128B", case-insensitive) or its byte count (128); the
@@ -121,7 +90,7 @@ std::uint32_t sequence_rank(nb::handle seq, const char* what, const char* where)
     throw TypeError(std::string(where) + ": " + what + " must be a sequence of ints, got " +
                     py_type_name(seq));
   }
-  check_rank(static_cast<std::size_t>(n), where);
+  check_tensor_rank(n, where);
   return static_cast<std::uint32_t>(n);
 }
 
@@ -174,22 +143,7 @@ bool exchange_geometry(nb::handle t, TensorGeometry& g, const char* where) {
   if (!read) return false;
   dlpack::Tensor v;
   if (read(t.ptr(), &v) != 0) throw nb::python_error();
-  if (v.device.device_type != dlpack::kCUDA && v.device.device_type != dlpack::kCUDAManaged)
-    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the " +
-                py_type_name(t) + " lives " + where_it_lives(v.device.device_type) +
-                " (move it to the GPU first)");
-  g.ptr = reinterpret_cast<std::uint64_t>(v.data) + v.byte_offset;
-  g.dtype = tma_dtype(dtype_from_dlpack(v.dtype), where);
-  check_rank(static_cast<std::size_t>(v.ndim), where);
-  g.rank = static_cast<std::uint32_t>(v.ndim);
-  std::int64_t compact[kTensorMapMaxRank];
-  std::int64_t step = 1;
-  for (std::uint32_t i = g.rank; i-- > 0;) {
-    g.shape[i] = static_cast<std::uint64_t>(v.shape[i]);
-    compact[i] = step;
-    step *= v.shape[i];
-  }
-  finish(g, v.strides ? v.strides : compact, v.dtype.bits / 8, where);
+  g = nanocuda::tensor_geometry(v, where, Py_TYPE(t.ptr())->tp_name, dlpack_dtype_name);
   return true;
 }
 
@@ -198,22 +152,16 @@ CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where);
 TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
   TensorGeometry g;
   if (exchange_geometry(tensor, g, where)) return g;
-  if (is_torch_tensor(tensor)) {
-    torch_geometry(tensor, g, where);
-    return g;
-  }
+  if (is_torch_tensor(tensor)) return torch_geometry(tensor, where);
   ArrayView v = describe_array_geometry(tensor, where);
-  if (!v.on_cuda())
-    value_error(std::string(where) + ": the tensor must be on a CUDA device, but the " +
-                py_type_name(tensor) + " lives " + where_it_lives(v.device_type) +
-                " (move it to the GPU first)");
-  g.ptr = v.ptr;
-  g.dtype = tma_dtype(v.dtype, where);
-  check_rank(v.shape.size(), where);
-  g.rank = static_cast<std::uint32_t>(v.shape.size());
-  for (std::uint32_t i = 0; i < g.rank; ++i) g.shape[i] = static_cast<std::uint64_t>(v.shape[i]);
-  finish(g, v.strides.data(), v.dtype.itemsize(), where);
-  return g;
+  const dlpack::Tensor view{reinterpret_cast<void*>(static_cast<std::uintptr_t>(v.ptr)),
+                            {v.device_type, v.device_id},
+                            static_cast<std::int32_t>(v.shape.size()),
+                            v.dtype.dl,
+                            v.shape.data(),
+                            v.strides.data(),
+                            0};
+  return nanocuda::tensor_geometry(view, where, Py_TYPE(tensor.ptr())->tp_name, dlpack_dtype_name);
 }
 
 CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {

@@ -7,22 +7,15 @@
 #include <cstdint>
 #include <optional>
 
+#include "nanocuda/tma/tensor_geometry.h"
 #include "nanocuda/tma/tensor_map.h"
 
 namespace nanocuda::py {
 
-// What a tensor says about itself, row-major, strides in bytes.
-struct TensorGeometry {
-  std::uint64_t ptr = 0;
-  CUtensorMapDataType dtype = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-  std::uint32_t rank = 0;
-  TensorMapDims shape{};
-  TensorMapDims strides{};
-};
-
-// The geometry of a torch / CuPy tensor, Buffer, DLPack or CUDA-array-interface object.
-// Needs no driver. Raises ValueError for host memory, rank > 5, or a non-contiguous
-// innermost dimension; TypeError for dtypes TMA cannot copy.
+// The geometry of a torch / CuPy tensor, Buffer, DLPack or CUDA-array-interface object: the
+// object is read here, the rules are the core's (nanocuda::tensor_geometry). Needs no
+// driver. Raises ValueError for host memory, rank > 5, or a non-contiguous innermost
+// dimension; TypeError for dtypes TMA cannot copy.
 TensorGeometry tensor_geometry(nanobind::handle tensor, const char* where);
 
 // A dtype argument: a name ("float16", "tfloat32", "16u4_align8b"), numpy/torch dtype, or a

@@ -12,7 +12,7 @@
 #include "bindings.h"
 #include "toolkit/fastcall_signature.h"
 #include "toolkit/fastcall.h"
-#include "nanocuda/tma/tiled_memo.h"
+#include "nanocuda/tma/descriptor_cache.h"
 #include "nanocuda/driver/error.h"
 #include "toolkit/py_int.h"
 #include "tma/tensor_map_args.h"
@@ -91,9 +91,9 @@ nb::object new_tensor_map(const TensorMap& map, PyTensorMap::Kind kind, const Ti
 namespace {
 
 // A tiled map encoded from `p` at `address`: the geometry is copied once, straight into the
-// object, and encoded from there (the per-launch path). With `generation` (the thread memo
-// generation that last held `p`'s geometry, kept by the caller), the geometry comparison is
-// skipped while the memo still holds it.
+// object, and encoded from there (the per-launch path). With `generation` (the generation of
+// the thread's descriptor cache that last held `p`'s geometry, kept by the caller), the
+// geometry comparison is skipped while the cache still holds it.
 nb::object new_tiled_map(const TiledParams& p, std::uint64_t address,
                          std::uint64_t* generation = nullptr) {
   PyTensorMap* o = new_py_tensor_map(PyTensorMap::Kind::Tiled);
@@ -102,19 +102,19 @@ nb::object new_tiled_map(const TiledParams& p, std::uint64_t address,
   new (&o->tiled) TiledParams(p);
   o->tiled.address = address;
   if (generation && *generation != 0) [[likely]] {
-    detail::TiledMemo& memo = detail::TiledMemo::for_this_thread();
+    detail::DescriptorCache& cache = detail::DescriptorCache::for_this_thread();
     alignas(64) CUtensorMap map;
-    if (memo.generation() == *generation && memo.at(address, map)) [[likely]] {
+    if (cache.generation() == *generation && cache.at(address, map)) [[likely]] {
       std::memcpy(o->bytes, &map, 128);
       return owner;
     }
   }
-  o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the memo
-  if (generation) *generation = detail::TiledMemo::for_this_thread().generation();
+  o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the cache
+  if (generation) *generation = detail::DescriptorCache::for_this_thread().generation();
   return owner;
 }
 
-// Parsed tiled_from_pointer arguments, and the memo generation for new_tiled_map.
+// Parsed tiled_from_pointer arguments, and the cache generation for new_tiled_map.
 struct KnownTiled {
   TiledParams params;
   std::uint64_t generation = 0;

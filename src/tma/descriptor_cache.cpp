@@ -1,5 +1,5 @@
-// TiledMemo: the per-thread geometry and recent-descriptor memory behind TensorMap::tiled.
-#include "nanocuda/tma/tiled_memo.h"
+// DescriptorCache: one geometry, its recent descriptors, and the address swap between them.
+#include "nanocuda/tma/descriptor_cache.h"
 
 #include <atomic>
 
@@ -8,12 +8,12 @@
 
 namespace nanocuda::detail {
 
-TiledMemo& TiledMemo::for_this_thread() noexcept {
-  thread_local TiledMemo memo;
-  return memo;
+DescriptorCache& DescriptorCache::for_this_thread() noexcept {
+  thread_local DescriptorCache cache;
+  return cache;
 }
 
-bool TiledMemo::same_geometry(const TiledParams& p) const noexcept {
+bool DescriptorCache::same_geometry(const TiledParams& p) const noexcept {
   const TiledParams& g = geometry_;
   if (!valid_ || p.rank != g.rank || p.dtype != g.dtype || (p.address & (address_align_ - 1)) != 0)
     return false;
@@ -27,18 +27,7 @@ bool TiledMemo::same_geometry(const TiledParams& p) const noexcept {
          p.options.oob_fill == g.options.oob_fill;
 }
 
-const CUtensorMap* TiledMemo::find(std::uint64_t address, CUcontext context) const noexcept {
-  if (context != context_) return nullptr;
-  for (unsigned i = 0; i < count_; ++i)
-    if (recent_[i].address == address) return &recent_[i].map;
-  return nullptr;
-}
-
-const CUtensorMap* TiledMemo::latest(CUcontext context) const noexcept {
-  return context == context_ && count_ ? &recent_[newest_].map : nullptr;
-}
-
-bool TiledMemo::at(std::uint64_t address, CUtensorMap& out) {
+bool DescriptorCache::at(std::uint64_t address, CUtensorMap& out) {
   if (!valid_ || (address & (address_align_ - 1)) != 0) return false;
   AnyContext context;
   if (const CUtensorMap* hit = find(address, context.get())) {
@@ -46,8 +35,15 @@ bool TiledMemo::at(std::uint64_t address, CUtensorMap& out) {
     ++stats.reuses;
     return true;
   }
-  const CUtensorMap* newest = latest(context.get());
-  if (!newest) return false;
+  const CUtensorMap* swapped = swap(address, context.get());
+  if (!swapped) return false;
+  out = *swapped;
+  return true;
+}
+
+const CUtensorMap* DescriptorCache::swap(std::uint64_t address, CUcontext context) {
+  const CUtensorMap* newest = latest(context);
+  if (!newest) return nullptr;
   CUtensorMap map = *newest;
   NANOCUDA_CALL(cuTensorMapReplaceAddress, [&] {
     TiledParams p = geometry_;
@@ -56,28 +52,27 @@ bool TiledMemo::at(std::uint64_t address, CUtensorMap& out) {
   }, &map, reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
   add(address, map);
   ++stats.address_swaps;
-  out = map;
-  return true;
+  return &recent_[newest_].map;
 }
 
-void TiledMemo::start(const TiledParams& p, const TensorMapDriverArgs& args, CUcontext context,
-                      const CUtensorMap& map) noexcept {
+const CUtensorMap& DescriptorCache::encode(const TiledParams& p, bool keyed_on_context) {
+  (void)TensorMap::encode_tiled(p, *this, keyed_on_context);  // validates, encodes, start()s
+  return recent_[newest_].map;
+}
+
+void DescriptorCache::start(const TiledParams& p, CUcontext context,
+                            const CUtensorMap& map) noexcept {
   static std::atomic<std::uint64_t> generations{0};
   generation_ = generations.fetch_add(1, std::memory_order_relaxed) + 1;
   valid_ = true;
   // The address rule validation applied: 32 bytes for 32B interleave and the packed types.
-  const bool packed = args.dtype >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
-  address_align_ = (args.interleave == CU_TENSOR_MAP_INTERLEAVE_32B || packed) ? 32 : 16;
+  const bool packed = p.dtype >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
+  address_align_ = (p.options.interleave == CU_TENSOR_MAP_INTERLEAVE_32B || packed) ? 32 : 16;
   context_ = context;
   geometry_ = p;
   count_ = 0;
   newest_ = 0;
   add(p.address, map);
-}
-
-void TiledMemo::add(std::uint64_t address, const CUtensorMap& map) noexcept {
-  newest_ = count_ < recent_.size() ? count_++ : (newest_ + 1) % recent_.size();
-  recent_[newest_] = Recent{address, map};
 }
 
 }  // namespace nanocuda::detail
