@@ -200,9 +200,23 @@ TEST(TensorMap, InnerBoxMultipleOf16) {
   TiledParams p = fp16_2d();
   p.box = {64, 12};  // 24 bytes
   p.options.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
-  EXPECT_REJECTED(p, "the inner box row is 24 bytes (box[-1] = 12 x float16): without "
-                     "interleave it must be a multiple of 16 bytes");
+  EXPECT_REJECTED(p, "the inner box row is 24 bytes (box[-1] = 12 x float16): it must be a "
+                     "multiple of 16 bytes");
   p.box = {64, 8};
+  EXPECT_ACCEPTED(p);
+}
+
+// Measured on the H100 (driver 13.0): the driver takes at most 228 KiB per box, counting
+// every element_strides-th element.
+TEST(TensorMap, BoxFitsSharedMemory) {
+  TiledParams p = fp16_2d();
+  p.rank = 3;
+  p.shape = {8, 512, 512};
+  p.strides = {};
+  p.box = {8, 256, 64};  // 256 KiB
+  p.options.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  EXPECT_REJECTED(p, "the box is 262144 bytes");
+  p.options.element_strides = {2, 1, 1};  // 128 KiB land in shared memory
   EXPECT_ACCEPTED(p);
 }
 

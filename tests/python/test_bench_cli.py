@@ -257,6 +257,12 @@ def test_cuda_core_runs_end_to_end_on_the_mock_driver(mock_libcuda):
         nanocuda.nvrtc_version()
     except nanocuda.NanocudaError as e:
         pytest.skip(f"needs NVRTC to compile the bench kernel: {e}")
+    try:
+        real_gpu = nanocuda.Device.count() > 0
+    except nanocuda.NanocudaError:
+        real_gpu = False
+    if real_gpu:  # cuda.core's rows would use the real driver beside nanocuda's mock one
+        pytest.skip("a GPU is present: test_bench_gpu.py runs cuda_core on it instead")
     env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_MOCK_PARAMS="8,8,8,8")
     r = subprocess.run([sys.executable, "-c", MOCK_RUN, "cuda_core"], capture_output=True, text=True,
                        cwd="/", env=env, timeout=120)

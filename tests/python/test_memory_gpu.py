@@ -173,7 +173,7 @@ def test_python_subclass_allocates_through_the_pool(device, stream, add1):
             ptr = inner.ptr
             calls.append(("alloc", size))
             self._keep[ptr] = inner
-            return nanocuda.Buffer.from_handle(ptr, size, self, stream)
+            return nanocuda.Buffer.from_handle(ptr, size, self, stream=stream)
 
         def deallocate(self, ptr, size, stream=None):
             calls.append(("free", size))

@@ -48,7 +48,7 @@ def test_many_live_buffers_then_free(device, stream):
     for i, b in enumerate(bufs[:8]):
         assert (written(b, i, stream) == i).all()
     used = device.memory_resource.attributes.used_mem_current
-    del bufs
+    del bufs, b  # the loop variable holds the last buffer it saw
     gc.collect()
     stream.sync()
     assert device.memory_resource.attributes.used_mem_current <= used - 64 * (1 << 16)

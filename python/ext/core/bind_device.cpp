@@ -129,7 +129,11 @@ void bind_device(nb::module_& m) {
            "The Device of ordinal `device_id` (a Device is returned as is; None: the current "
            "context's device, else 0).")
       .def_static("count", &Device::count, "Number of CUDA devices.")
-      .def_static("get_all_devices", [] {
+      .def_static("get_all_devices", [](nb::args args, nb::kwargs kwargs) {
+                    // Takes nothing; said plainly rather than with nanobind's overload text.
+                    if (args.size() || kwargs.size())
+                      throw nb::type_error(("Device.get_all_devices() takes no arguments, got " +
+                                            std::to_string(args.size() + kwargs.size())).c_str());
                     int n = Device::count();
                     nb::list all;
                     for (int i = 0; i < n; ++i) all.append(device_object(i));
