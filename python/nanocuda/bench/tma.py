@@ -5,7 +5,7 @@ timed in bursts of iterations, interleaved with a native C++ loop built into the
 (cuTensorMapEncodeTiled x3; and x3 + cuLaunchKernel of a kernel taking the 3 maps).
 
 TensorMap.tiled remembers the last geometry and its descriptors for recent addresses (the
-driver's bytes for the same arguments; see TiledMemo), so the seed workload, which re-encodes
+driver's bytes for the same arguments; see DescriptorCache), so the seed workload, which re-encodes
 the same 3 maps, mostly reuses them. Two extra rows defeat that on purpose and show the cost
 of the other paths: new addresses (an address swap each) and a new geometry every call (a
 full validation + driver encode each).
