@@ -31,8 +31,9 @@ bool present(const fs::path& path, std::string* error = nullptr) {
   return found;
 }
 
-// Splits CMake's ';'-separated lists (CUDAToolkit_INCLUDE_DIRS may hold several).
-void append_list(std::vector<std::string>& out, const std::string& list) {
+// Splits CMake's ';'-separated lists (CUDAToolkit_INCLUDE_DIRS may hold several). Unused in a
+// build with no toolkit (cuda.h from pip), which defines no toolkit folders.
+[[maybe_unused]] void append_list(std::vector<std::string>& out, const std::string& list) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t end = list.find(';', start);
