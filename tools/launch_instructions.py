@@ -81,8 +81,9 @@ def tma_workload(kind: str, addresses: int, calls: int) -> None:
         call(n % addresses)
 
 
-def nanocuda_cost(callgrind_out: str) -> int:
-    """Self cost (Ir) of the objects named _nanocuda* or *mock*, from callgrind's output file."""
+def self_costs(callgrind_out: str, ours=("_nanocuda", "mock")) -> tuple[int, int]:
+    """(self cost (Ir) of the objects whose names contain any of `ours`, the whole process's
+    self cost) from callgrind's output file."""
     names: dict[str, str] = {}
 
     def resolve(spec: str) -> str:
@@ -93,7 +94,7 @@ def nanocuda_cost(callgrind_out: str) -> int:
             names[m.group(1)] = m.group(2)
         return names.get(m.group(1), "")
 
-    ob, total, after_call = "", 0, False
+    ob, mine, total, after_call = "", 0, 0, False
     for line in callgrind_out.splitlines():
         if line.startswith("ob="):
             ob = resolve(line[3:])
@@ -106,9 +107,16 @@ def nanocuda_cost(callgrind_out: str) -> int:
                 after_call = False
                 continue
             parts = line.split()
-            if len(parts) > 1 and ("_nanocuda" in ob or "mock" in ob):
+            if len(parts) > 1:
                 total += int(parts[1])
-    return total
+                if any(o in ob for o in ours):
+                    mine += int(parts[1])
+    return mine, total
+
+
+def nanocuda_cost(callgrind_out: str) -> int:
+    """Self cost (Ir) of the objects named _nanocuda* or *mock*, from callgrind's output file."""
+    return self_costs(callgrind_out)[0]
 
 
 def instructions(mock: str, launcher_calls: int, launch_calls: int, tma: str = "") -> int:

@@ -14,10 +14,12 @@ across interpreter builds); "total" counts the whole process (interpreter, alloc
 which is what the GPU ratio sees on top of the driver's own time.
 """
 import os
-import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_instructions import self_costs  # noqa: E402  (one callgrind parser)
 
 CALLS = 20000
 ALLOC = 1 << 20
@@ -70,34 +72,7 @@ def workload(kind: str, pairs: int, native: str) -> None:
 
 def costs(callgrind_out: str) -> tuple[int, int]:
     """(self cost of _nanocuda*/mock*/native objects, total cost) from callgrind's output."""
-    names: dict[str, str] = {}
-
-    def resolve(spec: str) -> str:
-        m = re.match(r"\((\d+)\)(?: (.*))?", spec)
-        if not m:
-            return spec
-        if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), "")
-
-    ob, ours, total, after_call = "", 0, 0, False
-    for line in callgrind_out.splitlines():
-        if line.startswith("ob="):
-            ob = resolve(line[3:])
-        elif line.startswith("cob="):
-            resolve(line[4:])
-        elif line.startswith("calls="):
-            after_call = True  # the next cost line is the callee's inclusive cost
-        elif line[:1].isdigit() or line[:1] in "+-*":
-            if after_call:
-                after_call = False
-                continue
-            parts = line.split()
-            if len(parts) > 1:
-                total += int(parts[1])
-                if "_nanocuda" in ob or "mock" in ob or "mem_native" in ob:
-                    ours += int(parts[1])
-    return ours, total
+    return self_costs(callgrind_out, ("_nanocuda", "mock", "mem_native"))
 
 
 def measure(mock: str, native: str, kind: str, pairs: int) -> tuple[int, int]:

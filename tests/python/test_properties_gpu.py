@@ -103,36 +103,47 @@ def rule_of(message: str) -> str:
     return re.sub(r"0x[0-9a-f]+|-?\d+", "N", text)[:120]
 
 
+class Tally:
+    """Both verdicts on each geometry, sorted: accepted by both (bytes compared), refused by
+    both, refused only by nanocuda's stricter rules (by rule), and bad (anything else)."""
+
+    def __init__(self):
+        self.both, self.neither, self.stricter, self.bad = 0, 0, collections.Counter(), []
+
+    def add(self, g, ours, why, theirs, driver_why):
+        if ours is DRIVER_REFUSED and theirs is not None:
+            self.bad.append(("nanocuda's encode refused what the raw encode took", g))
+        elif ours is not None and theirs is None:  # accepted, or passed our rules (DRIVER_REFUSED)
+            self.bad.append((f"accepted, driver refused: {driver_why}", g))
+        elif ours is not None:
+            self.both += 1
+            if ours != theirs:
+                self.bad.append(("different bytes", g))
+        elif theirs is not None:
+            self.stricter[rule_of(why)] += 1
+        else:
+            self.neither += 1
+
+    def report(self, kind, label, n):
+        print(f"\n{label} geometries: {n} tried, {self.both} accepted by both (bytes identical), {self.neither} "
+              f"refused by both, {sum(self.stricter.values())} refused only by nanocuda's stricter rules, "
+              f"{len(self.bad)} bad")
+        for rule, k in self.stricter.most_common():
+            print(f"  stricter ({k}): {rule}")
+        show_bad(kind, self.bad)
+
+
 def test_random_geometries_agree_with_the_driver():
     n = int(os.environ.get("NANOCUDA_TMA_GEOMETRIES", "20000"))
     rng = np.random.default_rng(int(os.environ.get("NANOCUDA_TMA_SEED", "16")))
     buf = nanocuda.Buffer(1 << 20)
     base = (buf.ptr + 255) // 256 * 256
-    both, neither, stricter, bad = 0, 0, collections.Counter(), []
+    t = Tally()
     for _ in range(n):
         g = random_geometry(rng, base)
-        ours, why = via_nanocuda(g)
-        theirs, driver_why = via_driver(g)
-        if ours is DRIVER_REFUSED:
-            if theirs is None:
-                bad.append((f"accepted, driver refused: {driver_why}", g))
-            else:
-                bad.append(("nanocuda's encode refused what the raw encode took", g))
-        elif ours is not None and theirs is not None:
-            both += 1
-            if ours != theirs:
-                bad.append(("different bytes", g))
-        elif ours is not None:
-            bad.append((f"accepted, driver refused: {driver_why}", g))
-        elif theirs is not None:
-            stricter[rule_of(why)] += 1
-        else:
-            neither += 1
-    print(f"\nTMA geometries: {n} tried, {both} accepted by both (bytes identical), {neither} refused by both, "
-          f"{sum(stricter.values())} refused only by nanocuda's stricter rules, {len(bad)} bad")
-    for rule, k in stricter.most_common():
-        print(f"  stricter ({k}): {rule}")
-    show_bad("tiled", bad)
+        t.add(g, *via_nanocuda(g), *via_driver(g))
+    t.report("tiled", "TMA", n)
+    both, bad = t.both, t.bad
     assert both > n // 10, "too few accepted geometries to mean anything"
     assert not bad, bad[:5]
 
@@ -191,7 +202,7 @@ def test_random_im2col_geometries_agree_with_the_driver():
     rng = np.random.default_rng(61)
     buf = nanocuda.Buffer(1 << 20)
     base = (buf.ptr + 255) // 256 * 256
-    both, neither, stricter, bad = 0, 0, collections.Counter(), []
+    t = Tally()
     dump = []  # every geometry with both verdicts, for NANOCUDA_TMA_DUMP (finding the driver's rules)
     for _ in range(n):
         g = random_im2col(rng, base)
@@ -221,23 +232,9 @@ def test_random_im2col_geometries_agree_with_the_driver():
         dump.append(dict(g, ptr=g["ptr"] - base, driver=int(err),
                          nanocuda="refused by the driver" if ours is DRIVER_REFUSED else
                          ("accepted" if ours is not None else why)))
-        if ours is DRIVER_REFUSED:
-            bad.append((f"accepted, driver refused: {int(err)}", g))
-        elif ours is not None and theirs is not None:
-            both += 1
-            if ours != theirs:
-                bad.append(("different bytes", g))
-        elif ours is not None:
-            bad.append((f"accepted, driver refused: {int(err)}", g))
-        elif theirs is not None:
-            stricter[rule_of(why)] += 1
-        else:
-            neither += 1
-    print(f"\nim2col geometries: {n} tried, {both} accepted by both (bytes identical), {neither} refused by "
-          f"both, {sum(stricter.values())} refused only by nanocuda's stricter rules, {len(bad)} bad")
-    for rule, k in stricter.most_common():
-        print(f"  stricter ({k}): {rule}")
-    show_bad("im2col", bad)
+        t.add(g, ours, why, theirs, int(err))
+    t.report("im2col", "im2col", n)
+    both, bad = t.both, t.bad
     if os.environ.get("NANOCUDA_TMA_DUMP"):
         import json
         with open(os.environ["NANOCUDA_TMA_DUMP"], "w") as f:
