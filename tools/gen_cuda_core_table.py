@@ -27,7 +27,6 @@ OUT = ROOT / "docs" / "cuda-core.md"
 COUNTERPART = {
     "DeviceProperties": "Device",  # Device.properties has the attributes; Device itself has them too
     "TensorMapDescriptor": "TensorMap",
-    "TensorMapDescriptorOptions": "TensorMap",
     "ParamInfo": None, "MaxPotentialBlockSizeOccupancyResult": None,
 }
 
@@ -44,8 +43,6 @@ NOTES = {
     "ParamInfo": "+", "MaxPotentialBlockSizeOccupancyResult": "+",
     "DeviceProperties": "=`Device.properties` (cc-runtime); every attribute is also a `Device` property",
     "KernelAttributes": "+", "KernelOccupancy": "+",
-    "TensorMapDescriptor": "=`TensorMap` (`TensorMap.tiled`, `.im2col`; passed by value)",
-    "TensorMapDescriptorOptions": "=keywords of `TensorMap.tiled`",
     "TensorMapDescriptor.from_tiled": "=`TensorMap.tiled`",
     "TensorMapDescriptor.from_im2col": "=`TensorMap.im2col`",
     "Kernel.attributes": "+",
@@ -70,12 +67,6 @@ NOTES = {
                                            "with capture; `GraphBuilder.topology` shows the captured nodes and edges",
     "TensorMapDescriptor.device": "-a `TensorMap` is encoded from the pointer alone and does not record a device; it "
                                   "works on the device that owns the memory",
-    "TensorMapDescriptorOptions.data_type": "=the tensor's dtype (read by `TensorMap.tiled`; `tiled_from_pointer(dtype=)`)",
-    "TensorMapDescriptorOptions.element_strides": "=`TensorMap.tiled(..., element_strides=)`",
-    "TensorMapDescriptorOptions.interleave": "=`TensorMap.tiled(..., interleave=)`",
-    "TensorMapDescriptorOptions.l2_promotion": "=`TensorMap.tiled(..., l2_promotion=)`",
-    "TensorMapDescriptorOptions.oob_fill": "=`TensorMap.tiled(..., oob_fill=)`",
-    "TensorMapDescriptorOptions.swizzle": "=`TensorMap.tiled(..., swizzle=)`",
     "utils.StridedMemoryView.copy_from": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
                                          "stream=)` copies between any two arrays or Buffers",
     "utils.StridedMemoryView.copy_to": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "

@@ -85,7 +85,7 @@ class HopperGemm:
             kernel, smem = self.kernel(dtype, tma).kernel, self.smem(tma)
             try:
                 kernel.set_max_dynamic_shared_memory(smem)
-                n = kernel.occupancy.max_active_clusters((2 * (self.sms // 2), 1, 1), (THREADS, 1, 1), (2, 1, 1),
+                n = kernel.occupancy.max_active_clusters((self.sms // 2, 1, 1), (THREADS, 1, 1), (2, 1, 1),
                                                          dynamic_shared_memory=smem)
             except nanocuda.NanocudaError:  # an old driver without the query: assume SM pairs
                 n = 0
@@ -104,7 +104,8 @@ class HopperGemm:
     def launcher(self, dtype, tma: bool, grid: int):
         key = (dtype, tma, grid)
         if key not in self.launchers:
-            config = nanocuda.LaunchConfig(grid=grid, block=THREADS, shared_mem=self.smem(tma),
+            # `grid` is in blocks; with a cluster, LaunchConfig counts clusters
+            config = nanocuda.LaunchConfig(grid=grid // self.cluster, block=THREADS, shared_mem=self.smem(tma),
                                            cluster=self.cluster if self.cluster > 1 else None)
             self.launchers[key] = self.kernel(dtype, tma).bind(config)
         launch = self.launchers[key]

@@ -66,9 +66,9 @@ from ._nanocuda import (
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
 from ._memory_options import DeviceMemoryResourceOptions, ManagedMemoryResourceOptions, VirtualMemoryResourceOptions
-from ._cuda_core import EventOptions, StreamOptions
+from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
-from . import system, utils
+from . import graph, system, utils
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing
@@ -160,6 +160,7 @@ __all__ = [
     "ManagedMemoryResourceOptions",
     "MemoryPoolAttributes",
     "MemoryResource",
+    "LegacyPinnedMemoryResource",
     "PinnedMemoryResource",
     "VirtualMemoryResource",
     "VirtualMemoryResourceOptions",
@@ -170,10 +171,16 @@ __all__ = [
     "EventOptions",
     "StreamOptions",
     "StridedMemoryView",
+    "TensorMapDescriptor",
+    "TensorMapDescriptorOptions",
     "args_viewable_as_strided_memory",
+    "graph",
     "system",
     "utils",
 ]
+
+# cuda.core's name for a tiled TMA descriptor (what StridedMemoryView.as_tensor_map returns).
+TensorMapDescriptor = TensorMap
 
 
 def _warn_unreported() -> None:
@@ -195,6 +202,10 @@ def __getattr__(name: str):
     if kind is None:
         raise AttributeError(f"module 'nanocuda' has no attribute {name!r}")
     return getattr(Stream, kind)(Device())
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_DEFAULT_STREAMS))
 
 
 import atexit as _atexit

@@ -1,17 +1,19 @@
-"""cuda.core's options objects (StreamOptions, EventOptions), as plain dataclasses.
+"""cuda.core's plain-Python names: the options objects (StreamOptions, EventOptions,
+TensorMapDescriptorOptions) and LegacyPinnedMemoryResource.
 
-They only carry values: Device.create_stream / create_event / Stream.record read them (or
-a dict, or cuda.core's own options objects) in C++, so there is one implementation each.
+The options only carry values: Device.create_stream / create_event / Stream.record and
+StridedMemoryView.as_tensor_map read them (or a dict, or cuda.core's own options objects), so
+there is one implementation each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-from ._nanocuda import _internal
+from ._nanocuda import PinnedMemoryResource, _internal
 
-__all__ = ["EventOptions", "StreamOptions"]
+__all__ = ["EventOptions", "LegacyPinnedMemoryResource", "StreamOptions", "TensorMapDescriptorOptions"]
 
 
 def _check_bool(call: str, name: str, value: object) -> None:
@@ -85,3 +87,40 @@ def _alias(new: str) -> property:
 
 for _old, _new in _EVENT_ALIASES.items():
     setattr(EventOptions, _old, _alias(_new))
+
+
+@dataclass
+class TensorMapDescriptorOptions:
+    """The options of StridedMemoryView.as_tensor_map(options=...), as in cuda.core: box_dim
+    (elements per dimension, outermost first), element_strides, data_type (a numpy dtype or
+    its name; default the view's), and interleave, swizzle, l2_promotion, oob_fill (None for
+    cuda.core's defaults; a name such as "128B", cuda.core's or the driver's enum value).
+    TensorMap.tiled takes the same options as keywords."""
+
+    box_dim: tuple
+    element_strides: Optional[tuple] = None
+    data_type: Any = None
+    interleave: Any = None
+    swizzle: Any = None
+    l2_promotion: Any = None
+    oob_fill: Any = None
+
+
+class LegacyPinnedMemoryResource(PinnedMemoryResource):
+    """Page-locked host memory that every device can read (cuda.core's
+    LegacyPinnedMemoryResource): allocate(size, stream=None) returns a Buffer the CPU and
+    kernels can both use. Like cuda.core's, it is not bound to a device: device_id raises
+    RuntimeError. Its Buffers are PinnedMemoryResource's (freeing waits for the buffer's
+    stream)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def device_id(self) -> int:
+        """Not bound to a device: raises RuntimeError (cuda.core's behaviour)."""
+        raise RuntimeError("LegacyPinnedMemoryResource.device_id: a pinned memory resource is not "
+                           "bound to any GPU (its memory is host memory every device can read)")
+
+    def __repr__(self) -> str:
+        return "<nanocuda.LegacyPinnedMemoryResource>"

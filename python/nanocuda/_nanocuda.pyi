@@ -2145,7 +2145,7 @@ class KernelOccupancy:
 
     def max_active_clusters(self, config: object, block: object | None = None, cluster: object | None = None, *, stream: object | None = None, dynamic_shared_memory: int = 0, device: object | None = None) -> int:
         """
-        Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).
+        Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster) with grid in clusters, as LaunchConfig counts it.
         """
 
 class Kernel:
@@ -2552,12 +2552,12 @@ class LaunchConfig:
 
     def __init__(self, *, grid: object | None = None, block: object | None = None, shared_mem: object | None = None, cluster: object | None = None, cooperative: object | None = None, pdl: object | None = None, shmem_size: object | None = None, cooperative_launch: object | None = None, is_cooperative: object | None = None, programmatic_stream_serialization: object | None = None) -> None:
         """
-        grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative (cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: programmatic_stream_serialization).
+        grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) bytes of dynamic shared memory; cluster: thread-block cluster shape, and then grid counts clusters, as in cuda.core (grid=4, cluster=2 runs 8 blocks); cooperative (cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: programmatic_stream_serialization).
         """
 
     @property
     def grid(self) -> tuple:
-        """Blocks per grid, (x, y, z)."""
+        """Blocks per grid, (x, y, z); clusters per grid when cluster is set."""
 
     @property
     def block(self) -> tuple:

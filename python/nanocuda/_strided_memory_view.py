@@ -106,6 +106,98 @@ class StridedMemoryView:
         self._fill(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface", cai=True)
         return self
 
+    @classmethod
+    def from_any_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
+        """A view of any array: DLPack first, then the CUDA array interface, then numpy's
+        __array_interface__ (host memory)."""
+        if hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__"):
+            return cls(obj, stream_ptr)
+        return cls.from_array_interface(obj)
+
+    @classmethod
+    def from_array_interface(cls, obj: Any) -> "StridedMemoryView":
+        """A view of host memory described by numpy's __array_interface__ (device_id -1)."""
+        iface = getattr(obj, "__array_interface__", None)
+        if not isinstance(iface, dict):
+            raise BufferError(f"StridedMemoryView.from_array_interface: a {type(obj).__name__} has no "
+                              "__array_interface__")
+        import numpy
+
+        dtype = numpy.dtype(iface["typestr"])
+        ptr, readonly = iface["data"]
+        strides = iface.get("strides")
+        return cls._make(ptr, tuple(iface["shape"]), None if strides is None else
+                         tuple(_whole_elements("StridedMemoryView.from_array_interface", strides, dtype.itemsize)),
+                         dtype.name, dtype.itemsize, device_id=-1, device_accessible=False,
+                         readonly=bool(readonly), owner=obj)
+
+    @classmethod
+    def from_buffer(cls, buffer: Any, shape: Sequence[int], strides: Optional[Sequence[int]] = None, *,
+                    itemsize: Optional[int] = None, dtype: Any = None,
+                    is_readonly: bool = False) -> "StridedMemoryView":
+        """A view of a Buffer's memory with this shape, strides (in elements; None for
+        C-contiguous) and element type (dtype, or only itemsize: unsigned ints of that size).
+        Nothing is synchronized: the Buffer's stream order is the caller's to respect."""
+        call = "StridedMemoryView.from_buffer"
+        if not isinstance(buffer, _nanocuda.Buffer):
+            raise TypeError(f"{call}: buffer must be a nanocuda Buffer, got {type(buffer).__name__}")
+        if dtype is None and itemsize is None:
+            raise ValueError(f"{call}: pass dtype= or itemsize= (the size of one element)")
+        if dtype is not None:
+            import numpy
+
+            dtype = numpy.dtype(dtype)
+            if itemsize is not None and itemsize != dtype.itemsize:
+                raise ValueError(f"{call}: itemsize={itemsize} but {dtype.name} elements are "
+                                 f"{dtype.itemsize} bytes")
+            name, item = dtype.name, dtype.itemsize
+        else:
+            if itemsize not in (1, 2, 4, 8):
+                raise ValueError(f"{call}: itemsize must be 1, 2, 4 or 8 without a dtype, got {itemsize!r}")
+            name, item = f"uint{8 * itemsize}", itemsize
+        shape = tuple(int(n) for n in shape)
+        if any(n < 0 for n in shape) or (strides is not None and any(int(x) < 0 for x in strides)):
+            raise ValueError(f"{call}: shape {shape} and strides must not be negative")
+        if strides is not None and len(strides) != len(shape):
+            raise ValueError(f"{call}: {len(strides)} strides for {len(shape)} dimensions")
+        dense = _dense_strides(shape)
+        strides = None if strides is None or tuple(strides) == dense else tuple(int(x) for x in strides)
+        extent = 0 if 0 in shape else (1 + sum((n - 1) * x for n, x in zip(shape, strides or dense))) * item
+        if extent > buffer.size:
+            raise ValueError(f"{call}: shape {shape} with strides {strides or dense} of {item}-byte "
+                             f"elements reaches {extent} bytes, past the buffer's {buffer.size}")
+        host = buffer.is_host_accessible and not buffer.is_managed
+        return cls._make(buffer.handle, shape, strides, name, item,
+                         device_id=-1 if host else buffer.device_id,
+                         device_accessible=buffer.is_device_accessible, readonly=bool(is_readonly),
+                         owner=buffer)
+
+    @classmethod
+    def _make(cls, ptr: int, shape: tuple, strides: Optional[tuple], dtype_name: str, item: int, *,
+              device_id: int, device_accessible: bool, readonly: bool, owner: Any) -> "StridedMemoryView":
+        self = cls.__new__(cls)
+        self._pending = None
+        self.ptr, self.shape, self._strides = ptr, shape, strides
+        self._contiguous = strides is None
+        self._dtype_name, self._item = dtype_name, item
+        self.device_id, self.is_device_accessible = device_id, device_accessible
+        self.readonly, self.exporting_obj = readonly, owner
+        return self
+
+    def copy_from(self, other: "StridedMemoryView", stream: Any = None, allocator: Any = None,
+                  blocking: Optional[bool] = None) -> None:
+        """Copy `other`'s elements into this view, in the order of `stream`: host to device,
+        device to host or device to device. Both views must have the same shape and element
+        size and be C-contiguous (a strided copy raises ValueError). `blocking` (default: only
+        when host memory is involved) waits for the copy; `allocator` is accepted for
+        cuda.core's signature and unused (no temporaries are needed)."""
+        _copy_views("StridedMemoryView.copy_from", self, other, stream, blocking)
+
+    def copy_to(self, other: "StridedMemoryView", stream: Any = None, allocator: Any = None,
+                blocking: Optional[bool] = None) -> None:
+        """Copy this view's elements into `other` (see copy_from)."""
+        _copy_views("StridedMemoryView.copy_to", other, self, stream, blocking)
+
     def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
         self._pending = None  # read now (as_tensor_map's lazy path then finds the slot set)
         if stream_ptr is not None and type(stream_ptr) is not int:
@@ -209,6 +301,42 @@ class StridedMemoryView:
         return (f"StridedMemoryView(ptr={self.ptr:#x}, shape={self.shape}, strides={self.strides}, "
                 f"dtype={self._dtype_name}, device_id={self.device_id}, "
                 f"is_device_accessible={self.is_device_accessible}, readonly={self.readonly})")
+
+
+def _dense_strides(shape: tuple) -> tuple:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _whole_elements(call: str, byte_strides: Sequence[int], item: int) -> list:
+    if any(x % item for x in byte_strides):
+        raise ValueError(f"{call}: strides {tuple(byte_strides)} (bytes) are not whole {item}-byte elements")
+    return [x // item for x in byte_strides]
+
+
+def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:
+    if not isinstance(src, StridedMemoryView):
+        raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(src).__name__}")
+    if dst.shape != src.shape or dst._item != src._item:
+        raise ValueError(f"{call}: the views differ: shape {src.shape} of {src._item}-byte elements "
+                         f"into shape {dst.shape} of {dst._item}-byte elements")
+    if dst.strides is not None or src.strides is not None:
+        raise ValueError(f"{call}: both views must be C-contiguous (strides None); strided copies "
+                         "are not supported")
+    if dst.readonly:
+        raise ValueError(f"{call}: the destination view is read-only")
+    nbytes = src.size * src._item
+    if nbytes:
+        _nanocuda.copy(dst.ptr, src.ptr, size=nbytes, stream=stream)
+    host = dst.device_id < 0 or src.device_id < 0
+    if blocking or (blocking is None and host):
+        if stream is None:
+            _nanocuda.Stream.legacy(_nanocuda.Device()).sync()
+        else:  # a nanocuda/cuda.core Stream (sync) or a torch/CuPy one (synchronize)
+            (getattr(stream, "sync", None) or stream.synchronize)()
 
 
 class _ViewableArg:

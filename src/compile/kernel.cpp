@@ -186,7 +186,9 @@ int Kernel::max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigne
   attr.value.clusterDim.x = cluster[0];
   attr.value.clusterDim.y = cluster[1];
   attr.value.clusterDim.z = cluster[2];
-  CUlaunchConfig config = occupancy_config(grid, block, dynamic_shared_memory);
+  // The driver takes the grid in blocks.
+  CUlaunchConfig config = occupancy_config({grid[0] * cluster[0], grid[1] * cluster[1], grid[2] * cluster[2]},
+                                           block, dynamic_shared_memory);
   config.attrs = &attr;
   config.numAttrs = 1;
   int clusters = 0;

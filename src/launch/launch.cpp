@@ -69,9 +69,10 @@ void launch_packed(const Stream& stream, const LaunchConfig& config, const Launc
     ++n;
   }
   CUlaunchConfig c{};
-  c.gridDimX = config.grid.x;
-  c.gridDimY = config.grid.y;
-  c.gridDimZ = config.grid.z;
+  const Dim3 blocks = config.blocks();  // a cluster's grid counts clusters
+  c.gridDimX = blocks.x;
+  c.gridDimY = blocks.y;
+  c.gridDimZ = blocks.z;
   c.blockDimX = config.block.x;
   c.blockDimY = config.block.y;
   c.blockDimZ = config.block.z;

@@ -24,18 +24,22 @@ void LaunchConfig::validate() const {
     reject(*this, "a block has at most 1024 threads, this one has " +
                       std::to_string(block.volume()));
   if (block.z > 64) reject(*this, "block z is at most 64, got " + std::to_string(block.z));
-  if (grid.x > 2147483647u) reject(*this, "grid x is at most 2^31-1");
-  if (grid.y > 65535 || grid.z > 65535)
-    reject(*this, "grid y and z are at most 65535, got " + text(grid));
   if (has_cluster()) {
     if (cluster.volume() == 0) reject(*this, "every cluster dimension must be at least 1");
-    if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
-      reject(*this, "the grid " + text(grid) + " must be a multiple of the cluster " +
-                        text(cluster));
     if (cluster.volume() > 16)
       reject(*this, "a cluster has at most 16 blocks (8 portably), this one has " +
                         std::to_string(cluster.volume()));
   }
+  // The driver's limits are on blocks: with clusters, grid × cluster (computed wide, so an
+  // overflow is reported, not wrapped).
+  const Dim3 c = has_cluster() ? cluster : Dim3{};
+  const std::uint64_t bx = std::uint64_t{grid.x} * c.x, by = std::uint64_t{grid.y} * c.y,
+                      bz = std::uint64_t{grid.z} * c.z;
+  const std::string in_blocks = has_cluster() ? " blocks (grid × cluster)" : "";
+  if (bx > 2147483647u) reject(*this, "grid x is at most 2^31-1" + in_blocks);
+  if (by > 65535 || bz > 65535)
+    reject(*this, "grid y and z are at most 65535" + in_blocks + ", got (" + std::to_string(bx) +
+                      ", " + std::to_string(by) + ", " + std::to_string(bz) + ")");
 }
 
 std::string LaunchConfig::describe() const {

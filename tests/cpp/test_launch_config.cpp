@@ -32,6 +32,13 @@ TEST(LaunchConfig, AcceptsOrdinaryShapes) {
   c.cluster = {2, 2, 1};
   EXPECT_NO_THROW(c.validate());
   EXPECT_FALSE(c.is_simple());
+  EXPECT_EQ(c.blocks(), (nanocuda::Dim3{16, 8, 1}));  // grid counts clusters (cuda.core's rule)
+  c.grid = {3, 1, 1};
+  c.cluster = {2, 1, 1};
+  EXPECT_NO_THROW(c.validate());  // no divisibility rule: 3 clusters of 2
+  EXPECT_EQ(c.blocks(), (nanocuda::Dim3{6, 1, 1}));
+  c.cluster = {0, 0, 0};
+  EXPECT_EQ(c.blocks(), (nanocuda::Dim3{3, 1, 1}));
 }
 
 TEST(LaunchConfig, RejectsWithRuleAndValue) {
@@ -45,9 +52,9 @@ TEST(LaunchConfig, RejectsWithRuleAndValue) {
   c.block = {32, 1, 1};
   c.grid = {1, 70000, 1};
   EXPECT_NE(rejection(c).find("grid y and z are at most 65535"), std::string::npos);
-  c.grid = {6, 1, 1};
-  c.cluster = {4, 1, 1};
-  EXPECT_NE(rejection(c).find("must be a multiple of the cluster (4, 1, 1)"), std::string::npos);
+  c.grid = {1, 40000, 1};  // 80000 blocks in y: grid counts clusters
+  c.cluster = {1, 2, 1};
+  EXPECT_NE(rejection(c).find("at most 65535 blocks (grid × cluster), got (1, 80000, 1)"), std::string::npos);
   c.grid = {64, 1, 1};
   c.cluster = {32, 1, 1};
   EXPECT_NE(rejection(c).find("at most 16 blocks"), std::string::npos);

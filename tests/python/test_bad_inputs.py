@@ -89,7 +89,9 @@ CPU = [
          "pack(L5, SAXPY_MANGLED, 1.0, 2.0, 0, 0, 5)", T, r"parameter 1 is a pointer"),
     # --- launch configurations ---
     Case("config-block-too-big", "nanocuda.LaunchConfig(grid=1, block=(32, 33))", V, r"at most 1024 threads"),
-    Case("config-cluster-not-dividing", "nanocuda.LaunchConfig(grid=3, block=32, cluster=2)", V, r"multiple of the cluster"),
+    Case("config-cluster-grid-too-big", "nanocuda.LaunchConfig(grid=(1, 40000), block=32, cluster=(1, 2))", V,
+         r"at most 65535 blocks \(grid × cluster\)"),
+    Case("config-cluster-too-big", "nanocuda.LaunchConfig(grid=1, block=32, cluster=(4, 8))", V, r"at most 16 blocks"),
     Case("config-block-zero", "nanocuda.LaunchConfig(grid=1, block=0)", V, r"block"),
     Case("config-grid-zero", "nanocuda.LaunchConfig(grid=0, block=32)", V, r"grid"),
     Case("config-block-4d", "nanocuda.LaunchConfig(grid=1, block=(1, 1, 1, 1))", (T, V), r"block"),

@@ -168,6 +168,56 @@ def test_strided_memory_view_errors():
         StridedMemoryView.from_dlpack(np.zeros((64, 64), np.float16)).as_tensor_map((16, 16))
 
 
+class _HostArray:
+    """Only numpy's __array_interface__ (no DLPack): what from_array_interface is for."""
+
+    def __init__(self, a):
+        self.a = a
+        self.__array_interface__ = a.__array_interface__
+
+
+def test_strided_memory_view_from_array_interface():
+    a = np.arange(24, dtype=np.int16).reshape(4, 6)
+    v = StridedMemoryView.from_array_interface(a[:, ::2])
+    assert v.ptr == a.ctypes.data and v.shape == (4, 3) and v.strides == (6, 2)
+    assert v.dtype == np.int16 and v.device_id == -1 and not v.is_device_accessible
+    a.flags.writeable = False
+    w = StridedMemoryView.from_any_interface(_HostArray(a))
+    assert w.shape == (4, 6) and w.strides is None and w.readonly is True
+    assert StridedMemoryView.from_any_interface(a).shape == (4, 6)  # DLPack first
+    with pytest.raises(BufferError, match="from_array_interface: a object has no __array_interface__"):
+        StridedMemoryView.from_array_interface(object())
+
+
+def test_strided_memory_view_from_buffer_and_copy_errors():
+    with pytest.raises(TypeError, match="from_buffer: buffer must be a nanocuda Buffer, got ndarray"):
+        StridedMemoryView.from_buffer(np.zeros(4), (4,), dtype=np.float32)
+    a, b = np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)
+    va, vb = StridedMemoryView.from_dlpack(a), StridedMemoryView.from_dlpack(b)
+    with pytest.raises(ValueError, match=r"copy_from: the views differ: shape \(3, 2\)"):
+        va.copy_from(vb, None)
+    with pytest.raises(ValueError, match="copy_to: both views must be C-contiguous"):
+        StridedMemoryView.from_dlpack(b.T).copy_to(va)
+    with pytest.raises(TypeError, match="copy_from: the other view must be a StridedMemoryView"):
+        va.copy_from(b, None)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="copy_from: the destination view is read-only"):
+        StridedMemoryView.from_dlpack(a).copy_from(StridedMemoryView.from_dlpack(np.zeros((2, 3), np.float32)))
+
+
+def test_cuda_core_module_names():
+    from nanocuda.graph import Graph, GraphBuilder, GraphCompleteOptions, GraphCondition
+
+    assert GraphBuilder is nanocuda.GraphBuilder and Graph is nanocuda.Graph
+    assert GraphCompleteOptions is nanocuda.GraphCompleteOptions and GraphCondition is nanocuda.ConditionalHandle
+    assert nanocuda.TensorMapDescriptor is nanocuda.TensorMap
+    o = nanocuda.TensorMapDescriptorOptions(box_dim=(64, 64), swizzle="128B")
+    assert o.box_dim == (64, 64) and o.swizzle == "128B" and o.oob_fill is None
+    assert issubclass(nanocuda.LegacyPinnedMemoryResource, nanocuda.PinnedMemoryResource)
+    # the default streams are read lazily (no driver at import) but listed
+    assert {"LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM", "graph"} <= set(dir(nanocuda))
+
+
 def test_args_viewable_as_strided_memory():
     @args_viewable_as_strided_memory((0,))
     def f(x, y):

@@ -80,7 +80,7 @@ def test_setmaxnreg_warpgroups(torch, mod):
 def test_cluster_rank_size_and_distributed_shared_memory(torch, mod, cluster):
     blocks = 2 * cluster
     out = torch.full((3 * blocks,), -1, device="cuda", dtype=torch.int32)
-    launch(mod.cluster_dsmem, out, grid=blocks, block=64, cluster=cluster)
+    launch(mod.cluster_dsmem, out, grid=blocks // cluster, block=64, cluster=cluster)  # grid in clusters
     torch.cuda.synchronize()
     got = out.view(blocks, 3).tolist()
     for blk, (rank, size, peer) in enumerate(got):
@@ -95,7 +95,7 @@ def test_tma_multicast_fills_every_block(torch, mod, cluster):
     part = rows * 64 * 2
     out = torch.zeros(2 * cluster, part * cluster, device="cuda", dtype=torch.uint8)
     m = nanocuda.TensorMap.tiled(src, (rows, 64), swizzle="none")
-    launch(mod.tma_multicast, m, rows, part, out, grid=2 * cluster, block=128,
+    launch(mod.tma_multicast, m, rows, part, out, grid=2, block=128,
            shared_mem=1024 + part * cluster, cluster=cluster)
     torch.cuda.synchronize()
     expect = src.view(torch.uint8).reshape(-1)
@@ -107,7 +107,7 @@ def test_tma_multicast_fills_every_block(torch, mod, cluster):
 def test_remote_mbarrier_arrivals_release_writes(torch, mod, cluster):
     blocks = 2 * cluster
     out = torch.full((10 * blocks,), -1, device="cuda", dtype=torch.int32)
-    launch(mod.cluster_arrive, out, grid=blocks, block=32, cluster=cluster)
+    launch(mod.cluster_arrive, out, grid=blocks // cluster, block=32, cluster=cluster)
     torch.cuda.synchronize()
     got = out.view(blocks, 10).tolist()
     for blk, row in enumerate(got):

@@ -164,7 +164,8 @@ def test_thread_block_clusters(code, stream, device):
         pytest.skip("clusters need sm_90")
     out = nanocuda.Buffer(8 * 2 * 4, stream=stream)
     k = code.get_kernel("cluster_info")
-    nanocuda.launch(stream, nanocuda.LaunchConfig(grid=8, block=32, cluster=4), k, out)
+    # grid counts clusters (cuda.core's rule): 2 clusters of 4 blocks
+    nanocuda.launch(stream, nanocuda.LaunchConfig(grid=2, block=32, cluster=4), k, out)
     got = to_host(out, np.int32, stream).reshape(8, 2)
     assert (got[:, 0] == 4).all()
     assert list(got[:, 1]) == [0, 1, 2, 3, 0, 1, 2, 3]

@@ -106,9 +106,12 @@ def test_launch_config_validation():
     assert c.cluster is None
     with pytest.raises(ValueError, match="at most 1024 threads"):
         nanocuda.LaunchConfig(grid=1, block=(32, 33))
-    with pytest.raises(ValueError, match="multiple of the cluster"):
-        nanocuda.LaunchConfig(grid=3, block=32, cluster=2)
-    assert "cluster=(2, 1, 1)" in repr(nanocuda.LaunchConfig(grid=4, block=32, cluster=2))
+    # cuda.core's rule: with a cluster, grid counts clusters (3 clusters of 2 = 6 blocks)
+    clustered = nanocuda.LaunchConfig(grid=3, block=32, cluster=2)
+    assert clustered.grid == (3, 1, 1) and clustered.cluster == (2, 1, 1)
+    assert "cluster=(2, 1, 1)" in repr(clustered)
+    with pytest.raises(ValueError, match=r"grid y and z are at most 65535 blocks \(grid × cluster\), got \(1, 80000, 1\)"):
+        nanocuda.LaunchConfig(grid=(1, 40000), block=32, cluster=(1, 2))
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ class Kernel {
                                                std::size_t dynamic_shared_memory = 0,
                                                const Device& device = Device(0)) const;
   // Clusters of `cluster` blocks of `block` threads that can be co-resident
-  // (cuOccupancyMaxActiveClusters); grid must be a multiple of cluster.
+  // (cuOccupancyMaxActiveClusters) in a grid of `grid` clusters (LaunchConfig's rule).
   [[nodiscard]] int max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                         std::array<unsigned, 3> cluster,
                                         std::size_t dynamic_shared_memory = 0,

@@ -129,7 +129,7 @@ void bind_kernel(nb::module_& m) {
       .def("max_potential_cluster_size",
            [](const Occupancy& o, nb::object config, nb::object stream, nb::object device) {
              const LaunchConfig& c = launch_config_of(config, "max_potential_cluster_size");
-             return o.kernel.max_potential_cluster_size(dims(c.grid), dims(c.block), c.shared_mem,
+             return o.kernel.max_potential_cluster_size(dims(c.blocks()), dims(c.block), c.shared_mem,
                                                         device_of(stream, device));
            },
            nb::arg("config"), nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("device") = nb::none(),
@@ -151,7 +151,8 @@ void bind_kernel(nb::module_& m) {
            },
            nb::arg("config"), nb::arg("block") = nb::none(), nb::arg("cluster") = nb::none(), nb::kw_only(),
            nb::arg("stream") = nb::none(), nb::arg("dynamic_shared_memory") = 0, nb::arg("device") = nb::none(),
-           "Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster).");
+           "Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster) "
+           "with grid in clusters, as LaunchConfig counts it.");
 
   nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.")
       .def_prop_ro("name", &Kernel::name, "The kernel's (mangled, for C++) name.")

@@ -253,10 +253,12 @@ void bind_launch(nb::module_& m) {
            nb::arg("shmem_size") = nb::none(), nb::arg("cooperative_launch") = nb::none(),
            nb::arg("is_cooperative") = nb::none(), nb::arg("programmatic_stream_serialization") = nb::none(),
            "grid and block: an int or a tuple of 1-3 ints. shared_mem (cuda.core: shmem_size) "
-           "bytes of dynamic shared memory; cluster: thread-block cluster shape; cooperative "
+           "bytes of dynamic shared memory; cluster: thread-block cluster shape, and then grid counts "
+           "clusters, as in cuda.core (grid=4, cluster=2 runs 8 blocks); cooperative "
            "(cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: "
            "programmatic_stream_serialization).")
-      .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); }, "Blocks per grid, (x, y, z).")
+      .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); },
+                   "Blocks per grid, (x, y, z); clusters per grid when cluster is set.")
       .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
       .def_prop_ro("shared_mem", [](const LaunchConfig& c) { return c.shared_mem; }, "Dynamic shared memory per block, bytes.")
       .def_prop_ro("shmem_size", [](const LaunchConfig& c) { return c.shared_mem; }, "cuda.core's name for shared_mem.")
