@@ -146,19 +146,19 @@ def buffer_views_program(cc):
     mr = cc.DeviceMemoryResource(dev)
     buf = mr.allocate(4 * 24, stream=s)
     dview = utils.StridedMemoryView.from_buffer(buf, (4, 6), dtype=np.dtype(np.float32))
-    host = np.arange(24, dtype=np.float32).reshape(4, 6)
-    dview.copy_from(utils.StridedMemoryView.from_dlpack(host, stream_ptr=-1), s)
+    pinned = cc.LegacyPinnedMemoryResource().allocate(4 * 24, stream=s)
+    host_array(pinned, np.float32)[:] = np.arange(24)
+    buf.copy_from(pinned, stream=s)
     cc.launch(s, cc.LaunchConfig(grid=(1, 4), block=32), ker, dview.ptr, np.int32(4), np.int32(6), np.float32(-1))
-    back = np.zeros_like(host)
-    dview.copy_to(utils.StridedMemoryView.from_dlpack(back, stream_ptr=-1), s)
+    buf.copy_to(pinned, stream=s)
     s.sync()
     meta = (dview.shape, dview.strides, str(dview.dtype), dview.device_id, dview.is_device_accessible,
             dview.ptr == int(buf.handle))
     buf.close(s)
-    return {"meta": meta, "back": back}
+    return {"meta": meta, "back": host_array(pinned, np.float32).reshape(4, 6).copy()}
 
 
-def test_strided_memory_view_of_a_buffer_and_view_copies():
+def test_strided_memory_view_of_a_buffer():
     results = run_everywhere(buffer_views_program)
     ours = results["nanocuda"]
     assert ours["meta"] == ((4, 6), None, "float32", 0, True, True)
@@ -331,4 +331,33 @@ def test_tensor_map_descriptors_are_byte_identical():
     results = run_everywhere(tensor_map_program)
     ours = results["nanocuda"]
     assert ours["box"].any() and not np.array_equal(ours["box"], ours["options"])
+    assert_same(results)
+
+
+def interop_program(cc):
+    import torch
+
+    dev, _ = setup(cc)
+    ker = kernel(cc, dev, INC, "inc")
+    torch_stream = torch.cuda.Stream()
+    s = cc.Stream.from_handle(torch_stream.cuda_stream)  # borrowed: torch's stream
+    t = torch.zeros(64, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    buf = cc.Buffer.from_handle(t.data_ptr(), t.numel() * 4)  # borrowed: torch's memory
+    cc.launch(s, cc.LaunchConfig(grid=1, block=64), ker, buf, np.int32(64))
+    other = dev.create_stream()
+    other.wait(s.record())  # cross-stream order through an event
+    cc.launch(other, cc.LaunchConfig(grid=1, block=64), ker, buf, np.int32(64))
+    other.sync()
+    exported = torch.from_dlpack(buf)
+    return {"t": t.cpu().numpy(), "handle": int(s.handle) == torch_stream.cuda_stream,
+            "dlpack": (tuple(exported.shape), str(exported.dtype), exported.data_ptr() == t.data_ptr()),
+            "buffer": (buf.size, buf.device_id, buf.is_device_accessible, buf.is_host_accessible)}
+
+
+def test_borrowed_torch_stream_and_memory():
+    results = run_everywhere(interop_program)
+    ours = results["nanocuda"]
+    np.testing.assert_array_equal(ours["t"], 2 * np.arange(64, dtype=np.int32))
+    assert ours["handle"] and ours["dlpack"][2] and ours["buffer"] == (256, 0, True, False)
     assert_same(results)
