@@ -52,6 +52,14 @@ def host_array(buffer, dtype):
     return np.from_dlpack(buffer).view(dtype)
 
 
+def read_back(cc, buffer, stream, dtype):
+    """A device Buffer's contents, copied through pinned memory once the stream gets there."""
+    host = cc.LegacyPinnedMemoryResource().allocate(buffer.size, stream=stream)
+    buffer.copy_to(host, stream=stream)
+    stream.sync()
+    return host_array(host, dtype).copy()
+
+
 SAXPY = r"""
 template <typename T>
 __global__ void saxpy(const T a, const T* x, const T* y, T* out, size_t n) {
@@ -187,10 +195,7 @@ def graph_program(cc):
     graph.upload(s)
     graph.launch(s)
     graph.launch(s)
-    host = cc.LegacyPinnedMemoryResource().allocate(4 * 64, stream=s)
-    buf.copy_to(host, stream=s)
-    s.sync()
-    return {"x": host_array(host, np.int32).copy()}
+    return {"x": read_back(cc, buf, s, np.int32)}
 
 
 def test_graph_built_by_capture():
@@ -217,10 +222,7 @@ def cluster_program(cc):
     buf.fill(255, stream=s)
     # grid counts clusters when a cluster shape is given: 3 clusters of 2 blocks
     cc.launch(s, cc.LaunchConfig(grid=3, cluster=2, block=32), ker, buf)
-    host = cc.LegacyPinnedMemoryResource().allocate(4 * 8, stream=s)
-    buf.copy_to(host, stream=s)
-    s.sync()
-    return {"out": host_array(host, np.uint32).copy()}
+    return {"out": read_back(cc, buf, s, np.uint32)}
 
 
 def test_thread_block_clusters_grid_counts_clusters():
