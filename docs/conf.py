@@ -39,3 +39,4 @@ html_theme = "furo"
 html_title = f"nanocuda {release}"
 html_static_path = ["_static"]
 html_css_files = ["nanocuda.css"]
+html_favicon = "_static/favicon.svg"  # also spares browsers a /favicon.ico request (a 404)
