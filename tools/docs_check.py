@@ -3,7 +3,7 @@ in a real headless browser (Chromium) with no console errors and no cut sidebar 
 
     python3 tools/docs_check.py SITE_DIR      (scripts/docs-check installs what it needs)
 
-Writes SITE_DIR/_check/index.png and SITE_DIR/_check/api.png (screenshots) and exits 1 with
+Writes SITE_DIR/_check/{index,api,cpp}.png (screenshots) and exits 1 with
 one line per problem.
 """
 
@@ -99,7 +99,7 @@ return cut;
 """
 
 
-def check_browser(site: str, shots: str) -> list[str]:
+def check_browser(site: str, shots: str, pages: list[str]) -> list[str]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -119,20 +119,20 @@ def check_browser(site: str, shots: str) -> list[str]:
         for name, page in PAGES.items():
             if not os.path.exists(os.path.join(site, page)):
                 problems.append(f"{page}: missing (the browser check opens it)")
-                continue
+        # Every page, for console errors and cut text; the three of PAGES photographed.
+        shot_of = {page: name for name, page in PAGES.items()}
+        for page in pages:
             driver.get(base + page)
-            driver.execute_script("return document.fonts ? document.fonts.ready : null")
-            title = driver.title
-            if not title:
+            if not driver.title:
                 problems.append(f"{page}: no title after loading")
             for entry in driver.get_log("browser"):
                 if entry.get("level") == "SEVERE":
                     problems.append(f"{page}: console error: {entry.get('message')}")
             for text in driver.execute_script(_CUT_TEXT_JS):
                 problems.append(f"{page}: text cut by its box: {text!r}")
-            if name in ("index", "api"):
-                driver.save_screenshot(os.path.join(shots, f"{name}.png"))
-            print(f"docs-check: {page}: {title!r}, loaded in the browser")
+            if page in shot_of:
+                driver.save_screenshot(os.path.join(shots, f"{shot_of[page]}.png"))
+        print(f"docs-check: {len(pages)} pages opened in headless Chromium")
         # The search page runs the most JavaScript (the search index): no errors there either.
         driver.get(base + "search.html?q=TensorMap")
         driver.implicitly_wait(2)
@@ -157,12 +157,15 @@ def main() -> int:
     print(f"docs-check: {followed} internal links and anchors followed, {len(problems)} broken")
     shots = os.path.join(site, "_check")
     os.makedirs(shots, exist_ok=True)
-    problems += check_browser(site, shots)
+    pages = sorted(os.path.relpath(os.path.join(folder, f), site).replace(os.sep, "/")
+                   for folder, _, files in os.walk(site) for f in files
+                   if f.endswith(".html") and not os.path.relpath(folder, site).startswith((".doctrees", "_check")))
+    problems += check_browser(site, shots, pages)
     for p in problems:
         print("docs-check: " + p)
     if problems:
         return 1
-    print(f"docs-check: ok; screenshots in {shots}/index.png and {shots}/api.png")
+    print(f"docs-check: ok; screenshots in {shots}/ (index.png, api.png, cpp.png)")
     return 0
 
 
