@@ -22,6 +22,7 @@ exclude_patterns = ["_build", "_ext"]
 root_doc = "index"
 # Docstrings write `name` for code (as in Markdown): show it as code, not as a citation.
 default_role = "code"
+smartquotes = False  # "--use_fast_math" stays two hyphens, not an en dash
 suppress_warnings = ["misc.highlighting_failure"]  # prose in a header comment's example block
 
 autodoc_docstring_signature = True

@@ -284,6 +284,18 @@ class NbPropertyDocumenter(PropertyDocumenter):
 class NbClassDocumenter(_StubSignatureMixin, ClassDocumenter):
     """nanobind classes: the constructor's signatures from the stub's __init__."""
 
+    def add_directive_header(self, sig: str) -> None:
+        # "Bases: object" on every class says nothing: inheritance is shown only when there
+        # is a real base (MemoryResource, NanocudaError, ...).
+        saved = self.options
+        if getattr(self.object, "__bases__", ()) in ((object,), ()) and saved.get("show-inheritance") is not False:
+            self.options = type(saved)(saved)
+            self.options["show-inheritance"] = False
+        try:
+            super().add_directive_header(sig)
+        finally:
+            self.options = saved
+
     def get_canonical_fullname(self):
         # Classes live in private modules (nanocuda._nanocuda, ...) and are public under
         # nanocuda and cuda.core's module names (nanocuda.graph): no private canonical name.
