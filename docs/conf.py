@@ -16,7 +16,7 @@ version = release = nanocuda.__version__
 author = "nanocuda authors"
 copyright = "nanocuda authors"
 
-extensions = ["sphinx.ext.autodoc", "myst_parser", "nbdoc", "cppref", "changelog"]
+extensions = ["sphinx.ext.autodoc", "myst_parser", "nbdoc", "cppref", "changelog", "benchplot"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build", "_ext"]
 root_doc = "index"

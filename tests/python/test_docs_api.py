@@ -42,7 +42,7 @@ def site(tmp_path_factory):
         pytest.skip(f"the docs toolchain is not installed ({', '.join(missing)}): pip install '.[docs]'")
     out = str(tmp_path_factory.mktemp("docs"))
     # The Python API only: the C++ reference (Doxygen) is scripts/docs's job.
-    extensions = "sphinx.ext.autodoc,myst_parser,nbdoc,changelog"
+    extensions = "sphinx.ext.autodoc,myst_parser,nbdoc,changelog,benchplot"
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", f"extensions={extensions}",
          "-d", os.path.join(out, ".doctrees"), os.path.join(ROOT, "docs"), out],
