@@ -147,3 +147,31 @@ def test_library_search_prefers_the_drivers_major(tmp_path, mock_libcuda):
     assert out.startswith("picked " + str(lib / "libnvrtc.so.12")), out
     out = run_on_mock(mock_libcuda, "13.0", code, **env)  # the toolkit's 13, if any, comes first
     assert out.split()[1].endswith("libnvrtc.so.13"), out
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_code_from_a_newer_nvrtc_is_refused_at_load(mock_libcuda, version, tmp_path):
+    """NVRTC 13's cubin on a 12.x driver: DriverTooOldError naming the package, before any
+    launch; on 13.0 it loads. PTX needs the NVRTC's full version."""
+    try:
+        nvrtc = nanocuda.nvrtc_version()
+    except nanocuda.ToolkitNotFoundError:
+        pytest.skip("needs an NVRTC")
+    driver = int(version[:2]) * 1000 + int(version[3:]) * 10
+    cubin_ok = nvrtc // 1000 <= driver // 1000
+    ptx_ok = nvrtc <= driver
+    run_on_mock(mock_libcuda, version, PRELUDE + f"""
+    src = 'extern "C" __global__ void k(float* x) {{ x[threadIdx.x] = 1.0f; }}'
+    for target, ok in (("cubin", {cubin_ok}), ("ptx", {ptx_ok})):
+        code = nanocuda.compile(src, arch="90", target=target)
+        if ok:
+            code.get_kernel("k")
+        else:
+            e = raises(lambda: code.get_kernel("k"), DriverTooOldError, "compiled by NVRTC",
+                       "installed driver is CUDA {version}",
+                       'pip install "nanocuda[cu12]"' if {driver // 1000} == 12 else "NANOCUDA_NVRTC")
+            assert e.driver_version == {driver}
+    # code given as bytes is the user's business: no NVRTC version to compare
+    nanocuda.ObjectCode.from_cubin(b"\\x7fELF" + bytes(60)).get_kernel("k")
+    print("ok")
+    """, NANOCUDA_CACHE_DIR=str(tmp_path / "cache"))
