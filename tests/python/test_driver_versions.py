@@ -143,8 +143,8 @@ def test_library_search_prefers_the_drivers_major(tmp_path, mock_libcuda):
     print("ok")
     """
     env = {"NANOCUDA_NVRTC": ""}
-    out = run_on_mock(mock_libcuda, "12.8", code, **env)
-    assert out.startswith("picked " + str(lib / "libnvrtc.so.12")), out
+    out = run_on_mock(mock_libcuda, "12.8", code, **env)  # ours, or a CUDA 12 wheel's found first
+    assert out.split()[1].endswith("libnvrtc.so.12"), out
     out = run_on_mock(mock_libcuda, "13.0", code, **env)  # the toolkit's 13, if any, comes first
     assert out.split()[1].endswith("libnvrtc.so.13"), out
 
