@@ -4,7 +4,9 @@
  *   cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
  *   NANOCUDA_LIBCUDA=/tmp/libcuda_mock.so python3 ...
  * NANOCUDA_MOCK_MISSING="cuA,cuB" makes those entry points absent, like an older driver
- * (the reliability tests use it to check that a missing one is a clear error). */
+ * (the reliability tests use it to check that a missing one is a clear error).
+ * NANOCUDA_MOCK_DRIVER_VERSION ("12.4", "12.8", "13.0" or 12040) is the CUDA version the driver
+ * reports (default 13.0), for the driver-version gates (scripts/test-driver-versions). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +14,17 @@ typedef int CUresult;
 
 static CUresult ok(void) { return 0; }
 static CUresult count_one(int* n) { *n = 1; return 0; }
-static CUresult version(int* v) { *v = 13000; return 0; }
+static CUresult version(int* v) {
+  const char* spec = getenv("NANOCUDA_MOCK_DRIVER_VERSION");
+  char* end = NULL;
+  long major = spec ? strtol(spec, &end, 10) : 13;
+  if (spec && *end == '.') *v = (int)(major * 1000 + strtol(end + 1, NULL, 10) * 10);
+  else *v = (int)(major >= 1000 ? major : major * 1000);
+  return 0;
+}
+
+/* Exported like the real driver's, so a version query needs no cuInit or cuGetProcAddress. */
+CUresult cuDriverGetVersion(int* v) { return version(v); }
 static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
 static CUresult handle(void** out) { *out = (void*)0x1000; return 0; }
 static CUresult handle2(void** out) { *out = (void*)0x2000; return 0; }

@@ -8,6 +8,7 @@ from ._errors import (
     CompileError,
     CudaError,
     DriverNotFoundError,
+    DriverTooOldError,
     NanocudaError,
     ToolkitNotFoundError,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "CudaError",
     "Device",
     "DriverNotFoundError",
+    "DriverTooOldError",
     "Event",
     "Graph",
     "GraphBuilder",

@@ -13,8 +13,10 @@ from ._nanocuda import ObjectCode, Program, ProgramOptions, add_library_search_d
 # CUDA 13's shared nvidia/cu13 first, then CUDA 12's per-component folders.
 _WHEEL_LIB_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", "nvidia/nvjitlink/lib")
 # And the headers: cuda.h/cuda_fp16.h (nvidia-cuda-runtime) and cccl/cuda/std
-# (nvidia-cuda-cccl) share nvidia/cu13/include; CUDA 12 kept them apart.
-_WHEEL_INCLUDE_DIRS = ("nvidia/cu13/include", "nvidia/cuda_runtime/include", "nvidia/cuda_cccl/include")
+# (nvidia-cuda-cccl) share nvidia/cu13/include; CUDA 12 kept them apart (crt/ in cuda_nvcc).
+# Both majors may be installed: the C++ core uses only those of the NVRTC's major.
+_WHEEL_INCLUDE_DIRS = ("nvidia/cu13/include", "nvidia/cuda_runtime/include", "nvidia/cuda_cccl/include",
+                       "nvidia/cuda_nvcc/include")
 
 # The pip package that provides each piece (named in `nanocuda info` and in errors).
 PIP_PACKAGES = {
@@ -121,7 +123,8 @@ def toolkit_sources() -> list[tuple[str, str, str]]:
         if path:
             rows.append((piece, path, _origin(os.path.join(path, marker))))
         else:
-            rows.append((piece, "", f"not found: pip install {PIP_PACKAGES[piece]}"))
+            cu12 = "-cu12" if _nanocuda.nvrtc_version() // 1000 == 12 else ""
+            rows.append((piece, "", f"not found: pip install {PIP_PACKAGES[piece]}{cu12}"))
     return rows
 
 

@@ -24,6 +24,19 @@ class DriverNotFoundError(CudaError):
     """No usable NVIDIA driver: libcuda.so.1 missing, a stub library, or cuInit failing."""
 
 
+class DriverTooOldError(CudaError):
+    """The NVIDIA driver is older than something needs: nanocuda itself (CUDA 12.4), one feature
+    (e.g. a switch conditional node needs 12.8), or code from a newer NVRTC.
+
+    Attributes, besides CudaError's: ``feature`` (what needs the newer driver),
+    ``driver_version`` (the installed one, e.g. 12040) and ``required_version`` (e.g. 12080).
+    """
+
+    feature: str = ""
+    driver_version: int = 0
+    required_version: int = 0
+
+
 class CompileError(NanocudaError, RuntimeError):
     """NVRTC or nvJitLink rejected the code.
 

@@ -20,7 +20,18 @@ def _cmd_info(args: argparse.Namespace) -> int:
     except nanocuda.DriverNotFoundError as e:
         print(f"driver   not available: {e}")
         return 0 if args.allow_missing_driver else 1
-    print(f"driver   CUDA {version // 1000}.{version % 1000 // 10} ({nanocuda.driver_library()})")
+    try:
+        where = nanocuda.driver_library()
+    except nanocuda.DriverTooOldError as e:  # below the floor: the version still shows
+        where = "libcuda.so.1"
+        too_old = e
+    else:
+        too_old = None
+    print(f"driver   CUDA {version // 1000}.{version % 1000 // 10} ({where})")
+    _print_fit(nanocuda, version)
+    if too_old is not None:
+        print(f"  too old: {too_old}")
+        return 1
     count = nanocuda.Device.count()
     print(f"devices  {count}")
     for i in range(count):
@@ -31,6 +42,18 @@ def _cmd_info(args: argparse.Namespace) -> int:
             f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  {d.uuid}"
         )
     return 0
+
+
+def _print_fit(nanocuda, driver: int) -> None:
+    # Whether this driver loads what this NVRTC compiles (the rule is the C++ core's).
+    from . import _nanocuda
+
+    try:
+        nvrtc = nanocuda.nvrtc_version()
+    except nanocuda.NanocudaError:
+        return
+    why = _nanocuda._internal.nvrtc_driver_mismatch(nvrtc, driver)
+    print(f"  fit     NVRTC {nvrtc // 1000}.{nvrtc % 1000 // 10} with this driver: " + (why or "ok"))
 
 
 def _print_toolkit(nanocuda) -> None:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <system_error>
 
@@ -133,8 +134,31 @@ std::vector<std::string> library_search_dirs() {
   return dirs;
 }
 
+namespace {
+
+// The major version in a versioned file name: 12 for libnvrtc.so.12 or libnvrtc.so.12.9.86;
+// 0 for the plain name.
+int major_of(const std::string& path, const std::string& stem) {
+  const std::string name = fs::path(path).filename().string();
+  if (name.size() <= stem.size() + 1) return 0;
+  return std::atoi(name.c_str() + stem.size() + 1);
+}
+
+// Where a candidate of major `major` goes with a driver of `driver_major`: the driver's own
+// major first, then older ones (newest first: an older NVRTC's code runs on a newer driver),
+// then unversioned names, then newer majors (their code does not load on this driver).
+int rank(int major, int driver_major) {
+  if (driver_major == 0) return 0;  // no driver: keep the search order
+  if (major == driver_major) return 0;
+  if (major == 0) return 2 * 100;
+  if (major < driver_major) return 100 + (driver_major - major);
+  return 3 * 100 + major;
+}
+
+}  // namespace
+
 LoadedLibrary load_toolkit_library(const char* what, const char* stem, const char* env_var,
-                                   const char* pip_package) {
+                                   const char* pip_package, int driver_major) {
   std::string looked;
   auto note = [&](const std::string& where, const char* why) {
     looked += "\n  " + where + (why ? std::string(" (") + why + ")" : std::string());
@@ -149,13 +173,20 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
   } else {
     note(std::string("$") + env_var, "not set");
   }
+  // Every candidate in search order, then (stable) by fit with the driver's major, so with
+  // CUDA 12 and 13 packages both installed a 12.x driver gets CUDA 12's library.
+  std::vector<std::string> all;
   for (const auto& dir : library_search_dirs()) {
     std::string error;
     auto found = candidates_in(dir, stem, error);
     if (found.empty()) note(dir + "/" + stem + "*", error.empty() ? "not found" : error.c_str());
-    for (const auto& path : found)
-      if (void* h = try_open(path)) return {h, path};
+    all.insert(all.end(), found.begin(), found.end());
   }
+  std::stable_sort(all.begin(), all.end(), [&](const std::string& a, const std::string& b) {
+    return rank(major_of(a, stem), driver_major) < rank(major_of(b, stem), driver_major);
+  });
+  for (const auto& path : all)
+    if (void* h = try_open(path)) return {h, path};
   // Last, whatever the loader finds (LD_LIBRARY_PATH, ldconfig cache).
   if (void* h = ::dlopen(stem, RTLD_NOW | RTLD_LOCAL)) {
     std::string path = stem;
@@ -166,7 +197,8 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
   note(std::string(stem) + " via the dynamic loader", "not found");
   throw ToolkitNotFoundError(std::string(what) + " not found. Install it with `pip install " +
                              pip_package + "` (or `pip install \"nanocuda[nvrtc]\"` for "
-                             "everything run-time compilation needs), or install the CUDA "
+                             "everything run-time compilation needs with a CUDA 13 driver, "
+                             "`\"nanocuda[cu12]\"` with a CUDA 12 one), or install the CUDA "
                              "toolkit, or set $" + env_var + " to the library's path. Looked in:" +
                              looked);
 }
@@ -199,20 +231,51 @@ std::vector<std::string> include_candidates(const std::string& library_path) {
 
 }  // namespace
 
-std::string toolkit_include_dir(const std::string& library_path) {
+namespace {
+
+// The number after `#define <macro> ` in `file`; 0 when absent or unreadable.
+long read_define(const fs::path& file, const std::string& macro) {
+  std::ifstream in(file);
+  const std::string wanted = "#define " + macro + " ";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(wanted, 0) == 0) return std::atol(line.c_str() + wanted.size());
+  return 0;
+}
+
+// The CUDA major of the cuda.h in `dir`, 0 if unknown.
+int cuda_h_major(const fs::path& dir) { return static_cast<int>(read_define(dir / "cuda.h", "CUDA_VERSION") / 1000); }
+
+// The CUDA major whose toolkit ships the libcu++ in `dir` (CCCL 2.x came with CUDA 12, 3.x
+// with 13), 0 if unknown.
+int cccl_cuda_major(const fs::path& dir) {
+  const long v = read_define(dir / "cuda/std/__cccl/version.h", "CCCL_VERSION");
+  return v ? static_cast<int>(v / 1000000 + 10) : 0;
+}
+
+bool fits(int found, int wanted) { return found == 0 || wanted == 0 || found == wanted; }
+
+}  // namespace
+
+std::string toolkit_include_dir(const std::string& library_path, int cuda_major) {
   for (const fs::path d : include_candidates(library_path))
-    if (present(d / "cuda.h")) return resolved(d);
+    if (present(d / "cuda.h") && fits(cuda_h_major(d), cuda_major)) return resolved(d);
   return {};
 }
 
-std::string cccl_include_dir(const std::string& library_path) {
+std::string cccl_include_dir(const std::string& library_path, int cuda_major) {
   // CUDA 13 keeps libcu++ in include/cccl (toolkit and nvidia-cuda-cccl alike); CUDA 12's
   // toolkit and cccl wheel put cuda/std directly in include.
   for (const fs::path d : include_candidates(library_path)) {
-    if (present(d / "cccl/cuda/std/cstdint")) return resolved(d / "cccl");
-    if (present(d / "cuda/std/cstdint")) return resolved(d);
+    for (const fs::path& c : {d / "cccl", d})
+      if (present(c / "cuda/std/cstdint") && fits(cccl_cuda_major(c), cuda_major)) return resolved(c);
   }
   return {};
+}
+
+bool include_dir_fits(const std::string& dir, int cuda_major) {
+  const fs::path d(dir);
+  return fits(cuda_h_major(d), cuda_major) && fits(cccl_cuda_major(d), cuda_major) &&
+         fits(cccl_cuda_major(d / "cccl"), cuda_major);
 }
 
 }  // namespace nanocuda::detail

@@ -11,6 +11,7 @@
 
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/compile/library_search.h"
+#include "nanocuda/driver/driver_version.h"
 
 namespace nanocuda::detail {
 
@@ -76,7 +77,7 @@ void preload_builtins(NvrtcApi& api, int major, int minor) {
 const NvrtcApi& nvrtc() {
   return load_once(g_nvrtc, [](NvrtcApi& api) {
     LoadedLibrary lib = load_toolkit_library("NVRTC (libnvrtc.so)", "libnvrtc.so", "NANOCUDA_NVRTC",
-                                             "nvidia-cuda-nvrtc");
+                                             "nvidia-cuda-nvrtc", installed_driver_version() / 1000);
     std::string missing;
 #define NANOCUDA_LOAD_POINTER(name)                                                  \
   api.name = reinterpret_cast<decltype(&::name)>(::dlsym(lib.handle, #name));        \
@@ -91,8 +92,9 @@ const NvrtcApi& nvrtc() {
     api.version = major * 1000 + minor * 10;
     api.path = lib.path;
     preload_builtins(api, major, minor);
-    api.include = toolkit_include_dir(lib.path);
-    api.cccl_include = cccl_include_dir(lib.path);
+    // Headers of the NVRTC's own CUDA major: CUDA 13's cuda.h or libcu++ with NVRTC 12 fails.
+    api.include = toolkit_include_dir(lib.path, major);
+    api.cccl_include = cccl_include_dir(lib.path, major);
   });
 }
 
@@ -100,7 +102,7 @@ const NvJitLinkApi& nvjitlink() {
   return load_once(g_nvjitlink, [](NvJitLinkApi& api) {
     LoadedLibrary lib =
         load_toolkit_library("nvJitLink (libnvJitLink.so)", "libnvJitLink.so", "NANOCUDA_NVJITLINK",
-                             "nvidia-nvjitlink");
+                             "nvidia-nvjitlink", installed_driver_version() / 1000);
     std::string missing;
 #define NANOCUDA_LOAD_POINTER(name, symbol)                                          \
   api.name = reinterpret_cast<decltype(&::symbol)>(::dlsym(lib.handle, #symbol));    \

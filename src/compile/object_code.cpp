@@ -5,6 +5,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "nanocuda/driver/driver_api.h"
+#include "nanocuda/driver/driver_version.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
@@ -17,6 +19,7 @@ struct ObjectCode::State {
   std::string name;
   std::string arch;
   std::string log;
+  int compiler_version = 0;
   std::map<std::string, std::string> lowered;
   std::once_flag load_once;
   std::shared_ptr<Library> library;
@@ -43,6 +46,7 @@ const std::string& ObjectCode::bytes() const noexcept { return state_->bytes; }
 const std::string& ObjectCode::name() const noexcept { return state_->name; }
 const std::string& ObjectCode::arch() const noexcept { return state_->arch; }
 const std::string& ObjectCode::log() const noexcept { return state_->log; }
+int ObjectCode::compiler_version() const noexcept { return state_->compiler_version; }
 const std::map<std::string, std::string>& ObjectCode::lowered_names() const noexcept {
   return state_->lowered;
 }
@@ -51,6 +55,7 @@ ObjectCode ObjectCode::with_lowered_names(std::map<std::string, std::string> nam
   ObjectCode copy = from_bytes(type(), bytes(), name());
   copy.state_->arch = arch();
   copy.state_->log = log();
+  copy.state_->compiler_version = compiler_version();
   copy.state_->lowered = std::move(names);
   return copy;
 }
@@ -58,6 +63,12 @@ ObjectCode ObjectCode::with_lowered_names(std::map<std::string, std::string> nam
 ObjectCode ObjectCode::with_log(std::string log) const {
   ObjectCode copy = with_lowered_names(lowered_names());
   copy.state_->log = std::move(log);
+  return copy;
+}
+
+ObjectCode ObjectCode::with_compiler_version(int version) const {
+  ObjectCode copy = with_lowered_names(lowered_names());
+  copy.state_->compiler_version = version;
   return copy;
 }
 
@@ -71,6 +82,17 @@ std::shared_ptr<Library> ObjectCode::library() const {
   std::call_once(state_->load_once, [&] {
     std::string description =
         std::string(code_type_name(type())) + (name().empty() ? "" : " " + name());
+    // Code from an NVRTC newer than the driver fails to load with a bare error (or, for PTX,
+    // CUDA_ERROR_UNSUPPORTED_PTX_VERSION); say which NVRTC to install instead.
+    if (compiler_version() != 0) {
+      (void)detail::driver();
+      const int driver = detail::installed_driver_version();
+      const int needed = detail::driver_needed_for(compiler_version(), code_type_name(type()));
+      if (driver < needed)
+        throw DriverTooOldError("loading " + description + " compiled by NVRTC " +
+                                    detail::cuda_version_text(compiler_version()),
+                                driver, needed, detail::newer_nvrtc_advice(driver, needed));
+    }
     if (type() == CodeType::ltoir || type() == CodeType::object || type() == CodeType::library) {
       LinkerOptions opts;
       opts.arch = arch();

@@ -197,8 +197,10 @@ std::vector<std::string> Program::flags(CodeType target) const {
   if (!api.cccl_include.empty()) f.push_back("-I" + api.cccl_include);
   // NVIDIA's header packages may sit in another site-packages than cuda.h's (user site vs
   // system): crt/ (nvidia-cuda-crt) and the rest are found through every wheel include folder.
+  // Only those of NVRTC's CUDA major (both majors' packages may be installed).
   for (const auto& d : detail::include_search_dirs_extra())
-    if (d != api.include && d + "/cccl" != api.cccl_include) f.push_back("-I" + d);
+    if (d != api.include && d + "/cccl" != api.cccl_include && detail::include_dir_fits(d, api.version / 1000))
+      f.push_back("-I" + d);
   for (const auto& x : o.extra_flags) f.push_back(x);
   return f;
 }
@@ -254,7 +256,8 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
       return ObjectCode::from_bytes(target, std::move(code), name_)
           .with_lowered_names(std::move(names))
           .with_arch(options_.resolved_arch())
-          .with_log(std::move(log));
+          .with_log(std::move(log))
+          .with_compiler_version(api.version);
   }
 
   const bool has_cccl = !api.cccl_include.empty();
@@ -328,7 +331,8 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
   return ObjectCode::from_bytes(target, std::move(code), name_)
       .with_lowered_names(std::move(names))
       .with_arch(options_.resolved_arch())
-      .with_log(std::move(log));
+      .with_log(std::move(log))
+      .with_compiler_version(api.version);
 }
 
 }  // namespace nanocuda

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "nanocuda/driver/check.h"
+#include "nanocuda/driver/driver_version.h"
 
 namespace nanocuda {
 
@@ -32,6 +33,9 @@ int Device::count() {
 }
 
 int Device::driver_version() {
+  // Without cuInit or the table, so a driver older than nanocuda's floor still answers
+  // (`nanocuda info` shows it); no driver at all raises the loader's DriverNotFoundError.
+  if (int v = detail::installed_driver_version()) return v;
   int v = 0;
   NANOCUDA_CALL(cuDriverGetVersion, "", &v);
   return v;

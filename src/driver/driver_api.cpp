@@ -4,10 +4,12 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <string_view>
 
+#include "nanocuda/driver/driver_version.h"
 #include "nanocuda/driver/error.h"
 
 namespace nanocuda::detail {
@@ -19,19 +21,23 @@ namespace {
 DriverApi g_table;
 std::mutex g_load_mutex;
 std::string g_library_path;
-// Set when loading failed; later calls rethrow the same failure without retrying dlopen.
-CUresult g_failure_code = CUDA_SUCCESS;
-std::string g_failure_message;
+// Set when loading failed; later calls rethrow the same failure (DriverNotFoundError or
+// DriverTooOldError) without retrying dlopen.
+std::exception_ptr g_failure;
 // Entry points this driver lacks, ", "-separated; their table slots hold a stub.
 std::string g_missing;
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
                                     CUdriverProcAddressQueryResult*);
 
+template <class E>
+[[noreturn]] void fail_with(E error) {
+  g_failure = std::make_exception_ptr(error);
+  throw error;
+}
+
 [[noreturn]] void fail(CUresult code, std::string message) {
-  g_failure_code = code;
-  g_failure_message = std::move(message);
-  throw DriverNotFoundError(g_failure_code, "load_driver", "", g_failure_message);
+  fail_with(DriverNotFoundError(code, "load_driver", "", std::move(message)));
 }
 
 void load_locked() {
@@ -52,6 +58,15 @@ void load_locked() {
   if (!get_proc || !init)
     fail(CUDA_ERROR_NO_DEVICE, wanted + " has no cuGetProcAddress_v2: the NVIDIA driver is "
                                         "older than CUDA 12.0, which nanocuda needs");
+  // The floor, before cuInit: an older driver gets a clear error, never a call through an
+  // entry point whose ABI it does not have.
+  // (The toolkit's stub library fails this call; its cuInit below says what it is.)
+  int version = 0;
+  auto get_version = reinterpret_cast<decltype(&::cuDriverGetVersion)>(dlsym(lib, "cuDriverGetVersion"));
+  if (get_version && get_version(&version) == CUDA_SUCCESS) remember_driver_version(version);
+  if (version != 0 && version < kOldestDriverVersion)
+    fail_with(DriverTooOldError("nanocuda", version, kOldestDriverVersion,
+                                "Update the NVIDIA driver (" + wanted + ")"));
   CUresult rc = init(0);
   if (rc == CUDA_ERROR_STUB_LIBRARY)
     fail(rc, "no NVIDIA driver found: " + wanted +
@@ -93,8 +108,7 @@ void load_locked() {
 const DriverApi& load_driver() {
   std::lock_guard<std::mutex> lock(g_load_mutex);
   if (const DriverApi* table = g_driver_table.load(std::memory_order_acquire)) return *table;
-  if (g_failure_code != CUDA_SUCCESS)
-    throw DriverNotFoundError(g_failure_code, "load_driver", "", g_failure_message);
+  if (g_failure) std::rethrow_exception(g_failure);
   load_locked();
   return g_table;
 }

@@ -3,6 +3,7 @@
 
 #include "graph_builder_state.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/driver/driver_version.h"
 #include "nanocuda/launch/graph_topology.h"
 
 namespace nanocuda {
@@ -255,6 +256,9 @@ GraphBuilder GraphBuilder::if_cond(CUgraphConditionalHandle handle) {
 }
 
 std::pair<GraphBuilder, GraphBuilder> GraphBuilder::if_else(CUgraphConditionalHandle handle) {
+  // Conditional nodes (IF, WHILE) came with CUDA 12.3; an IF with an else body and SWITCH
+  // nodes with 12.8, and an older driver rejects them with a bare CUDA_ERROR_INVALID_VALUE.
+  detail::require_driver_version(12080, "GraphBuilder.if_else (an if conditional node with an else body)");
   auto b = add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 2, "GraphBuilder.if_else");
   return {b[0], b[1]};
 }
@@ -266,6 +270,7 @@ GraphBuilder GraphBuilder::while_loop(CUgraphConditionalHandle handle) {
 std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle, std::size_t count) {
   if (count < 1 || count > 1u << 16)
     throw ValueError("GraphBuilder.switch: count must be 1 to 65536, got " + std::to_string(count));
+  detail::require_driver_version(12080, "GraphBuilder.switch (a switch conditional node)");
   return add_conditional(handle, CU_GRAPH_COND_TYPE_SWITCH, static_cast<unsigned>(count),
                          "GraphBuilder.switch");
 }

@@ -10,6 +10,7 @@
 
 #include "nanocuda/core/any_context.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/driver/driver_version.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "nanocuda/tma/descriptor_cache.h"
@@ -63,6 +64,18 @@ std::string describe_driver(const TensorMapDriverArgs& a, bool tiled) {
          ", swizzle=" + swizzle_name(a.swizzle);
 }
 
+// The sub-byte dtypes and the 128B-atom swizzles (Blackwell's TMA) came with CUDA 12.8's
+// driver; an older one rejects them with a bare CUDA_ERROR_INVALID_VALUE.
+void require_driver_for(const TensorMapDriverArgs& a, const char* where) {
+  const bool new_dtype = a.dtype >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
+  const bool new_swizzle = a.swizzle >= CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B;
+  if (!new_dtype && !new_swizzle) [[likely]] return;
+  const std::string feature = std::string(where) + " with " +
+                              (new_dtype ? std::string("dtype ") + tensor_map_dtype_name(a.dtype)
+                                         : std::string("swizzle ") + swizzle_name(a.swizzle));
+  detail::require_driver_version(12080, feature.c_str());
+}
+
 }  // namespace
 
 TensorMap TensorMap::tiled(const TiledParams& p) {
@@ -76,6 +89,7 @@ TensorMap TensorMap::tiled(const TiledParams& p) {
 TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache& cache,
                                   bool keyed_on_context) {
   const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU
+  require_driver_for(a, "TensorMap.tiled");
   detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeTiled,
@@ -89,6 +103,7 @@ TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache&
 
 TensorMap TensorMap::im2col(const Im2colParams& p) {
   const TensorMapDriverArgs a = validate(p);
+  require_driver_for(a, "TensorMap.im2col");
   detail::AnyContext context;
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeIm2col,

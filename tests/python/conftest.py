@@ -1,19 +1,41 @@
 """Shared pytest fixtures: GPU tests skip, with the reason, where there is no device."""
 
 import functools
+import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def _build_mock(out: pathlib.Path) -> str:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("needs a C compiler to build tools/mock_libcuda.c")
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libcuda.c")],
+                   check=True)
+    return str(out)
+
+
+# NANOCUDA_TEST_DRIVER_VERSION=12.4 (scripts/test-driver-versions): the whole run talks to
+# tools/mock_libcuda.c reporting that CUDA version, so every CPU test also meets a driver of
+# that version; GPU tests skip (the mock runs nothing). Set before nanocuda loads a driver.
+MOCK_DRIVER_VERSION = os.environ.get("NANOCUDA_TEST_DRIVER_VERSION", "")
+if MOCK_DRIVER_VERSION:
+    os.environ["NANOCUDA_LIBCUDA"] = _build_mock(pathlib.Path(tempfile.mkdtemp()) / "libcuda_mock.so")
+    os.environ["NANOCUDA_MOCK_DRIVER_VERSION"] = MOCK_DRIVER_VERSION
+
+
 @functools.lru_cache(maxsize=None)
 def gpu_unavailable_reason() -> str:
     import nanocuda
 
+    if MOCK_DRIVER_VERSION:
+        return f"the mock driver (NANOCUDA_TEST_DRIVER_VERSION={MOCK_DRIVER_VERSION}) runs nothing"
     try:
         return "" if nanocuda.Device.count() > 0 else "the driver reports no CUDA device"
     except nanocuda.CudaError as e:
@@ -57,10 +79,4 @@ def stream(device):
 @pytest.fixture(scope="session")
 def mock_libcuda(tmp_path_factory):
     """tools/mock_libcuda.c built once: a driver whose calls all succeed and do nothing."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("needs a C compiler to build tools/mock_libcuda.c")
-    out = tmp_path_factory.mktemp("mock") / "libcuda_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libcuda.c")],
-                   check=True)
-    return str(out)
+    return _build_mock(tmp_path_factory.mktemp("mock") / "libcuda_mock.so")

@@ -2,6 +2,7 @@
 
 import importlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -249,7 +250,6 @@ print("JSON" + json.dumps({s.name: s(3, 4) for s in registry.select(sys.argv[1:]
 def test_cuda_core_runs_end_to_end_on_the_mock_driver(mock_libcuda):
     """The whole path (workloads, C++ loop, interleaving, table, JSON) against tools/mock_libcuda.c,
     a driver whose calls succeed and do nothing: the shape of the output, not its figures."""
-    import os
 
     import nanocuda
 
@@ -258,12 +258,14 @@ def test_cuda_core_runs_end_to_end_on_the_mock_driver(mock_libcuda):
     except nanocuda.NanocudaError as e:
         pytest.skip(f"needs NVRTC to compile the bench kernel: {e}")
     try:
-        real_gpu = nanocuda.Device.count() > 0
+        real_gpu = nanocuda.Device.count() > 0 and not os.environ.get("NANOCUDA_TEST_DRIVER_VERSION")
     except nanocuda.NanocudaError:
         real_gpu = False
     if real_gpu:  # cuda.core's rows would use the real driver beside nanocuda's mock one
         pytest.skip("a GPU is present: test_bench_gpu.py runs cuda_core on it instead")
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_MOCK_PARAMS="8,8,8,8")
+    # A 13.0 mock loads what any NVRTC compiles (test_driver_versions.py covers older drivers).
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_MOCK_PARAMS="8,8,8,8",
+               NANOCUDA_MOCK_DRIVER_VERSION="13.0")
     r = subprocess.run([sys.executable, "-c", MOCK_RUN, "cuda_core"], capture_output=True, text=True,
                        cwd="/", env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -102,3 +102,30 @@ def test_fp16_bf16_kernel_runs_with_the_found_headers():
     bits = x.view(np.uint32)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # round to nearest even
     assert np.array_equal(b, rounded)
+
+
+# scripts/gpu-cu12 and test-no-toolkit's [cu12] run set this to the CUDA major they installed.
+EXPECT_MAJOR = os.environ.get("NANOCUDA_EXPECT_CUDA_MAJOR", "")
+
+
+def _define(path, macro):
+    with open(path) as f:
+        for line in f:
+            if line.startswith(f"#define {macro} "):
+                return int(line.split()[2])
+    return 0
+
+
+def test_headers_come_from_the_nvrtcs_cuda_major():
+    major = nanocuda.nvrtc_version() // 1000
+    if EXPECT_MAJOR:
+        assert major == int(EXPECT_MAJOR), (major, nanocuda.nvrtc_library())
+    include, cccl = nanocuda._nanocuda._internal.cuda_include_dirs()
+    assert _define(os.path.join(include, "cuda.h"), "CUDA_VERSION") // 1000 == major, include
+    cccl_version = _define(os.path.join(cccl, "cuda", "std", "__cccl", "version.h"), "CCCL_VERSION")
+    assert cccl_version // 1000000 + 10 == major, (cccl, cccl_version)  # CCCL 2 with 12, 3 with 13
+    # and no folder of the other major is on a compile's include path
+    flags = nanocuda.Program(KERNEL, nanocuda.ProgramOptions(arch="90")).flags()
+    for d in (f[2:] for f in flags if f.startswith("-I")):
+        if os.path.isfile(os.path.join(d, "cuda.h")):
+            assert _define(os.path.join(d, "cuda.h"), "CUDA_VERSION") // 1000 == major, (d, flags)

@@ -34,23 +34,27 @@ std::string device_include_dir();
 // An explicit $<env_var> path is tried before all of these.
 std::vector<std::string> library_search_dirs();
 
-// dlopens the first of `stems` ("libnvrtc.so") found, as `stem` + ".<major>" or any
-// versioned suffix, or plain. Throws ToolkitNotFoundError listing every place looked, and
+// dlopens `stem` ("libnvrtc.so") found as `stem` + ".<major>" or any versioned suffix, or
+// plain. With several found, those of the driver's major `driver_major` go first, then older
+// majors, then unversioned names, then newer majors (0: no driver, search order only). Throws ToolkitNotFoundError listing every place looked, and
 // naming the pip package that provides it, when nothing loads. `what` names the library.
 struct LoadedLibrary {
   void* handle = nullptr;
   std::string path;
 };
 LoadedLibrary load_toolkit_library(const char* what, const char* stem, const char* env_var,
-                                   const char* pip_package);
+                                   const char* pip_package, int driver_major = 0);
 
 // The include directory holding cuda.h (and cuda_fp16.h, ...) to pair with the loaded NVRTC:
 // <library>/../include (toolkit and CUDA 13 wheels), the CUDA 12 wheels' cuda_runtime,
 // $CUDA_HOME/$CUDA_PATH//usr/local/cuda include, the registered wheel include folders, the
-// build toolkit's; empty if none has cuda.h.
-std::string toolkit_include_dir(const std::string& library_path);
+// build toolkit's; empty if none has cuda.h. Folders whose cuda.h is of another CUDA major
+// than `cuda_major` (the NVRTC's; 0: any) are passed over.
+std::string toolkit_include_dir(const std::string& library_path, int cuda_major = 0);
 // The folder that holds cuda/std/ (libcu++, for <cuda/std/cstdint>), searched in the same
-// folders (their cccl/ subfolder first); empty if none has it.
-std::string cccl_include_dir(const std::string& library_path);
+// folders (their cccl/ subfolder first) and likewise of `cuda_major`; empty if none has it.
+std::string cccl_include_dir(const std::string& library_path, int cuda_major = 0);
+// False when `dir` holds a cuda.h or libcu++ of another CUDA major than `cuda_major`.
+bool include_dir_fits(const std::string& dir, int cuda_major);
 
 }  // namespace nanocuda::detail

@@ -35,11 +35,15 @@ class ObjectCode {
   [[nodiscard]] const std::string& arch() const noexcept;
   // The compiler's log (warnings) from the compile that made this code; often empty.
   [[nodiscard]] const std::string& log() const noexcept;
+  // The NVRTC version that produced this code (12090); 0 for code given as bytes or a file.
+  // Loading checks it against the driver (a newer NVRTC's code raises DriverTooOldError).
+  [[nodiscard]] int compiler_version() const noexcept;
 
   // A copy with these lowered names / this arch attached.
   [[nodiscard]] ObjectCode with_lowered_names(std::map<std::string, std::string> names) const;
   [[nodiscard]] ObjectCode with_arch(std::string arch) const;
   [[nodiscard]] ObjectCode with_log(std::string log) const;
+  [[nodiscard]] ObjectCode with_compiler_version(int version) const;
 
   // The loaded library (cuLibraryLoadData; LTO-IR, device objects and libraries are first
   // linked to cubin with nvJitLink), loaded once and shared by every copy of this ObjectCode.

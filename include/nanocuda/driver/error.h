@@ -45,6 +45,26 @@ class DriverNotFoundError : public Error {
   using Error::Error;
 };
 
+// The installed driver is older than something needs: nanocuda itself (below the oldest
+// supported driver, detail::kOldestDriverVersion) or one feature (conditional switch nodes,
+// Blackwell TMA types, code from a newer NVRTC). what() names the feature, both CUDA
+// versions and what to do; the code is CUDA_ERROR_NOT_SUPPORTED.
+class DriverTooOldError : public Error {
+ public:
+  // `found`/`required` are CUDA versions as cuDriverGetVersion gives them (12080); `advice`
+  // replaces the default "update the NVIDIA driver" remedy when given.
+  DriverTooOldError(std::string feature, int found, int required, std::string advice = {});
+
+  // What needs the newer driver, e.g. "GraphBuilder.switch (a switch conditional node)".
+  [[nodiscard]] const std::string& feature() const noexcept { return call(); }
+  [[nodiscard]] int driver_version() const noexcept { return found_; }
+  [[nodiscard]] int required_version() const noexcept { return required_; }
+
+ private:
+  int found_;
+  int required_;
+};
+
 // The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from nanocuda's own table, so it
 // works with no driver; "CUDA_ERROR_UNKNOWN_CODE(<n>)" style text for codes it lacks.
 [[nodiscard]] std::string result_name(CUresult code);

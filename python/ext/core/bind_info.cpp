@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_api.h"
+#include "nanocuda/driver/driver_version.h"
 #include "nanocuda/core/device.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/version.h"
@@ -23,6 +24,10 @@ void bind_info(nb::module_& m) {
     detail::load_driver();
     return std::string(detail::driver_library_path());
   }, "Path of the libcuda nanocuda loaded.");
+  internal_module(m).attr("OLDEST_DRIVER_VERSION") = detail::kOldestDriverVersion;
+  internal_module(m).def("nvrtc_driver_mismatch", &detail::nvrtc_driver_mismatch, nb::arg("nvrtc"),
+                         nb::arg("driver"),
+                         "'' when code from NVRTC `nvrtc` loads on driver `driver`, else why not.");
   m.def("take_deferred_errors", &detail::take_deferred_errors,
         "Messages of errors recorded in destructors and not yet reported; clears them.");
   m.def("result_name", [](int code) { return result_name(static_cast<CUresult>(code)); },

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include <exception>
+#include <functional>
 
 #include "bindings.h"
 #include "toolkit/fastcall.h"
@@ -18,10 +19,12 @@ namespace {
 // Borrowed for the life of the process from nanocuda._errors.
 PyObject* g_cuda_error = nullptr;
 PyObject* g_driver_not_found = nullptr;
+PyObject* g_driver_too_old = nullptr;
 PyObject* g_compile_error = nullptr;
 PyObject* g_toolkit_not_found = nullptr;
 
-void raise_cuda_error(PyObject* cls, const Error& e) {
+// `more` sets the attributes a subclass adds (DriverTooOldError's versions).
+void raise_cuda_error(PyObject* cls, const Error& e, const std::function<void(nb::object&)>& more = {}) {
   nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
   if (!exc.is_valid()) return;  // the call's own exception is set
   exc.attr("code") = static_cast<int>(e.code());
@@ -29,6 +32,7 @@ void raise_cuda_error(PyObject* cls, const Error& e) {
   exc.attr("description") = e.description();
   exc.attr("call") = e.call();
   exc.attr("object") = e.object();
+  if (more) more(exc);
   PyErr_SetObject(cls, exc.ptr());
 }
 
@@ -50,6 +54,12 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
     std::rethrow_exception(p);
   } catch (const DriverNotFoundError& e) {
     raise_cuda_error(g_driver_not_found, e);
+  } catch (const DriverTooOldError& e) {
+    raise_cuda_error(g_driver_too_old, e, [&](nb::object& exc) {
+      exc.attr("feature") = e.feature();
+      exc.attr("driver_version") = e.driver_version();
+      exc.attr("required_version") = e.required_version();
+    });
   } catch (const Error& e) {
     raise_cuda_error(g_cuda_error, e);
   } catch (const CompileError& e) {
@@ -99,6 +109,7 @@ void register_errors(nb::module_& m) {
   nb::module_ errors = nb::module_::import_("nanocuda._errors");
   g_cuda_error = errors.attr("CudaError").inc_ref().ptr();
   g_driver_not_found = errors.attr("DriverNotFoundError").inc_ref().ptr();
+  g_driver_too_old = errors.attr("DriverTooOldError").inc_ref().ptr();
   g_compile_error = errors.attr("CompileError").inc_ref().ptr();
   g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
