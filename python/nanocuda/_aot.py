@@ -116,7 +116,7 @@ def _device_arch() -> int | None:
 
     try:
         major, minor = nanocuda.Device(0).compute_capability
-    except nanocuda.DriverNotFoundError:
+    except nanocuda.CudaError:  # no driver, or no device: the load fails later, saying so
         return None
     return major * 10 + minor
 
