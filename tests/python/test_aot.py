@@ -193,3 +193,15 @@ def test_no_nvrtc_loads_prebuilt_and_reports_stale(built):
     assert r.returncode != 0
     assert "PrebuiltError" in r.stderr and "is stale (k.cu or a header it includes changed" in r.stderr
     assert "NVRTC is not available" in r.stderr
+
+
+def test_wrong_architecture_read_from_a_driver(built, mock_libcuda):
+    """Device 0's architecture comes from the driver (tools/mock_libcuda.c reports 0.0, which
+    no image fits), with NVRTC absent: the error names it and the fatbin's targets."""
+    project, _ = built
+    env = dict(os.environ, NANOCUDA_NVRTC="none", NANOCUDA_CACHE="0", NANOCUDA_LIBCUDA=mock_libcuda)
+    r = subprocess.run([sys.executable, "-c", "import nanocuda; nanocuda.load('k.cu', prebuilt='prebuilt')"],
+                       cwd=project, env=env, capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "PrebuiltError" in r.stderr and "none of which runs on device 0 (sm_0)" in r.stderr, r.stderr
+    assert "holds sm_80, sm_90a, sm_100a, compute_90" in r.stderr
