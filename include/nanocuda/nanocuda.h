@@ -3,6 +3,7 @@
 
 #include "nanocuda/core/address_device.h"
 #include "nanocuda/core/buffer.h"
+#include "nanocuda/compile/aot_manifest.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/core/context.h"
@@ -28,6 +29,8 @@
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/launch/param_layout.h"
 #include "nanocuda/launch/param_packer.h"
+#include "nanocuda/compile/cubin_info.h"
+#include "nanocuda/compile/fatbin.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"

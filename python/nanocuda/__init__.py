@@ -66,6 +66,7 @@ from ._nanocuda import (
 )
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
+from ._aot import PrebuiltError
 from ._memory_options import DeviceMemoryResourceOptions, ManagedMemoryResourceOptions, VirtualMemoryResourceOptions
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
@@ -128,6 +129,7 @@ __all__ = [
     "NanocudaError",
     "ObjectCode",
     "PinnedBuffer",
+    "PrebuiltError",
     "Program",
     "ProgramOptions",
     "Stream",

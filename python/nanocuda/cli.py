@@ -224,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("-v", "--verbose", action="store_true")
     comp.set_defaults(func=_cmd_compile)
+
+    from ._aot import add_build_command  # `nanocuda build`: ahead-of-time fatbins (issue 29)
+    add_build_command(sub)
     return parser
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from . import _aot
 from ._cubin import cubin_kernel_names
 from ._kernel_function import KernelFunction, default_stream
 from ._paths import example_path, include_dir
@@ -27,10 +28,13 @@ class CudaModule:
     """The kernels of one .cu file, as attributes; recompiled when the file changes."""
 
     def __init__(self, path: str | os.PathLike, *, include_dirs: Iterable[str | os.PathLike] = (),
-                 check_changes: bool = True, **options):
+                 check_changes: bool = True, prebuilt: str | os.PathLike | None = None, **options):
         self.path = os.path.abspath(os.fspath(path))
-        self.include_dirs = [os.path.dirname(self.path), *map(os.fspath, include_dirs), include_dir()]
+        self._user_include_dirs = list(map(os.fspath, include_dirs))
+        self.include_dirs = [os.path.dirname(self.path), *self._user_include_dirs, include_dir()]
         self.options = options
+        self.prebuilt = prebuilt
+        self.manifest: dict | None = None
         self.check_changes = check_changes
         self._stamp: tuple = ()
         self._code = None
@@ -65,6 +69,12 @@ class CudaModule:
             source = f.read()
         self._deps = self.dependencies()
         self._stamp = self._stamp_now()
+        self._functions = {}
+        # A fatbin from `nanocuda build` whose manifest matches stands in for the compile.
+        if found := _aot.find_prebuilt(self.path, source, self._user_include_dirs, self.options, self.prebuilt):
+            self._code, self.manifest = found
+            return
+        self.manifest = None
         # The cache keys on the content of the source and its quoted includes, so an
         # unchanged file costs one cache read, and an edit recompiles.
         self._code = nanocuda.compile(source, name=self.path, include_dirs=self.include_dirs,
@@ -88,8 +98,12 @@ class CudaModule:
 
     @property
     def kernel_names(self) -> list[str]:
-        """The extern "C" (and other entry) names in the file, read from the cubin."""
-        return cubin_kernel_names(self.code.code)
+        """The extern "C" (and other entry) names in the file, read from the cubin (or, for a
+        prebuilt fatbin, its manifest; empty for a PTX-only one)."""
+        code = self.code
+        if self.manifest is not None:
+            return [name for name, _ in self.manifest["kernels"]]
+        return cubin_kernel_names(code.code)
 
     def __getattr__(self, name: str) -> KernelFunction:
         if name.startswith("_"):
@@ -97,7 +111,8 @@ class CudaModule:
         code = self.code
         fn = self._functions.get(name)
         if fn is None:
-            if name not in cubin_kernel_names(code.code):
+            names = self.kernel_names
+            if (names or self.manifest is None) and name not in names:
                 raise AttributeError(f"{os.path.basename(self.path)} has no kernel {name!r}; "
                                      f"kernels: {', '.join(self.kernel_names) or 'none'}")
             fn = KernelFunction(code.get_kernel(name), name)
@@ -117,6 +132,10 @@ def load(path: str | os.PathLike, **options) -> CudaModule:
     `options`: include_dirs, check_changes, and nanocuda.compile's (arch, defines, std,
     fast_math, lineinfo, ...). The file's folder and nanocuda's device headers
     (`#include "nanocuda/device/tma.cuh"`) are always on the include path.
+
+    `prebuilt`: a folder of `nanocuda build` output. A `<stem>.fatbin` there (or beside the
+    file) whose manifest matches the source and options is used without NVRTC; a stale one,
+    or one with no image for the GPU, is compiled over (PrebuiltError when NVRTC is absent).
     """
     return CudaModule(path, **options)
 

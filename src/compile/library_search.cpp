@@ -169,6 +169,9 @@ LoadedLibrary load_toolkit_library(const char* what, const char* stem, const cha
     return h;
   };
   if (const char* explicit_path = std::getenv(env_var); explicit_path && *explicit_path) {
+    // "none": act as if the library were absent (to test prebuilt kernels where it is installed).
+    if (std::string(explicit_path) == "none")
+      throw ToolkitNotFoundError(std::string(what) + " not found: disabled by $" + env_var + "=none");
     if (void* h = try_open(explicit_path)) return {h, explicit_path};
   } else {
     note(std::string("$") + env_var, "not set");

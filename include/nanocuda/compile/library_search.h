@@ -31,7 +31,7 @@ std::string device_include_dir();
 //   3. the toolkit nanocuda was built against (NANOCUDA_TOOLKIT_LIBRARY_DIR), if it was
 //      built against one rather than the pip headers
 //   4. the dynamic loader's own search (LD_LIBRARY_PATH, ldconfig)
-// An explicit $<env_var> path is tried before all of these.
+// An explicit $<env_var> path is tried before all of these; $<env_var>=none finds nothing.
 std::vector<std::string> library_search_dirs();
 
 // dlopens `stem` ("libnvrtc.so") found as `stem` + ".<major>" or any versioned suffix, or

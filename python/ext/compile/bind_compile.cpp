@@ -8,7 +8,11 @@
 
 #include "bindings.h"
 #include "compile/compile_bindings.h"
+#include "nanocuda/compile/aot_manifest.h"
+#include "nanocuda/compile/cubin_info.h"
+#include "nanocuda/compile/fatbin.h"
 #include "nanocuda/compile/local_includes.h"
+#include <nanobind/stl/tuple.h>
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
 #include "nanocuda/compile/nvrtc_api.h"
@@ -29,6 +33,76 @@ std::string fspath(const nb::handle& path) {
   nb::str text = nb::str(nb::module_::import_("os").attr("fspath")(path));
   return std::string(text.c_str());
 }
+
+namespace {
+
+std::string as_string(const nb::bytes& b) { return std::string(b.c_str(), b.size()); }
+nb::bytes as_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
+
+using Layout = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+std::vector<std::pair<std::string, Layout>> kernel_rows(const std::vector<CubinKernel>& kernels) {
+  std::vector<std::pair<std::string, Layout>> out;
+  for (const auto& k : kernels) {
+    Layout layout;
+    for (const auto& p : k.layout.params) layout.emplace_back(p.offset, p.size);
+    out.emplace_back(k.name, std::move(layout));
+  }
+  return out;
+}
+
+nb::dict manifest_dict(const AotManifest& m) {
+  nb::dict d;
+  d["source"] = m.source;
+  d["source_hash"] = m.source_hash;
+  d["options"] = m.options;
+  d["nvrtc_version"] = m.nvrtc_version;
+  d["targets"] = m.targets;
+  d["kernels"] = kernel_rows(m.kernels);
+  return d;
+}
+
+// The ahead-of-time pieces (`nanocuda build`, prebuilt loads): fatbin, cubin reader, manifest.
+void bind_aot(nb::module_ internal) {
+  internal.def("make_fatbin", [](const std::vector<std::pair<std::string, nb::bytes>>& images) {
+    std::vector<FatbinEntry> entries;
+    for (const auto& [target, bytes] : images) {
+      FatbinEntry e = fatbin_target(target);
+      e.bytes = as_string(bytes);
+      entries.push_back(std::move(e));
+    }
+    return as_bytes(make_fatbin(entries));
+  }, nb::arg("images"), "A fatbin holding (target, bytes) images: 'sm_90a' cubins, 'compute_90' PTX.");
+  internal.def("fatbin_entries", [](const nb::bytes& fatbin) {
+    std::vector<std::pair<std::string, nb::bytes>> out;
+    for (const auto& e : fatbin_entries(std::string_view(fatbin.c_str(), fatbin.size())))
+      out.emplace_back(e.arch_name(), as_bytes(e.bytes));
+    return out;
+  }, nb::arg("fatbin"), "(target, bytes) of each image in a fatbin (bytes empty when compressed).");
+  internal.def("fatbin_target_fits", [](const std::string& target, int device_arch) {
+    return fatbin_target(target).fits(device_arch);
+  }, nb::arg("target"), nb::arg("device_arch"),
+     "Whether a fatbin image for `target` runs on a device of compute capability `device_arch` (90).");
+  internal.def("cubin_kernels", [](const nb::bytes& cubin) {
+    return kernel_rows(cubin_kernels(std::string_view(cubin.c_str(), cubin.size())));
+  }, nb::arg("cubin"), "(name, [(offset, size), ...]) of each kernel in a cubin, read from its ELF.");
+  internal.def("aot_source_hash", &aot_source_hash, nb::arg("source"), nb::arg("source_dir"),
+               nb::arg("include_dirs"), "The manifest's hash of a source and its local includes.");
+  internal.def("aot_manifest_json",
+      [](const std::string& source, const std::string& source_hash, const std::vector<std::string>& options,
+         int nvrtc_version, const std::vector<std::string>& targets, const nb::bytes& cubin) {
+        AotManifest m{source, source_hash, options, nvrtc_version, targets, {}};
+        if (cubin.size()) m.kernels = cubin_kernels(std::string_view(cubin.c_str(), cubin.size()));
+        return m.to_json();
+      }, nb::arg("source"), nb::arg("source_hash"), nb::arg("options"), nb::arg("nvrtc_version"),
+      nb::arg("targets"), nb::arg("cubin"),
+      "The manifest's JSON text; kernels are read from `cubin` (b'' for none).");
+  internal.def("open_prebuilt", [](const std::string& fatbin_path) {
+    auto p = PrebuiltModule::open(fatbin_path);
+    return std::make_pair(p.code, manifest_dict(p.manifest));
+  }, nb::arg("fatbin_path"), "(ObjectCode, manifest dict) of `<stem>.fatbin` and `<stem>.fatbin.json`.");
+}
+
+}  // namespace
 
 void bind_compile(nb::module_& m) {
   bind_kernel(m);
@@ -101,6 +175,7 @@ void bind_compile(nb::module_& m) {
     const auto& api = detail::nvrtc();
     return std::make_pair(api.include, api.cccl_include);
   }, "(folder of cuda.h, folder of cuda/std) paired with the loaded NVRTC; '' if none.");
+  bind_aot(internal_module(m));
 }
 
 }  // namespace nanocuda::py
