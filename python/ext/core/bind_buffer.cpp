@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "bindings.h"
@@ -109,20 +110,29 @@ struct Span {
   std::size_t size;  // 0 when unknown (raw int)
 };
 
-Span span_of(nb::handle obj, const char* where) {
+// `writable`: the destination side, which must not be read-only (bytes, a read-only numpy
+// array, a CUDA array interface marked read-only).
+Span span_of(nb::handle obj, const char* where, bool writable) {
   if (nb::isinstance<PinnedBuffer>(obj)) {
     auto& p = nb::cast<PinnedBuffer&>(obj);
     return {reinterpret_cast<CUdeviceptr>(p.ptr()), p.size()};
   }
-  if (PyLong_Check(obj.ptr())) return {nb::cast<uint64_t>(obj), 0};
+  if (PyLong_Check(obj.ptr())) return {size_arg(obj, where, "address"), 0};
   if (PyObject_CheckBuffer(obj.ptr()) && !has_device_pointer(obj)) {
     Py_buffer view;
-    if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    if (PyObject_GetBuffer(obj.ptr(), &view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0) {
+      if (!writable) throw nb::python_error();
+      PyErr_Clear();
+      throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name +
+                             " is read-only; copy into a writable array (bytearray, a writeable numpy array)").c_str());
+    }
     Span s{reinterpret_cast<CUdeviceptr>(view.buf), static_cast<std::size_t>(view.len)};
     PyBuffer_Release(&view);  // `obj` keeps the memory alive for the call
     return s;
   }
   ArrayView v = describe_array(obj, where);
+  if (writable && v.readonly)
+    throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name + " is marked read-only").c_str());
   if (!v.is_contiguous())
     throw nb::value_error((std::string(where) + ": the array is not contiguous").c_str());
   return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
@@ -159,6 +169,35 @@ void buffer_copy(PyBuffer& dst, PyBuffer& src, nb::handle stream, const char* ca
     copy_async(dst.buffer.ptr(), src.buffer.ptr(), src.buffer.size(), s);
 }
 
+// The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
+// None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
+// the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
+// cannot be a handle (unaligned, in the first 64 KiB) is refused rather than handed to the
+// driver. (cuda.core 1.2 ignores the argument; nanocuda orders, as the standard asks.)
+std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
+  if (stream.is_none()) return std::nullopt;
+  if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
+    if (nb::isinstance<Stream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
+    throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
+                          std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow);
+  unsigned long long h = overflow > 0 ? PyLong_AsUnsignedLongLong(stream.ptr()) : static_cast<unsigned long long>(v);
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (overflow == 0 && v == -1) return std::nullopt;
+  if (overflow == 0 && v == 0)
+    throw nb::value_error("Buffer.__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard forbids it): "
+                          "pass 1 (legacy default stream), 2 (per-thread default stream), a stream handle, or -1");
+  if (overflow < 0 || v < -1)
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " is not a DLPack stream (None, -1, 1, 2 or a CUstream handle)").c_str());
+  if (h > 2 && (h < 0x10000 || h % 8 != 0))
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " cannot be a CUstream handle (handles are aligned addresses)").c_str());
+  return Stream::borrow(reinterpret_cast<CUstream>(h), ordinal);
+}
+
 PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
   if (!nb::isinstance<PyBuffer>(obj))
     throw nb::type_error((std::string(call) + ": " + what + " must be a nanocuda.Buffer, got " +
@@ -184,10 +223,10 @@ void bind_buffer(nb::module_& m) {
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
              Stream s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
-                            : Stream::legacy(Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
+                            : Stream::legacy(Device(device_ordinal_arg(device, "Buffer", 0)));
              if (!stream.is_none() && !device.is_none())
                check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
-                                 nb::cast<int>(device.attr("__index__")()));
+                                 device_ordinal_arg(device, "Buffer", 0));
              std::vector<int64_t> sh = shape_of(shape, size, dt);
              if (!shape.is_none() && product(sh) * dt.itemsize() > size)
                throw nb::value_error(("Buffer: shape needs " + std::to_string(product(sh) * dt.itemsize()) +
@@ -321,12 +360,8 @@ void bind_buffer(nb::module_& m) {
                throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
              (void)dl_device;
              // Order the consumer's stream after our allocating stream, as the protocol asks.
-             if (!stream.is_none() && nb::cast<int64_t>(stream) != -1) {
-               Stream consumer = Stream::borrow(reinterpret_cast<CUstream>(nb::cast<uint64_t>(stream)),
-                                                b.buffer.device().ordinal());
-               if (consumer.raw_handle() != b.buffer.stream().raw_handle())
-                 consumer.wait(b.buffer.stream());
-             }
+             if (std::optional<Stream> consumer = dlpack_consumer_stream(stream, b.buffer.device().ordinal()))
+               if (consumer->raw_handle() != b.buffer.stream().raw_handle()) consumer->wait(b.buffer.stream());
              return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()),
                                   dlpack_device_of(b.buffer), b.dtype, b.shape,
                                   max_version);
@@ -353,9 +388,10 @@ void bind_buffer(nb::module_& m) {
 
   nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) "
                                               "views it.")
-      .def("__init__", [](PinnedBuffer* self, std::size_t size, nb::handle device) {
-             new (self) PinnedBuffer(size, Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
-           }, nb::arg("size"), nb::kw_only(), nb::arg("device") = nb::none())
+      .def("__init__", [](PinnedBuffer* self, nb::handle size, nb::handle device) {
+             std::size_t n = size_arg(size, "PinnedBuffer");
+             new (self) PinnedBuffer(n, Device(device_ordinal_arg(device, "PinnedBuffer", 0)));
+           }, nb::arg("size").none(), nb::kw_only(), nb::arg("device") = nb::none())
       .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); },
                    "The host address as an int.")
       .def_prop_ro("size", &PinnedBuffer::size, "Size in bytes.")
@@ -377,9 +413,9 @@ void bind_buffer(nb::module_& m) {
                                  : nb::isinstance<PyBuffer>(src) ? &nb::cast<PyBuffer&>(src)
                                                                  : nullptr;
           Stream s = stream_or(stream, hint, "copy");
-          Span d = span_of(dst, "copy (dst)"), sr = span_of(src, "copy (src)");
+          Span d = span_of(dst, "copy (dst)", true), sr = span_of(src, "copy (src)", false);
           std::size_t n = size.is_none() ? std::min(d.size ? d.size : sr.size, sr.size ? sr.size : d.size)
-                                         : nb::cast<std::size_t>(size);
+                                         : size_arg(size, "copy");
           if (size.is_none() && d.size && sr.size && d.size != sr.size)
             throw nb::value_error(("copy: dst has " + std::to_string(d.size) + " bytes but src has " +
                                    std::to_string(sr.size) + "; pass size= to copy a prefix").c_str());
@@ -422,21 +458,25 @@ void bind_buffer(nb::module_& m) {
         "C-contiguous) of an array (StridedMemoryView's reader).");
 
   m.def("memset",
-        [](nb::handle dst, int value, nb::handle size, nb::handle stream) {
+        [](nb::handle dst, nb::handle value_obj, nb::handle size, nb::handle stream) {
           const PyBuffer* hint = nb::isinstance<PyBuffer>(dst) ? &nb::cast<PyBuffer&>(dst) : nullptr;
-          if (value < 0 || value > 255) throw nb::value_error("memset: value must be a byte (0-255)");
+          auto value = int_arg(value_obj, "memset", "value (a byte)", 0, 255);
+          // The destination's extent (unknown only for a raw address): memset never writes past
+          // it, nor into memory marked read-only.
+          std::optional<std::size_t> have = extent_of(dst, "memset");
+          std::size_t n = have ? *have : 0;
+          if (!size.is_none()) n = size_arg(size, "memset");
+          else if (!have) throw nb::value_error("memset: pass size= for a raw address");
+          if (have && n > *have)
+            throw nb::value_error(("memset: size " + std::to_string(n) + " is past the end of the destination (" +
+                                   std::to_string(*have) + " bytes)").c_str());
           Stream s = stream_or(stream, hint, "memset");
           if (hint && !stream.is_none())
             check_same_device("memset", "the stream", s.device().ordinal(), "the buffer", hint->buffer.device().ordinal());
           uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");
-          std::size_t n;
-          if (!size.is_none()) n = nb::cast<std::size_t>(size);
-          else if (hint) n = hint->buffer.size();
-          else if (PyLong_Check(dst.ptr())) throw nb::value_error("memset: pass size= for a raw address");
-          else n = describe_array(dst, "memset").nbytes();
           memset_async(ptr, static_cast<unsigned char>(value), n, s);
         },
-        nb::arg("dst"), nb::arg("value"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("dst"), nb::arg("value").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(), "Fill device memory with a byte value, in stream order.");
 }
 

@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
+#include "core/py_device.h"
 #include "core/py_size.h"
 #include "interop/dtype.h"
 #include "interop/interop.h"
@@ -32,7 +33,7 @@ std::array<unsigned char, 16> uuid_of(nb::bytes b) {
 nb::bytes as_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
 
 Device device_of(nb::handle device) {
-  return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+  return Device(device_ordinal_arg(device, "IPC", 0));
 }
 
 }  // namespace

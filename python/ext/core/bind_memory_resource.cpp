@@ -12,6 +12,7 @@
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
+#include "core/py_device.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
 #include "toolkit/fastcall_signature.h"
@@ -30,13 +31,30 @@ CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
   nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
   nb::object r = nb_trampoline.base().attr(ticket.key)(size, stream);
+  check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
     auto& b = nb::cast<PyBuffer&>(r);
     // The caller (C++) now owns the memory; the Python Buffer must not free it too.
     return b.buffer.release();
   }
-  if (PyLong_Check(r.ptr())) return nb::cast<uint64_t>(r);
-  throw nb::type_error("MemoryResource.allocate (Python subclass) must return a Buffer or an int address");
+  return size_arg(r, "MemoryResource.allocate (Python subclass)", "the returned address");
+}
+
+// What a Python resource's allocate() returned, checked where nanocuda takes it: an open
+// Buffer of at least `size` bytes, or an int address (whose size cannot be checked).
+void check_allocation(nb::handle resource, nb::handle result, std::size_t size) {
+  std::string who = std::string(Py_TYPE(resource.ptr())->tp_name) + ".allocate";
+  if (nb::isinstance<PyBuffer>(result)) {
+    const Buffer& b = nb::cast<PyBuffer&>(result).buffer;
+    if (b.is_closed()) throw nb::value_error((who + " returned a closed Buffer").c_str());
+    if (b.size() < size)
+      throw nb::value_error((who + " returned a Buffer of " + std::to_string(b.size()) + " bytes for a request of " +
+                             std::to_string(size) + " bytes (it must be at least as large)").c_str());
+    return;
+  }
+  if (PyLong_Check(result.ptr()) && !PyBool_Check(result.ptr())) return;
+  throw nb::type_error((who + " must return a nanocuda.Buffer (Buffer.from_handle(ptr, size, mr=self)) or an int "
+                        "address, got " + Py_TYPE(result.ptr())->tp_name).c_str());
 }
 
 void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
@@ -87,10 +105,17 @@ bool PyMemoryResource::is_managed() const {
 namespace {
 
 int ordinal_of(nb::handle device, const char* call) {
-  if (device.is_none()) return 0;
-  if (!PyIndex_Check(device.ptr()))
-    throw nb::type_error((std::string(call) + ": device must be a Device or an int ordinal").c_str());
-  return nb::cast<int>(device.attr("__index__")());
+  return device_ordinal_arg(device, call, 0);
+}
+
+// Options are exact: None or the named options class (nanocuda's, or cuda.core's class of
+// the same name); a dict or another resource's options is a TypeError naming the class, never
+// silently read as "no options".
+void check_options_class(nb::handle options, const char* call, const char* cls) {
+  if (options.is_none() || std::strcmp(Py_TYPE(options.ptr())->tp_name, cls) == 0) return;
+  std::string hint = PyDict_Check(options.ptr()) ? std::string("; write nanocuda.") + cls + "(**options)" : "";
+  throw nb::type_error((std::string(call) + ": options must be a nanocuda." + cls + " or None, got " +
+                        Py_TYPE(options.ptr())->tp_name + hint).c_str());
 }
 
 template <class T>
@@ -180,14 +205,15 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](DeviceMemoryResource* self, nb::handle device, nb::handle options) {
              Device d(ordinal_of(device, "DeviceMemoryResource"));
+             check_options_class(options, "DeviceMemoryResource", "DeviceMemoryResourceOptions");
              if (options.is_none()) {
                new (self) DeviceMemoryResource(d);
                return;
              }
              DeviceMemoryResourceOptions o;
              o.ipc_enabled = option<bool>(options, "ipc_enabled", false);
-             o.max_size = option<std::size_t>(options, "max_size", 0);
-             o.release_threshold = option<std::uint64_t>(options, "release_threshold", 0);
+             o.max_size = size_arg(options.attr("max_size"), "DeviceMemoryResourceOptions", "max_size");
+             o.release_threshold = size_arg(options.attr("release_threshold"), "DeviceMemoryResourceOptions", "release_threshold");
              new (self) DeviceMemoryResource(d, o);
            },
            nb::arg("device_id"), nb::arg("options") = nb::none())
@@ -243,10 +269,8 @@ void bind_memory_resource(nb::module_& m) {
                  nb::hasattr(device, "preferred_location"))
                std::swap(device, options);
              ManagedMemoryResourceOptions o;
+             check_options_class(options, "ManagedMemoryResource", "ManagedMemoryResourceOptions");
              if (!options.is_none()) {
-               if (!nb::hasattr(options, "preferred_location"))
-                 throw nb::type_error(("ManagedMemoryResource: options must be a ManagedMemoryResourceOptions, got " +
-                                       std::string(Py_TYPE(options.ptr())->tp_name)).c_str());
                // ManagedMemoryResourceOptions checked the pair; "host" is -1 here.
                nb::object loc = options.attr("preferred_location");
                nb::object kind = nb::getattr(options, "preferred_location_type", nb::none());
@@ -287,6 +311,7 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](VirtualMemoryResource* self, nb::handle device, nb::handle options) {
              VirtualMemoryResourceOptions o;
+             check_options_class(options, "VirtualMemoryResource", "VirtualMemoryResourceOptions");
              o.reserve_size = option<std::size_t>(options, "reserve_size", o.reserve_size);
              if (!options.is_none() && nb::hasattr(options, "peers") && !options.attr("peers").is_none())
                for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));
