@@ -278,7 +278,7 @@ void bind_buffer(nb::module_& m) {
            "Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.")
       .def("copy_from", [](PyBuffer& b, nb::handle src, nb::handle stream) {
              buffer_copy(b, as_buffer(src, "Buffer.copy_from", "src"), stream, "Buffer.copy_from");
-           }, nb::arg("src"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           }, nb::arg("src").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
       .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
              std::size_t v = size_arg(value, "Buffer.fill", "value");
@@ -287,7 +287,7 @@ void bind_buffer(nb::module_& m) {
              Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
              fill_async(b.buffer.ptr(), static_cast<std::uint32_t>(v), static_cast<unsigned>(std::min<std::size_t>(w, 8)),
                         b.buffer.size(), s);
-           }, nb::arg("value"), nb::arg("width") = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
+           }, nb::arg("value").none(), nb::arg("width").none() = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
            "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
       .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr, nb::handle owner,
                                     nb::handle stream) {
@@ -310,7 +310,7 @@ void bind_buffer(nb::module_& m) {
                check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
              Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
              return PyBuffer(std::move(b), DType{}, Shape(static_cast<int64_t>(n)), nb::borrow(owner));
-           }, nb::arg("ptr"), nb::arg("size"), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
+           }, nb::arg("ptr").none(), nb::arg("size").none(), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
            nb::kw_only(), nb::arg("stream") = nb::none(),
            "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of "
            "`stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.")
@@ -435,7 +435,7 @@ void bind_buffer(nb::module_& m) {
           }
           copy_async(d.ptr, sr.ptr, n, s);
         },
-        nb::arg("dst"), nb::arg("src"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("dst").none(), nb::arg("src").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(),
         "Copy bytes from `src` to `dst` in the order of `stream`. Either side may be device "
         "memory (Buffer, torch/CuPy tensor, DLPack object), host memory (numpy array, "
@@ -476,7 +476,7 @@ void bind_buffer(nb::module_& m) {
           uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");
           memset_async(ptr, static_cast<unsigned char>(value), n, s);
         },
-        nb::arg("dst"), nb::arg("value").none(), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("dst").none(), nb::arg("value").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(), "Fill device memory with a byte value, in stream order.");
 }
 

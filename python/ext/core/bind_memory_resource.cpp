@@ -172,10 +172,10 @@ void bind_memory_resource(nb::module_& m) {
       "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
       "is_device_accessible / is_host_accessible / device_id properties.")
       .def(nb::init<>())
-      .def("allocate", &py_allocate, nb::arg("size"), nb::arg("stream") = nb::none(),
+      .def("allocate", &py_allocate, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
            "legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.")
-      .def("deallocate", &py_deallocate, nb::arg("buffer"), nb::arg("size") = nb::none(),
+      .def("deallocate", &py_deallocate, nb::arg("buffer").none(), nb::arg("size") = nb::none(),
            nb::arg("stream") = nb::none(),
            "Free a Buffer of this resource (ValueError when freed twice or from another "
            "resource), or a raw address with its size, in the order of `stream`.")
@@ -216,7 +216,7 @@ void bind_memory_resource(nb::module_& m) {
              o.release_threshold = size_arg(options.attr("release_threshold"), "DeviceMemoryResourceOptions", "release_threshold");
              new (self) DeviceMemoryResource(d, o);
            },
-           nb::arg("device_id"), nb::arg("options") = nb::none())
+           nb::arg("device_id").none(), nb::arg("options") = nb::none())
       .def_prop_ro("is_handle_owned", &DeviceMemoryResource::is_owned, "True for a pool this resource created (and closes).")
       .def_prop_ro("is_ipc_enabled", &DeviceMemoryResource::is_ipc_enabled, "Its buffers can be sent to other processes.")
       .def_prop_ro("is_mapped", &DeviceMemoryResource::is_mapped, "Imported from another process (imports buffers only).")
@@ -232,7 +232,7 @@ void bind_memory_resource(nb::module_& m) {
                    [](DeviceMemoryResource& r, nb::handle v) { r.set_release_threshold(size_arg(v, "release_threshold")); },
                    "Bytes the pool keeps reserved across syncs (0 returns memory eagerly).")
       .def("trim_to", [](DeviceMemoryResource& r, nb::handle n) { r.trim_to(size_arg(n, "DeviceMemoryResource.trim_to")); },
-           nb::arg("min_bytes_to_keep"), "Return unused reserved memory to the device, keeping at least this much.")
+           nb::arg("min_bytes_to_keep").none(), "Return unused reserved memory to the device, keeping at least this much.")
       .def_prop_rw("peer_accessible_by", &DeviceMemoryResource::peer_accessible_by,
                    [](DeviceMemoryResource& r, nb::handle devices) {
                      std::vector<int> want;
@@ -292,7 +292,7 @@ void bind_memory_resource(nb::module_& m) {
              Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "ManagedMemoryResource.prefetch");
              ManagedMemoryResource::prefetch(b.buffer.ptr(), b.buffer.size(), loc, s);
            },
-           nb::arg("buffer"), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("buffer").none(), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Migrate the buffer's pages to `location` (a Device or ordinal, or \"cpu\") in the order of "
            "`stream`. Example: ``mr.prefetch(buf, \"cpu\", stream=s)``.")
       .def("advise",
@@ -300,7 +300,7 @@ void bind_memory_resource(nb::module_& m) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.advise");
              ManagedMemoryResource::advise(b.buffer.ptr(), b.buffer.size(), advice, location_of(location, r.device_id()));
            },
-           nb::arg("buffer"), nb::arg("advice"), nb::arg("location") = nb::none(),
+           nb::arg("buffer").none(), nb::arg("advice"), nb::arg("location") = nb::none(),
            "cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); "
            "`location` is a device or \"cpu\" (default: the resource's device).");
 
@@ -317,11 +317,11 @@ void bind_memory_resource(nb::module_& m) {
                for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));
              new (self) VirtualMemoryResource(Device(ordinal_of(device, "VirtualMemoryResource")), std::move(o));
            },
-           nb::arg("device_id"), nb::arg("options") = nb::none())
+           nb::arg("device_id").none(), nb::arg("options") = nb::none())
       .def_prop_ro("granularity", &VirtualMemoryResource::granularity, "Mapping granularity in bytes (sizes round up to it).")
       .def_prop_ro("peers", [](const VirtualMemoryResource& r) { return r.options().peers; }, "Devices given access.")
       .def("add_peer", [](VirtualMemoryResource& r, nb::handle d) { r.add_peer(Device(ordinal_of(d, "add_peer"))); },
-           nb::arg("device"), "Give `device` read-write access to every current and future mapping.")
+           nb::arg("device").none(), "Give `device` read-write access to every current and future mapping.")
       .def("modify_allocation",
            [](VirtualMemoryResource& r, nb::handle buffer, nb::handle new_size) {
              if (!nb::isinstance<PyBuffer>(buffer)) throw nb::type_error("modify_allocation: expects a nanocuda.Buffer");
@@ -330,7 +330,7 @@ void bind_memory_resource(nb::module_& m) {
              if (b.shape.size() == 1) b.shape[0] = static_cast<int64_t>(b.buffer.size() / b.dtype.itemsize());
              return nb::borrow(buffer);
            },
-           nb::arg("buffer"), nb::arg("new_size"),
+           nb::arg("buffer").none(), nb::arg("new_size").none(),
            "Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError "
            "past its reservation (VirtualMemoryResourceOptions.reserve_size).");
 

@@ -43,7 +43,7 @@ void bind_stream(nb::module_& m) {
                   "Adopt a raw CUstream handle (an int) without owning it: the one way a bare int "
                   "becomes a stream.")
       .def_static("adopt", [](nb::handle obj) { return to_stream(obj, "Stream.adopt"); },
-                  nb::arg("obj"),
+                  nb::arg("obj").none(),
                   "Adopt a foreign stream: torch.cuda.Stream or any __cuda_stream__ object (a raw "
                   "handle int: Stream.from_handle).")
       .def_static("legacy", [](nb::handle d) { return Stream::legacy(Device(device_ordinal_arg(d, "Stream.legacy", 0))); },
@@ -69,7 +69,7 @@ void bind_stream(nb::module_& m) {
       .def("wait", [](const Stream& s, nb::handle event_or_stream) {
              if (nb::isinstance<Event>(event_or_stream)) s.wait(nb::cast<const Event&>(event_or_stream));
              else s.wait(to_stream(event_or_stream, "Stream.wait"));
-           }, nb::arg("event_or_stream"),
+           }, nb::arg("event_or_stream").none(),
            "Make future work wait for an Event, or for all work queued so far on a stream "
            "(anything with __cuda_stream__).")
       .def("record", [](const Stream& s, nb::handle event, nb::handle options, bool timing) -> nb::object {
@@ -110,7 +110,7 @@ void bind_event(nb::module_& m) {
            nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("timing") = true,
            nb::arg("blocking_sync") = false)
       .def("record", [](Event& e, nb::handle stream) { e.record(to_stream(stream, "Event.record")); },
-           nb::arg("stream"), "Record on `stream`.")
+           nb::arg("stream").none(), "Record on `stream`.")
       .def("sync", &Event::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Block until the recorded work is done.")
       .def("query", &Event::query, "True once the recorded work has completed.")

@@ -140,9 +140,9 @@ void bind_options(nb::module_& m) {
              o.use_node_priority = bool_arg(node_priority, call, "use_node_priority");
              (void)o.flags();  // reject illegal combinations here, not at complete()
              new (self) GraphCompleteOptions(std::move(o));
-           }, nb::kw_only(), nb::arg("auto_free_on_launch") = false,
-           nb::arg("upload_stream").none() = nb::none(), nb::arg("device_launch") = false,
-           nb::arg("use_node_priority") = false)
+           }, nb::kw_only(), nb::arg("auto_free_on_launch").none() = false,
+           nb::arg("upload_stream").none() = nb::none(), nb::arg("device_launch").none() = false,
+           nb::arg("use_node_priority").none() = false)
       .def_rw("auto_free_on_launch", &GraphCompleteOptions::auto_free_on_launch,
               "Free the graph's unfreed allocations before each relaunch.")
       .def_rw("device_launch", &GraphCompleteOptions::device_launch,
@@ -268,7 +268,7 @@ void bind_graph_builder(nb::module_& m) {
                                       std::to_string(element_size) + " bytes go past the end of the destination (" +
                                       std::to_string(*room) + " bytes)").c_str());
              b.memset(device_pointer(dst, b.device().ordinal(), call), value, element_size, count);
-           }, nb::arg("dst"), nb::arg("value").none(), nb::arg("count").none(), nb::arg("element_size").none() = 1,
+           }, nb::arg("dst").none(), nb::arg("value").none(), nb::arg("count").none(), nb::arg("element_size").none() = 1,
            "Add a memset node: `count` elements of `element_size` (1, 2, 4) bytes set to `value`.")
       .def("memcpy", [](GraphBuilder& b, nb::handle dst, nb::handle src, nb::handle nbytes_obj) {
              int dev = b.device().ordinal();
@@ -281,7 +281,7 @@ void bind_graph_builder(nb::module_& m) {
                                       (from ? std::to_string(*from) : std::string("?")) + " bytes)").c_str());
              b.memcpy(device_pointer(dst, dev, "GraphBuilder.memcpy"),
                       device_pointer(src, dev, "GraphBuilder.memcpy"), nbytes);
-           }, nb::arg("dst"), nb::arg("src"), nb::arg("nbytes").none(),
+           }, nb::arg("dst").none(), nb::arg("src").none(), nb::arg("nbytes").none(),
            "Add a device-to-device memcpy node of `nbytes`.")
       .def("callback", [](GraphBuilder& b, nb::handle fn) {
              if (!PyCallable_Check(fn.ptr()))
