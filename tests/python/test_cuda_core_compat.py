@@ -74,7 +74,7 @@ def test_stream_and_event_options():
 
 @pytest.mark.parametrize("arg, exc, match", [
     (-1, ValueError, "device_id must be a non-negative ordinal, got -1"),
-    ("0", TypeError, "device_id must be an int ordinal, a Device or None, got str"),
+    ("0", ValueError, "Device: device '0' is not a device; give an int ordinal, a Device, or 'cuda:N'"),
     (1.0, TypeError, "got float"),
     (True, TypeError, "got bool"),
 ])

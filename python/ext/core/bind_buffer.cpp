@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <string>
 
 #include "bindings.h"
@@ -110,8 +109,7 @@ struct Span {
   std::size_t size;  // 0 when unknown (raw int)
 };
 
-// `writable`: the destination side, which must not be read-only (bytes, a read-only numpy
-// array, a CUDA array interface marked read-only).
+// `writable`: a destination, never read-only (bytes, read-only numpy/CUDA array interface).
 Span span_of(nb::handle obj, const char* where, bool writable) {
   if (nb::isinstance<PinnedBuffer>(obj)) {
     auto& p = nb::cast<PinnedBuffer&>(obj);
@@ -123,8 +121,7 @@ Span span_of(nb::handle obj, const char* where, bool writable) {
     if (PyObject_GetBuffer(obj.ptr(), &view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0) {
       if (!writable) throw nb::python_error();
       PyErr_Clear();
-      throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name +
-                             " is read-only; copy into a writable array (bytearray, a writeable numpy array)").c_str());
+      throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name + " is read-only").c_str());
     }
     Span s{reinterpret_cast<CUdeviceptr>(view.buf), static_cast<std::size_t>(view.len)};
     PyBuffer_Release(&view);  // `obj` keeps the memory alive for the call
@@ -167,35 +164,6 @@ void buffer_copy(PyBuffer& dst, PyBuffer& src, nb::handle stream, const char* ca
                     src.buffer.size(), s);
   else
     copy_async(dst.buffer.ptr(), src.buffer.ptr(), src.buffer.size(), s);
-}
-
-// The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
-// None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
-// the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
-// cannot be a handle (unaligned, in the first 64 KiB) is refused rather than handed to the
-// driver. (cuda.core 1.2 ignores the argument; nanocuda orders, as the standard asks.)
-std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
-  if (stream.is_none()) return std::nullopt;
-  if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
-    if (nb::isinstance<Stream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
-    throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
-                          std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
-  }
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow);
-  unsigned long long h = overflow > 0 ? PyLong_AsUnsignedLongLong(stream.ptr()) : static_cast<unsigned long long>(v);
-  if (PyErr_Occurred()) PyErr_Clear();
-  if (overflow == 0 && v == -1) return std::nullopt;
-  if (overflow == 0 && v == 0)
-    throw nb::value_error("Buffer.__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard forbids it): "
-                          "pass 1 (legacy default stream), 2 (per-thread default stream), a stream handle, or -1");
-  if (overflow < 0 || v < -1)
-    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
-                           " is not a DLPack stream (None, -1, 1, 2 or a CUstream handle)").c_str());
-  if (h > 2 && (h < 0x10000 || h % 8 != 0))
-    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
-                           " cannot be a CUstream handle (handles are aligned addresses)").c_str());
-  return Stream::borrow(reinterpret_cast<CUstream>(h), ordinal);
 }
 
 PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
@@ -461,8 +429,7 @@ void bind_buffer(nb::module_& m) {
         [](nb::handle dst, nb::handle value_obj, nb::handle size, nb::handle stream) {
           const PyBuffer* hint = nb::isinstance<PyBuffer>(dst) ? &nb::cast<PyBuffer&>(dst) : nullptr;
           auto value = int_arg(value_obj, "memset", "value (a byte)", 0, 255);
-          // The destination's extent (unknown only for a raw address): memset never writes past
-          // it, nor into memory marked read-only.
+          // Never past the destination's extent (unknown for a raw address) nor into read-only memory.
           std::optional<std::size_t> have = extent_of(dst, "memset");
           std::size_t n = have ? *have : 0;
           if (!size.is_none()) n = size_arg(size, "memset");

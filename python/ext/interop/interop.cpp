@@ -365,4 +365,33 @@ Stream to_stream(nb::handle obj, const char* where) {
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
 }
 
+// The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
+// None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
+// the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
+// cannot be a handle (unaligned, in the first 64 KiB) is refused rather than handed to the
+// driver. (cuda.core 1.2 ignores the argument; nanocuda orders, as the standard asks.)
+std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
+  if (stream.is_none()) return std::nullopt;
+  if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
+    if (nb::isinstance<Stream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
+    throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
+                          std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow);
+  unsigned long long h = overflow > 0 ? PyLong_AsUnsignedLongLong(stream.ptr()) : static_cast<unsigned long long>(v);
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (overflow == 0 && v == -1) return std::nullopt;
+  if (overflow == 0 && v == 0)
+    throw nb::value_error("Buffer.__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard forbids it): "
+                          "pass 1 (legacy default stream), 2 (per-thread default stream), a stream handle, or -1");
+  if (overflow < 0 || v < -1)
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " is not a DLPack stream (None, -1, 1, 2 or a CUstream handle)").c_str());
+  if (h > 2 && (h < 0x10000 || h % 8 != 0))
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " cannot be a CUstream handle (handles are aligned addresses)").c_str());
+  return Stream::borrow(reinterpret_cast<CUstream>(h), ordinal);
+}
+
 }  // namespace nanocuda::py

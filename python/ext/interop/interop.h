@@ -64,4 +64,8 @@ bool has_device_pointer(nanobind::handle obj);
 // torch.cuda.Stream (its .cuda_stream). A bare int is a TypeError (Stream.from_handle adopts one).
 Stream to_stream(nanobind::handle obj, const char* where);
 
+// The consumer stream of Buffer.__dlpack__(stream=): None/-1 none; 1, 2 and CUstream handles
+// as the DLPack standard says; 0, negatives and ints that cannot be handles are ValueErrors.
+std::optional<Stream> dlpack_consumer_stream(nanobind::handle stream, int ordinal);
+
 }  // namespace nanocuda::py
