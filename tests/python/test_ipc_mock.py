@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 
 # Spawned children import their targets from this module, written next to the scenario.
 CHILDREN = '''
