@@ -7,6 +7,7 @@
  * (the reliability tests use it to check that a missing one is a clear error).
  * NANOCUDA_MOCK_DRIVER_VERSION ("12.4", "12.8", "13.0" or 12040) is the CUDA version the driver
  * reports (default 13.0), for the driver-version gates (scripts/test-driver-versions). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,29 @@ static CUresult graph_nodes(void* g, void** nodes, size_t* n) {
   return 0;
 }
 
+/* IPC pools: an exported pool is a real file descriptor (of /dev/null), so multiprocessing can
+ * send it to another process as it would the driver's; the importer gets a pool handle back. */
+static CUresult pool_export(int* fd, void* pool, int type, unsigned long long flags) {
+  (void)pool; (void)type; (void)flags;
+  *fd = open("/dev/null", O_RDONLY);
+  return *fd < 0 ? 999 : 0;
+}
+static CUresult pool_import(void** pool, void* fd, int type, unsigned long long flags) {
+  (void)fd; (void)type; (void)flags;
+  *pool = (void*)0x4000;
+  return 0;
+}
+static CUresult pool_export_pointer(unsigned char* data, unsigned long long ptr) {
+  memset(data, 0x42, 64);
+  (void)ptr;
+  return 0;
+}
+static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* data) {
+  (void)pool; (void)data;
+  *out = 0x7e0000000000ull;
+  return 0;
+}
+
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
@@ -84,6 +108,11 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuMemPoolCreate")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuMemPoolExportToShareableHandle")) *fn = (void*)pool_export;
+  else if (!strcmp(symbol, "cuMemPoolImportFromShareableHandle")) *fn = (void*)pool_import;
+  else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
+  else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;

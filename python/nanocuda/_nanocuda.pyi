@@ -671,7 +671,7 @@ class Device:
         """Number of CUDA devices."""
 
     @staticmethod
-    def get_all_devices() -> tuple:
+    def get_all_devices(*args, **kwargs) -> tuple:
         """
         Every device, as a tuple of this thread's Device objects (cuda.core's name).
         """
@@ -1387,17 +1387,17 @@ class Device:
         A Buffer of `size` bytes from Device.memory_resource, in the order of `stream`. Example: ``buf = nanocuda.Device(0).allocate(1 << 20)``.
         """
 
-    def can_access_peer(self, peer: object) -> bool:
+    def can_access_peer(self, peer: object | None) -> bool:
         """
         Whether this device's kernels can use `peer`'s memory directly (False for itself).
         """
 
-    def enable_peer_access(self, peer: object) -> None:
+    def enable_peer_access(self, peer: object | None) -> None:
         """
         Let this device's kernels use memory allocated on `peer` (idempotent; ValueError when the hardware cannot).
         """
 
-    def disable_peer_access(self, peer: object) -> None:
+    def disable_peer_access(self, peer: object | None) -> None:
         """Undo enable_peer_access (idempotent)."""
 
     def create_graph_builder(self) -> GraphBuilder:
@@ -1416,23 +1416,25 @@ class Stream:
         stream.sync()
     """
 
-    def __init__(self, *, device: object | None = None, non_blocking: bool = True, priority: int = 0) -> None:
+    def __init__(self, *, device: object | None = None, non_blocking: object | None = True, priority: object | None = 0) -> None:
         """
         A new stream on `device` (a Device or ordinal; default 0). Lower priority numbers run first.
         """
 
     @staticmethod
-    def from_handle(handle: int, device: object | None = None) -> Stream:
-        """Adopt a raw CUstream handle without owning it."""
-
-    @staticmethod
-    def adopt(obj: object) -> Stream:
+    def from_handle(handle: object | None, device: object | None = None) -> Stream:
         """
-        Adopt a foreign stream: torch.cuda.Stream, any __cuda_stream__ object, or a handle int.
+        Adopt a raw CUstream handle (an int) without owning it: the one way a bare int becomes a stream.
         """
 
     @staticmethod
-    def legacy(device: Device) -> Stream:
+    def adopt(obj: object | None) -> Stream:
+        """
+        Adopt a foreign stream: torch.cuda.Stream or any __cuda_stream__ object (a raw handle int: Stream.from_handle).
+        """
+
+    @staticmethod
+    def legacy(device: object | None = None) -> Stream:
         """The legacy default stream of `device`."""
 
     @staticmethod
@@ -1479,7 +1481,7 @@ class Stream:
     def query(self) -> bool:
         """True when all queued work has completed."""
 
-    def wait(self, event_or_stream: object) -> None:
+    def wait(self, event_or_stream: object | None) -> None:
         """
         Make future work wait for an Event, or for all work queued so far on a stream (anything with __cuda_stream__).
         """
@@ -1513,7 +1515,7 @@ class Event:
 
     def __init__(self, *, device: object | None = None, timing: bool = True, blocking_sync: bool = False) -> None: ...
 
-    def record(self, stream: object) -> None:
+    def record(self, stream: object | None) -> None:
         """Record on `stream`."""
 
     def sync(self) -> None:
@@ -1661,26 +1663,26 @@ class Buffer:
         Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.
         """
 
-    def copy_from(self, src: object, *, stream: object | None = None) -> None:
+    def copy_from(self, src: object | None, *, stream: object | None = None) -> None:
         """
         Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.
         """
 
-    def fill(self, value: object, width: object = 1, *, stream: object | None = None) -> None:
+    def fill(self, value: object | None, width: object | None = 1, *, stream: object | None = None) -> None:
         """
         Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).
         """
 
     @overload
     @staticmethod
-    def from_handle(ptr: object, size: object, mr: object | None = None, owner: object | None = None, *, stream: object | None = None) -> Buffer:
+    def from_handle(ptr: object | None, size: object | None, mr: object | None = None, owner: object | None = None, *, stream: object | None = None) -> Buffer:
         """
         A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of `stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.
         """
 
     @overload
     @staticmethod
-    def from_handle(ptr: object, size: object, mr: MemoryResource | None = None, stream: object | None = None) -> object:
+    def from_handle(ptr: object | None, size: object | None, mr: MemoryResource | None = None, stream: object | None = None) -> object:
         """
         A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when closed, or never when mr is None. What Python MemoryResource.allocate returns.
         """
@@ -1762,7 +1764,7 @@ class PinnedBuffer:
     Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) views it.
     """
 
-    def __init__(self, size: int, *, device: object | None = None) -> None: ...
+    def __init__(self, size: object | None, *, device: object | None = None) -> None: ...
 
     @property
     def ptr(self) -> int:
@@ -1788,12 +1790,12 @@ class PinnedBuffer:
     def memoryview(self) -> object:
         """A writable memoryview of the bytes (valid until close())."""
 
-def copy(dst: object, src: object, *, size: object | None = None, stream: object | None = None) -> None:
+def copy(dst: object | None, src: object | None, *, size: object | None = None, stream: object | None = None) -> None:
     """
     Copy bytes from `src` to `dst` in the order of `stream`. Either side may be device memory (Buffer, torch/CuPy tensor, DLPack object), host memory (numpy array, bytearray, PinnedBuffer) or an int address. Copies from pageable host memory return only once the data has been read.
     """
 
-def memset(dst: object, value: int, *, size: object | None = None, stream: object | None = None) -> None:
+def memset(dst: object | None, value: object | None, *, size: object | None = None, stream: object | None = None) -> None:
     """Fill device memory with a byte value, in stream order."""
 
 class MemoryResource:
@@ -1803,12 +1805,12 @@ class MemoryResource:
 
     def __init__(self) -> None: ...
 
-    def allocate(self, size: object, stream: object | None = None) -> object:
+    def allocate(self, size: object | None, stream: object | None = None) -> object:
         """
         A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.
         """
 
-    def deallocate(self, buffer: object, size: object | None = None, stream: object | None = None) -> None:
+    def deallocate(self, buffer: object | None, size: object | None = None, stream: object | None = None) -> None:
         """
         Free a Buffer of this resource (ValueError when freed twice or from another resource), or a raw address with its size, in the order of `stream`.
         """
@@ -1863,7 +1865,7 @@ class DeviceMemoryResource(MemoryResource):
     Device memory from a stream-ordered pool: the device's current pool (options=None) or a new one from DeviceMemoryResourceOptions (ipc_enabled, max_size, release_threshold).
     """
 
-    def __init__(self, device_id: object, options: object | None = None) -> None: ...
+    def __init__(self, device_id: object | None, options: object | None = None) -> None: ...
 
     @property
     def is_handle_owned(self) -> bool:
@@ -1900,7 +1902,7 @@ class DeviceMemoryResource(MemoryResource):
     @release_threshold.setter
     def release_threshold(self, arg: object, /) -> None: ...
 
-    def trim_to(self, min_bytes_to_keep: object) -> None:
+    def trim_to(self, min_bytes_to_keep: object | None) -> None:
         """
         Return unused reserved memory to the device, keeping at least this much.
         """
@@ -1929,7 +1931,7 @@ class DeviceMemoryResource(MemoryResource):
     def allocation_handle(self) -> IPCAllocationHandle: ...
 
     @staticmethod
-    def from_allocation_handle(device_id: object, handle: IPCAllocationHandle) -> DeviceMemoryResource:
+    def from_allocation_handle(device_id: object | None, handle: IPCAllocationHandle) -> DeviceMemoryResource:
         """
         Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle's descriptor is only read.
         """
@@ -1955,12 +1957,12 @@ class ManagedMemoryResource(MemoryResource):
         Where pages prefer to live: None (the driver decides), ("device", ordinal) or ("host", None).
         """
 
-    def prefetch(self, buffer: object, location: object | None = None, *, stream: object | None = None) -> None:
+    def prefetch(self, buffer: object | None, location: object | None = None, *, stream: object | None = None) -> None:
         """
         Migrate the buffer's pages to `location` (a Device or ordinal, or "cpu") in the order of `stream`. Example: ``mr.prefetch(buf, "cpu", stream=s)``.
         """
 
-    def advise(self, buffer: object, advice: str, location: object | None = None) -> None:
+    def advise(self, buffer: object | None, advice: str, location: object | None = None) -> None:
         """
         cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); `location` is a device or "cpu" (default: the resource's device).
         """
@@ -1971,7 +1973,7 @@ class VirtualMemoryResource(MemoryResource):
     Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): modify_allocation() grows a buffer in place, keeping its address.
     """
 
-    def __init__(self, device_id: object, options: object | None = None) -> None: ...
+    def __init__(self, device_id: object | None, options: object | None = None) -> None: ...
 
     @property
     def granularity(self) -> int:
@@ -1981,10 +1983,10 @@ class VirtualMemoryResource(MemoryResource):
     def peers(self) -> list[int]:
         """Devices given access."""
 
-    def add_peer(self, device: object) -> None:
+    def add_peer(self, device: object | None) -> None:
         """Give `device` read-write access to every current and future mapping."""
 
-    def modify_allocation(self, buffer: object, new_size: object) -> object:
+    def modify_allocation(self, buffer: object | None, new_size: object | None) -> object:
         """
         Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size).
         """
@@ -2647,7 +2649,7 @@ class Graph:
         Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).
         """
 
-    def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
+    def debug_dot_print(self, path: str, options: object | None = None) -> None:
         """
         Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).
         """
@@ -2693,7 +2695,7 @@ class GraphCompleteOptions:
         graph = builder.complete(nanocuda.GraphCompleteOptions(upload_stream=s))
     """
 
-    def __init__(self, *, auto_free_on_launch: bool = False, upload_stream: object | None = None, device_launch: bool = False, use_node_priority: bool = False) -> None: ...
+    def __init__(self, *, auto_free_on_launch: object | None = False, upload_stream: object | None = None, device_launch: object | None = False, use_node_priority: object | None = False) -> None: ...
 
     @property
     def auto_free_on_launch(self) -> bool:
@@ -2865,10 +2867,10 @@ class GraphBuilder:
     def end_building(self) -> GraphBuilder:
         """Stop capturing (all split() builders must be joined). Returns self."""
 
-    def complete(self, options: GraphCompleteOptions | None = None) -> Graph:
+    def complete(self, options: object | None = None) -> Graph:
         """Instantiate the built graph; returns a launchable nanocuda.Graph."""
 
-    def split(self, count: int) -> tuple:
+    def split(self, count: object | None) -> tuple:
         """
         Fork into `count` builders (this one first) that record in parallel; join them again.
         """
@@ -2885,14 +2887,14 @@ class GraphBuilder:
     def embed(self, child: GraphBuilder) -> None:
         """cuda.core's name for add_child."""
 
-    def create_conditional_handle(self, default_value: int | None = None) -> object:
+    def create_conditional_handle(self, default_value: object | None = None) -> object:
         """
         A handle for if_cond/if_else/while_loop/switch; kernels set it with
         nanocuda::set_conditional (nanocuda/device/graph.cuh). With default_value, every
         launch of the graph starts from it; without, the value persists across launches.
         """
 
-    def create_condition(self, default_value: int | None = None) -> object:
+    def create_condition(self, default_value: object | None = None) -> object:
         """
         cuda.core's name for create_conditional_handle (the handle is cuda.core's GraphCondition).
         """
@@ -2911,17 +2913,17 @@ class GraphBuilder:
         Add a while node: the body runs while the handle is nonzero; returns its builder.
         """
 
-    def switch(self, handle: object, count: int) -> tuple:
+    def switch(self, handle: object | None, count: object | None) -> tuple:
         """
         Add a switch node with `count` bodies; body i runs when the handle is i.
         """
 
-    def memset(self, dst: object, value: int, count: int, element_size: int = 1) -> None:
+    def memset(self, dst: object | None, value: object | None, count: object | None, element_size: object | None = 1) -> None:
         """
         Add a memset node: `count` elements of `element_size` (1, 2, 4) bytes set to `value`.
         """
 
-    def memcpy(self, dst: object, src: object, nbytes: int) -> None:
+    def memcpy(self, dst: object | None, src: object | None, nbytes: object | None) -> None:
         """Add a device-to-device memcpy node of `nbytes`."""
 
     def callback(self, fn: object) -> None:
@@ -2930,21 +2932,21 @@ class GraphBuilder:
         reported by the next nanocuda call that checks errors (e.g. Stream.sync()).
         """
 
-    def record_event(self, event: object) -> None:
+    def record_event(self, event: object | None) -> None:
         """Add an event-record node (the event is kept alive with the graph)."""
 
-    def wait_event(self, event: object) -> None:
+    def wait_event(self, event: object | None) -> None:
         """Add a node waiting for `event` (recorded outside or inside the graph)."""
 
-    def alloc(self, nbytes: int) -> int:
+    def alloc(self, nbytes: object | None) -> int:
         """
         Add a memory-allocation node; returns the device address (fixed for the graph).
         """
 
-    def free(self, ptr: int) -> None:
+    def free(self, ptr: object | None) -> None:
         """Add a memory-free node for an address from alloc()."""
 
-    def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
+    def debug_dot_print(self, path: str, options: object | None = None) -> None:
         """Write the graph (so far) as a Graphviz dot file."""
 
     @property

@@ -222,8 +222,8 @@ class StridedMemoryView:
 
     @property
     def strides(self) -> Optional[tuple]:
-        """Strides in elements, or None for a C-contiguous array."""
-        return self._strides
+        """Strides in elements, for every layout (the dense ones for a C-contiguous array, as cuda.core gives)."""
+        return self._strides if self._strides is not None else _dense_strides(tuple(self.shape))
 
     @property
     def dtype(self) -> Any:
@@ -323,8 +323,8 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
     if dst.shape != src.shape or dst._item != src._item:
         raise ValueError(f"{call}: the views differ: shape {src.shape} of {src._item}-byte elements "
                          f"into shape {dst.shape} of {dst._item}-byte elements")
-    if dst.strides is not None or src.strides is not None:
-        raise ValueError(f"{call}: both views must be C-contiguous (strides None); strided copies "
+    if not dst._contiguous or not src._contiguous:
+        raise ValueError(f"{call}: both views must be C-contiguous; strided copies "
                          "are not supported")
     if dst.readonly:
         raise ValueError(f"{call}: the destination view is read-only")

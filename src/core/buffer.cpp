@@ -79,6 +79,18 @@ void Buffer::free_on(CUstream stream) noexcept {
       resource_->deallocate(ptr, size_, order);
     } catch (const Error& e) {
       detail::record_deferred_error(e.code(), e.call().c_str(), "Buffer (memory resource)");
+    } catch (const std::exception& e) {
+      // A Python resource's exception (or any other) keeps its text: the next checked call
+      // reports which resource failed to free what, and why.
+      try {
+        char at[64];
+        std::snprintf(at, sizeof at, " bytes at 0x%llx: ", static_cast<unsigned long long>(ptr));
+        detail::record_deferred_failure(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate",
+                                        resource_->describe() + " failed to free " + std::to_string(size_) +
+                                            at + e.what());
+      } catch (...) {
+        detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate", "Buffer");
+      }
     } catch (...) {
       detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate", "Buffer");
     }

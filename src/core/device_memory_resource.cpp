@@ -202,6 +202,7 @@ const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
     throw ValueError("DeviceMemoryResource.get_allocation_handle: " + describe() +
                      " is not exportable; create it with DeviceMemoryResourceOptions(ipc_enabled=True)");
   if (!handle_) {
+    CurrentContext guard(*device_.context());  // a pickling thread may have no context current
     int fd = -1;
     NANOCUDA_CALL(cuMemPoolExportToShareableHandle, [&] { return describe(); }, &fd, pool_,
                   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
@@ -220,6 +221,7 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
   // The driver exports pointers only from a pool that is itself exported (H100: exporting
   // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
   (void)allocation_handle();
+  CurrentContext guard(*device_.context());
   IpcBufferDescriptor d;
   NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return buffer.describe(); }, &d.data, buffer.ptr());
   d.size = buffer.size();

@@ -30,7 +30,7 @@ Event::Event(const Device& device, bool timing, bool blocking_sync)
 
 Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess)
     : device_(device), context_(device.context()), handle_(handle), timing_(timing),
-      interprocess_(interprocess) {}
+      interprocess_(interprocess), recorded_(true) {}
 
 CUevent Event::checked_handle(const char* call) const {
   if (!handle_) [[unlikely]]
@@ -48,6 +48,7 @@ void Event::record(const Stream& stream) {
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },
                 h, stream.handle());
+  recorded_ = true;
 }
 
 void Event::sync() const {
@@ -67,6 +68,11 @@ float Event::elapsed_time_since(const Event& start) const {
                      (timing_ ? start.describe() : describe()) + " has timing disabled)");
   CUevent from = start.checked_handle("Event.elapsed_time (start)");
   CUevent to = checked_handle("Event.elapsed_time (end)");
+  // The driver says INVALID_HANDLE for an event never recorded: name the event and the rule.
+  if (!start.recorded_ || !recorded_)
+    throw ValueError("Event.elapsed_time: the " + std::string(!start.recorded_ ? "start " : "end ") +
+                     (!start.recorded_ ? start.describe() : describe()) +
+                     " was never recorded; record both events on a stream (Stream.record(event)) first");
   float ms = 0;
   NANOCUDA_CALL(cuEventElapsedTime,
                 [&] { return "from " + start.describe() + " to " + describe(); }, &ms, from, to);

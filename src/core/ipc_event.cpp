@@ -21,6 +21,8 @@ std::string export_ipc_event(const Event& event) {
                      " is not interprocess; create it with Event.create_ipc()");
   CUipcEventHandle handle{};
   CUevent h = event.checked_handle("Event.get_ipc_descriptor");
+  // The driver wants a current context (a pickling thread often has none): the event's own.
+  CurrentContext guard(*event.device().context());
   NANOCUDA_CALL(cuIpcGetEventHandle, [&] { return event.describe(); }, &handle, h);
   return std::string(handle.reserved, sizeof handle.reserved);
 }

@@ -85,6 +85,7 @@ void GraphBuilder::record_event(const Event& event) {
   p.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
   p.eventRecord.event = event.checked_handle("GraphBuilder.record_event");
   add_node(p, "GraphBuilder.record_event");
+  event.note_recorded();
 }
 
 void GraphBuilder::wait_event(const Event& event) {

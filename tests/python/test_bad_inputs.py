@@ -1,6 +1,9 @@
 """The catalogue of bad inputs nanocuda rejects: each case runs in its own process, so a
 crash (a signal, an abort) counts as a failure, not a lost test run; the counts by outcome
-are printed at the end. CPU cases need no driver; GPU cases skip without a device."""
+are printed at the end. CPU cases need no driver; GPU cases skip without a device; runtime
+cases (rt: streams, sizes, options, destinations, memory resources, graphs, events, views)
+run on the GPU's driver when there is one and on tools/mock_libcuda.c otherwise (every rule
+they check is decided before the driver is called)."""
 
 import collections
 import concurrent.futures
@@ -17,7 +20,7 @@ import pytest
 # Known gaps: nanobind's own "incompatible function arguments" text (it names the call and
 # the accepted types, not the rule); listed so the count stays honest.
 GENERIC = "nanobind's generic type message"
-Case = collections.namedtuple("Case", "id code exc match gpu owner", defaults=(False, None))
+Case = collections.namedtuple("Case", "id code exc match gpu owner rt", defaults=(False, None, False))
 
 # Shared by every case's process: cheap objects that need no driver.
 PRELUDE = """
@@ -49,6 +52,133 @@ buf = nanocuda.Buffer(4096, stream=s)
 """
 
 T, V, E = "TypeError", "ValueError", "Exception"
+
+# Shared by the runtime cases: a device, a stream, a 4096-byte Buffer, stream-protocol and
+# array-interface objects that misbehave in the ways users' objects do.
+RT_CLASSES = """
+import gc
+def kern():  # (const float*, float*, float*, int): the mock driver's default layout too
+    src = 'extern "C" __global__ void k3(const float* a, float* b, float* c, int n) {}'
+    return nanocuda.compile(src, arch='sm_90a').get_kernel('k3')
+class CS:
+    def __init__(self, r): self.r = r
+    def __cuda_stream__(self): return self.r
+class ROCAI:
+    def __init__(self, ptr, n): self.__cuda_array_interface__ = dict(shape=(n,), typestr='|u1', data=(ptr, True), version=3)
+class RaisingCAI:
+    @property
+    def __cuda_array_interface__(self): raise RuntimeError('producer broke')
+ro = np.zeros(4096, np.uint8); ro.flags.writeable = False
+"""
+RT_PRELUDE = """
+dev = nanocuda.Device(0); s = nanocuda.Stream(); buf = nanocuda.Buffer(4096, stream=s)
+cfg = nanocuda.LaunchConfig(grid=1, block=32)
+def builder(): return dev.create_graph_builder().begin_building()
+def timed(): return dev.create_event(options=nanocuda.EventOptions(timing_enabled=True))
+class PyMR(nanocuda.MemoryResource):
+    def __init__(self, give=None, fail=False):
+        super().__init__(); self.give, self.fail = give, fail
+    def allocate(self, size, stream=None):
+        return self.give if self.give is not None else nanocuda.Buffer.from_handle(0x10000, 8, mr=self)
+    def deallocate(self, ptr, size, stream=None):
+        if self.fail: raise RuntimeError('deallocate boom')
+    is_device_accessible = True
+    is_host_accessible = False
+    device_id = 0
+"""
+FROM_HANDLE = r"Stream\.from_handle"
+RT = [
+    # --- streams: a bare int is never a CUstream; __cuda_stream__ tuples are checked ---
+    Case("stream-int-launch", "nanocuda.launch(12345, cfg, kern(), buf, buf, buf, 4)", T, r"launch: stream must be a Stream.*" + FROM_HANDLE, rt=True),
+    Case("stream-int-bind", "kern().bind(cfg, stream=0xdeadbeef)", T, r"Kernel.bind: .*int 3735928559.*" + FROM_HANDLE, rt=True),
+    Case("stream-int-launcher-call", "f = kern().bind(cfg, stream=s); f(buf, buf, buf, 4, stream=0xdeadbeef)", T, FROM_HANDLE, rt=True),
+    Case("stream-int-dealloc", "buf.set_deallocation_stream(12345)", T, r"set_deallocation_stream: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-copy", "nanocuda.copy(buf, bytearray(4096), stream=12345)", T, r"copy: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-memset", "nanocuda.memset(buf, 0, stream=99)", T, r"memset: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-buffer", "nanocuda.Buffer(16, stream=7)", T, r"Buffer: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-wait", "s.wait(12345)", T, r"Stream.wait: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-event-record", "dev.create_event().record(12345)", T, r"Event.record: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-adopt", "nanocuda.Stream.adopt(12345)", T, FROM_HANDLE, rt=True),
+    Case("stream-int-buffer-close", "buf.close(12345)", T, r"Buffer.close: .*" + FROM_HANDLE, rt=True),
+    Case("stream-int-graph-upload", "nanocuda.GraphCompleteOptions(upload_stream=12345)", T, r"upload_stream.*" + FROM_HANDLE),
+    Case("stream-protocol-short", "s.wait(CS((0,)))", T, r"__cuda_stream__\(\) must return a \(version, handle\)", rt=True),
+    Case("stream-protocol-not-tuple", "s.wait(CS(5))", T, r"__cuda_stream__\(\) must return", rt=True),
+    Case("stream-protocol-version", "s.wait(CS((3, 0)))", V, r"protocol version 3", rt=True),
+    Case("stream-protocol-str-handle", "s.wait(CS((0, 'x')))", T, r"must give an int handle, got str", rt=True),
+    Case("stream-protocol-huge-handle", "s.wait(CS((0, 2**70)))", V, r"not a 64-bit handle", rt=True),
+    Case("stream-object", "nanocuda.copy(buf, bytearray(4096), stream=object())", T, r"copy: expected a stream", rt=True),
+    Case("dlpack-stream-garbage", "buf.__dlpack__(stream=12345)", V, r"cannot be a CUstream handle", rt=True),
+    Case("dlpack-stream-zero", "buf.__dlpack__(stream=0)", V, r"stream=0 is ambiguous", rt=True),
+    Case("dlpack-stream-negative", "buf.__dlpack__(stream=-5)", V, r"not a DLPack stream", rt=True),
+    Case("dlpack-stream-str", "buf.__dlpack__(stream='s')", T, r"stream must be an int \(DLPack\)", rt=True),
+    Case("stream-from-handle-negative", "nanocuda.Stream.from_handle(-1)", V, r"Stream.from_handle: handle must be >= 0"),
+    # --- sizes, counts, flags and devices: checked, named, never a nanobind signature dump ---
+    Case("memset-size-negative", "nanocuda.memset(buf, 0, size=-1)", V, r"memset: size must be >= 0, got -1", rt=True),
+    Case("memset-value-str", "nanocuda.memset(buf, 'a')", T, r"memset: value \(a byte\) must be an int", rt=True),
+    Case("memset-value-300", "nanocuda.memset(buf, 300)", V, r"memset: value \(a byte\) must be in \[0, 255\]", rt=True),
+    Case("copy-size-negative", "nanocuda.copy(buf, bytearray(4096), size=-1)", V, r"copy: size must be >= 0", rt=True),
+    Case("copy-size-float", "nanocuda.copy(buf, bytearray(4096), size=1.5)", T, r"copy: size must be an int", rt=True),
+    Case("pinned-negative", "nanocuda.PinnedBuffer(-1)", V, r"PinnedBuffer: size must be >= 0, got -1"),
+    Case("pinned-str", "nanocuda.PinnedBuffer('1')", T, r"PinnedBuffer: size must be an int"),
+    Case("fill-width-zero", "buf.fill(0, width=0)", V, r"Buffer.fill: width must be 1, 2 or 4", rt=True),
+    Case("allocate-negative", "dev.memory_resource.allocate(-1, s)", V, r"allocate: size must be >= 0", rt=True),
+    Case("device-allocate-str", "dev.allocate('x')", T, r"Device.allocate: size must be an int", rt=True),
+    Case("split-negative", "builder().split(-1)", V, r"GraphBuilder.split: count must be in \[1, ", rt=True),
+    Case("split-str", "builder().split('2')", T, r"GraphBuilder.split: count must be an int", rt=True),
+    Case("switch-zero", "builder().switch(None, 0)", V, r"GraphBuilder.switch: count", rt=True),
+    Case("conditional-default-negative", "builder().create_conditional_handle(default_value=-1)", V,
+         r"create_conditional_handle: default_value must be in \[0, 4294967295\], got -1", rt=True),
+    Case("conditional-default-str", "builder().create_condition(default_value='1')", T, r"default_value must be an int", rt=True),
+    Case("graph-alloc-negative", "builder().alloc(-1)", V, r"GraphBuilder.alloc: nbytes must be >= 0", rt=True),
+    Case("graph-memset-count-negative", "builder().memset(buf, 0, -1)", V, r"GraphBuilder.memset: count must be >= 0", rt=True),
+    Case("graph-memset-element-size", "builder().memset(buf, 0, 4, 3)", V, r"element_size must be 1, 2 or 4, got 3", rt=True),
+    Case("graph-record-event-str", "builder().record_event('e')", T, r"record_event: event must be a nanocuda.Event, got str", rt=True),
+    Case("graph-wait-event-none", "builder().wait_event(None)", T, r"wait_event: event must be a nanocuda.Event", rt=True),
+    Case("stream-priority-str", "nanocuda.Stream(priority='high')", T, r"Stream: priority must be an int, got str", rt=True),
+    Case("stream-priority-huge", "nanocuda.Stream(priority=2**40)", V, r"Stream: priority must be in", rt=True),
+    Case("stream-non-blocking-str", "nanocuda.Stream(non_blocking='yes')", T, r"Stream: non_blocking must be a bool", rt=True),
+    Case("stream-legacy-str", "nanocuda.Stream.legacy('gpu')", V, r"Stream.legacy: device 'gpu' is not a device", rt=True),
+    Case("stream-device-bogus-str", "nanocuda.Stream(device='gpu0')", V, r"Stream: device 'gpu0' is not a device.*cuda:N", rt=True),
+    Case("stream-device-float", "nanocuda.Stream(device=0.5)", T, r"Stream: device_id must be an int ordinal", rt=True),
+    Case("buffer-device-str", "nanocuda.Buffer(16, device='tpu')", V, r"Buffer: device 'tpu' is not a device", rt=True),
+    Case("event-device-list", "nanocuda.Event(device=[0])", T, r"Event: device_id must be", rt=True),
+    Case("graph-options-bool-str", "nanocuda.GraphCompleteOptions(auto_free_on_launch='yes')", T, r"GraphCompleteOptions: auto_free_on_launch must be a bool"),
+    # --- options of the wrong type: exact classes, a dict names the class to use ---
+    Case("dmr-options-dict", "nanocuda.DeviceMemoryResource(0, {'ipc_enabled': True})", T,
+         r"DeviceMemoryResource: options must be a nanocuda.DeviceMemoryResourceOptions or None, got dict; write", rt=True),
+    Case("dmr-options-vmm", "nanocuda.DeviceMemoryResource(0, nanocuda.VirtualMemoryResourceOptions())", T,
+         r"DeviceMemoryResourceOptions or None, got VirtualMemoryResourceOptions", rt=True),
+    Case("vmr-options-dict", "nanocuda.VirtualMemoryResource(0, {'reserve_size': 1 << 20})", T, r"VirtualMemoryResourceOptions or None, got dict", rt=True),
+    Case("vmr-options-dmr", "nanocuda.VirtualMemoryResource(0, nanocuda.DeviceMemoryResourceOptions())", T, r"VirtualMemoryResourceOptions", rt=True),
+    Case("mmr-options-dict", "nanocuda.ManagedMemoryResource(0, {'preferred_location': 0})", T, r"ManagedMemoryResourceOptions or None, got dict", rt=True),
+    Case("graph-complete-options-dict", "dev.create_graph_builder().complete({'auto_free_on_launch': True})", T,
+         r"GraphBuilder.complete: options must be a nanocuda.GraphCompleteOptions or None, got dict", rt=True),
+    Case("graph-dot-options-dict", "dev.create_graph_builder().debug_dot_print('/tmp/nc.dot', {'verbose': True})", T,
+         r"debug_dot_print: options must be a nanocuda.GraphDebugPrintOptions", rt=True),
+    # --- destinations: writable and large enough ---
+    Case("copy-into-bytes", "nanocuda.copy(bytes(4096), buf)", V, r"copy \(dst\): the bytes is read-only", rt=True),
+    Case("copy-into-readonly-numpy", "nanocuda.copy(ro, buf)", V, r"copy \(dst\): the numpy.ndarray is (marked )?read-only", rt=True),
+    Case("copy-into-readonly-cai", "nanocuda.copy(ROCAI(buf.ptr, 4096), buf)", V, r"copy \(dst\): .*read-only", rt=True),
+    Case("copy-past-end", "nanocuda.copy(buf, bytearray(8192), size=8192)", V, r"copy: size 8192 exceeds dst", rt=True),
+    Case("memset-past-end", "nanocuda.memset(buf, 0, size=8192)", V, r"memset: size 8192 is past the end of the destination \(4096 bytes\)", rt=True),
+    Case("memset-readonly-cai", "nanocuda.memset(ROCAI(buf.ptr, 64), 0)", V, r"memset: .*read-only", rt=True),
+    Case("graph-memset-past-end", "builder().memset(buf, 0, 2048, 4)", V, r"GraphBuilder.memset: 2048 elements of 4 bytes go past the end", rt=True),
+    Case("graph-memcpy-past-end", "builder().memcpy(buf, buf, 8192)", V, r"GraphBuilder.memcpy: nbytes 8192 is past the end", rt=True),
+    Case("graph-memset-readonly", "builder().memset(ROCAI(buf.ptr, 64), 0, 4)", V, r"GraphBuilder.memset: .*read-only", rt=True),
+    # --- Python memory resources, checked where nanocuda takes their memory ---
+    Case("pymr-too-small", "dev.memory_resource = PyMR(); dev.allocate(4096)", V,
+         r"PyMR.allocate returned a Buffer of 8 bytes for a request of 4096 bytes", rt=True),
+    Case("pymr-too-small-buffer", "dev.memory_resource = PyMR(); nanocuda.Buffer(4096)", V, r"8 bytes for a request of 4096", rt=True),
+    Case("pymr-returns-str", "dev.memory_resource = PyMR(give='x'); dev.allocate(64)", T, r"PyMR.allocate must return a nanocuda.Buffer .* got str", rt=True),
+    Case("pymr-deallocate-raises-in-gc", "mr = PyMR(fail=True); b = nanocuda.Buffer.from_handle(0x10000, 8, mr=mr); del b; gc.collect(); s.sync()",
+         "CudaError", r"(?s)PyMR.*failed to free 8 bytes at 0x10000: .*RuntimeError: deallocate boom", rt=True),
+    # --- events and views ---
+    Case("event-elapsed-unrecorded", "a, b = timed(), timed(); b - a", V, r"Event.elapsed_time: the start Event .* was never recorded", rt=True),
+    Case("event-elapsed-end-unrecorded", "a, b = timed(), timed(); s.record(a); b - a", V, r"the end Event .* was never recorded", rt=True),
+    Case("cai-property-raises", "_nanocuda._testing.device_pointer(RaisingCAI())", "RuntimeError", r"producer broke"),
+    Case("cai-property-raises-copy", "nanocuda.copy(buf, RaisingCAI())", "RuntimeError", r"producer broke", rt=True),
+    Case("cai-property-raises-view", "nanocuda.StridedMemoryView(RaisingCAI(), stream_ptr=-1)", "RuntimeError", r"producer broke"),
+]
 CPU = [
     # --- launch arguments (packed against a hand-built layout: the launch path's code) ---
     Case("args-count-short", "pack(L5, 'saxpy', 1.0, 2)", T, r"takes 5 arguments, got 2"),
@@ -180,7 +310,7 @@ CPU = [
     Case("graph-print-value", "nanocuda.GraphDebugPrintOptions(verbose='yes')", T, r"verbose"),
     # --- streams, devices, events without a driver (DriverNotFoundError) or with bad values ---
     Case("stream-from-handle-str", "nanocuda.Stream.from_handle('abc')", T, r".", owner=GENERIC),
-    Case("device-str", "nanocuda.Device('gpu0')", T, r"."),
+    Case("device-str", "nanocuda.Device('gpu0')", V, r"Device: device 'gpu0' is not a device"),
     Case("device-negative", "nanocuda.Device(-1)", (V, "DriverNotFoundError", "CudaError"), r"."),
     Case("device-pointer-str", "_nanocuda._testing.device_pointer('hello')", T, r"expected a device pointer.*got str"),
     Case("device-pointer-host", "_nanocuda._testing.device_pointer(np.zeros(4))", V, r"expected device memory.*the CPU"),
@@ -206,7 +336,7 @@ GPU = [
     Case("gpu-tensormap-misaligned", "TensorMap.tiled_from_pointer(buf.ptr + 8, 'float16', (16, 16), box=(8, 8))", V, r"16-byte aligned", gpu=True),
 ]
 
-CASES = CPU + GPU
+CASES = CPU + GPU + RT
 
 CHILD = textwrap.dedent("""
     import json, sys, traceback
@@ -231,9 +361,11 @@ def _has_gpu() -> bool:
     return r.returncode == 0
 
 
-def _run(case: Case) -> dict:
-    prelude = PRELUDE + (GPU_PRELUDE if case.gpu else "")
+def _run(case: Case, gpu: bool = False, mock: str = "") -> dict:
+    prelude = PRELUDE + RT_CLASSES + (GPU_PRELUDE if case.gpu else "") + (RT_PRELUDE if case.rt else "")
     env = dict(os.environ, NANOCUDA_CACHE_DIR=os.environ.get("NANOCUDA_TEST_CACHE", "/tmp/nanocuda-bad-inputs-cache"))
+    if case.rt and not gpu:  # the rules are checked before the driver: the do-nothing driver serves
+        env["NANOCUDA_LIBCUDA"] = mock
     try:
         r = subprocess.run([sys.executable, "-c", CHILD, prelude, case.code], capture_output=True,
                            text=True, timeout=180, env=env, cwd="/tmp")
@@ -258,12 +390,12 @@ _results: dict = {}
 
 
 @pytest.fixture(scope="module")
-def results():
+def results(mock_libcuda):
     """Runs every case at once, 8 processes at a time (each case still in its own process)."""
     gpu = _has_gpu()
     todo = [c for c in CASES if gpu or not c.gpu]
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        for case, res in zip(todo, pool.map(_run, todo)):
+        for case, res in zip(todo, pool.map(lambda c: _run(c, gpu, mock_libcuda), todo)):
             _results[case.id] = res
     return {"gpu": gpu, "by_id": _results}
 
@@ -292,8 +424,14 @@ def test_bad_input(case, results):
 def test_catalogue_summary(results, capsys):
     counts = collections.Counter(r["outcome"] for r in results["by_id"].values())
     tried = sum(counts.values())
-    line = (f"bad-input catalogue: {tried} inputs tried, " +
-            ", ".join(f"{k} {counts.get(k, 0)}" for k in ("clear", "wrong-error", "accepted", "crash", "hang")))
+    # The issue's words: crash (or hang), silent (accepted), unclear (wrong error), clear.
+    where = "GPU" if results["gpu"] else "CPU (runtime cases on the mock driver)"
+    line = (f"bad-input catalogue [{where}]: {tried} inputs tried: crash {counts.get('crash', 0)}, "
+            f"hang {counts.get('hang', 0)}, silent {counts.get('accepted', 0)}, "
+            f"unclear {counts.get('wrong-error', 0)}, clear {counts.get('clear', 0)}")
+    not_clear = sorted(k for k, r in results["by_id"].items() if r["outcome"] != "clear")
+    if not_clear:
+        line += "\n  not clear: " + ", ".join(not_clear)
     with capsys.disabled():  # printed even when pytest captures output
         print("\n" + line)
     assert counts.get("crash", 0) == 0 and counts.get("hang", 0) == 0

@@ -165,7 +165,7 @@ def test_strided_memory_view_and_tensor_map():
     dev.set_current()
     t = cp.zeros((256, 128), dtype=cp.float16)
     v = StridedMemoryView.from_dlpack(t, stream_ptr=-1)
-    assert v.ptr == t.data.ptr and v.shape == (256, 128) and v.strides is None
+    assert v.ptr == t.data.ptr and v.shape == (256, 128) and v.strides == (128, 1)
     assert v.dtype == np.float16 and v.device_id == 0 and v.is_device_accessible and not v.readonly
     v2 = StridedMemoryView.from_cuda_array_interface(t[:, ::2], stream_ptr=-1)
     assert v2.strides == (128, 2)

@@ -178,7 +178,7 @@ def test_event_close_and_options_on_mock(mock_libcuda):
         assert legacy.handle == 1 and per_thread.handle == 2  # CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
         assert legacy.device is dev and legacy == nanocuda.Stream.legacy(dev)
         assert nanocuda.Stream.per_thread().device is dev
-        raises(lambda: nanocuda.Stream.per_thread("zero"), TypeError, "Stream.per_thread")
+        raises(lambda: nanocuda.Stream.per_thread("zero"), ValueError, "Stream.per_thread: device 'zero' is not a device")
         raises(lambda: nanocuda.NO_SUCH_NAME, AttributeError, "NO_SUCH_NAME")
         print("ok")
     """)

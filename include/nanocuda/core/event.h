@@ -47,6 +47,8 @@ class Event {
   [[nodiscard]] float elapsed_time_since(const Event& start) const;
 
   [[nodiscard]] std::string describe() const;
+  // Notes a record made elsewhere (a graph's event-record node), for elapsed_time's check.
+  void note_recorded() const noexcept { recorded_ = true; }
 
  private:
   Device device_;
@@ -55,6 +57,9 @@ class Event {
   bool timing_;
   bool interprocess_ = false;
   bool blocking_sync_ = false;
+  // Recorded at least once (imported and adopted events count as recorded: another owner may
+  // have recorded them); lets elapsed_time name an unrecorded event instead of INVALID_HANDLE.
+  mutable bool recorded_ = false;
 };
 
 }  // namespace nanocuda

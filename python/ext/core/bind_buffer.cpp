@@ -109,20 +109,27 @@ struct Span {
   std::size_t size;  // 0 when unknown (raw int)
 };
 
-Span span_of(nb::handle obj, const char* where) {
+// `writable`: a destination, never read-only (bytes, read-only numpy/CUDA array interface).
+Span span_of(nb::handle obj, const char* where, bool writable) {
   if (nb::isinstance<PinnedBuffer>(obj)) {
     auto& p = nb::cast<PinnedBuffer&>(obj);
     return {reinterpret_cast<CUdeviceptr>(p.ptr()), p.size()};
   }
-  if (PyLong_Check(obj.ptr())) return {nb::cast<uint64_t>(obj), 0};
+  if (PyLong_Check(obj.ptr())) return {size_arg(obj, where, "address"), 0};
   if (PyObject_CheckBuffer(obj.ptr()) && !has_device_pointer(obj)) {
     Py_buffer view;
-    if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+    if (PyObject_GetBuffer(obj.ptr(), &view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0) {
+      if (!writable) throw nb::python_error();
+      PyErr_Clear();
+      throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name + " is read-only").c_str());
+    }
     Span s{reinterpret_cast<CUdeviceptr>(view.buf), static_cast<std::size_t>(view.len)};
     PyBuffer_Release(&view);  // `obj` keeps the memory alive for the call
     return s;
   }
   ArrayView v = describe_array(obj, where);
+  if (writable && v.readonly)
+    throw nb::value_error((std::string(where) + ": the " + Py_TYPE(obj.ptr())->tp_name + " is marked read-only").c_str());
   if (!v.is_contiguous())
     throw nb::value_error((std::string(where) + ": the array is not contiguous").c_str());
   return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
@@ -184,10 +191,10 @@ void bind_buffer(nb::module_& m) {
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
              Stream s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
-                            : Stream::legacy(Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
+                            : Stream::legacy(Device(device_ordinal_arg(device, "Buffer", 0)));
              if (!stream.is_none() && !device.is_none())
                check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
-                                 nb::cast<int>(device.attr("__index__")()));
+                                 device_ordinal_arg(device, "Buffer", 0));
              std::vector<int64_t> sh = shape_of(shape, size, dt);
              if (!shape.is_none() && product(sh) * dt.itemsize() > size)
                throw nb::value_error(("Buffer: shape needs " + std::to_string(product(sh) * dt.itemsize()) +
@@ -239,7 +246,7 @@ void bind_buffer(nb::module_& m) {
            "Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.")
       .def("copy_from", [](PyBuffer& b, nb::handle src, nb::handle stream) {
              buffer_copy(b, as_buffer(src, "Buffer.copy_from", "src"), stream, "Buffer.copy_from");
-           }, nb::arg("src"), nb::kw_only(), nb::arg("stream") = nb::none(),
+           }, nb::arg("src").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
       .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
              std::size_t v = size_arg(value, "Buffer.fill", "value");
@@ -248,7 +255,7 @@ void bind_buffer(nb::module_& m) {
              Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
              fill_async(b.buffer.ptr(), static_cast<std::uint32_t>(v), static_cast<unsigned>(std::min<std::size_t>(w, 8)),
                         b.buffer.size(), s);
-           }, nb::arg("value"), nb::arg("width") = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
+           }, nb::arg("value").none(), nb::arg("width").none() = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
            "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
       .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr, nb::handle owner,
                                     nb::handle stream) {
@@ -271,7 +278,7 @@ void bind_buffer(nb::module_& m) {
                check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
              Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
              return PyBuffer(std::move(b), DType{}, Shape(static_cast<int64_t>(n)), nb::borrow(owner));
-           }, nb::arg("ptr"), nb::arg("size"), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
+           }, nb::arg("ptr").none(), nb::arg("size").none(), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
            nb::kw_only(), nb::arg("stream") = nb::none(),
            "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of "
            "`stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.")
@@ -321,12 +328,8 @@ void bind_buffer(nb::module_& m) {
                throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
              (void)dl_device;
              // Order the consumer's stream after our allocating stream, as the protocol asks.
-             if (!stream.is_none() && nb::cast<int64_t>(stream) != -1) {
-               Stream consumer = Stream::borrow(reinterpret_cast<CUstream>(nb::cast<uint64_t>(stream)),
-                                                b.buffer.device().ordinal());
-               if (consumer.raw_handle() != b.buffer.stream().raw_handle())
-                 consumer.wait(b.buffer.stream());
-             }
+             if (std::optional<Stream> consumer = dlpack_consumer_stream(stream, b.buffer.device().ordinal()))
+               if (consumer->raw_handle() != b.buffer.stream().raw_handle()) consumer->wait(b.buffer.stream());
              return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()),
                                   dlpack_device_of(b.buffer), b.dtype, b.shape,
                                   max_version);
@@ -353,9 +356,10 @@ void bind_buffer(nb::module_& m) {
 
   nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) "
                                               "views it.")
-      .def("__init__", [](PinnedBuffer* self, std::size_t size, nb::handle device) {
-             new (self) PinnedBuffer(size, Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")())));
-           }, nb::arg("size"), nb::kw_only(), nb::arg("device") = nb::none())
+      .def("__init__", [](PinnedBuffer* self, nb::handle size, nb::handle device) {
+             std::size_t n = size_arg(size, "PinnedBuffer");
+             new (self) PinnedBuffer(n, Device(device_ordinal_arg(device, "PinnedBuffer", 0)));
+           }, nb::arg("size").none(), nb::kw_only(), nb::arg("device") = nb::none())
       .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); },
                    "The host address as an int.")
       .def_prop_ro("size", &PinnedBuffer::size, "Size in bytes.")
@@ -377,9 +381,9 @@ void bind_buffer(nb::module_& m) {
                                  : nb::isinstance<PyBuffer>(src) ? &nb::cast<PyBuffer&>(src)
                                                                  : nullptr;
           Stream s = stream_or(stream, hint, "copy");
-          Span d = span_of(dst, "copy (dst)"), sr = span_of(src, "copy (src)");
+          Span d = span_of(dst, "copy (dst)", true), sr = span_of(src, "copy (src)", false);
           std::size_t n = size.is_none() ? std::min(d.size ? d.size : sr.size, sr.size ? sr.size : d.size)
-                                         : nb::cast<std::size_t>(size);
+                                         : size_arg(size, "copy");
           if (size.is_none() && d.size && sr.size && d.size != sr.size)
             throw nb::value_error(("copy: dst has " + std::to_string(d.size) + " bytes but src has " +
                                    std::to_string(sr.size) + "; pass size= to copy a prefix").c_str());
@@ -399,7 +403,7 @@ void bind_buffer(nb::module_& m) {
           }
           copy_async(d.ptr, sr.ptr, n, s);
         },
-        nb::arg("dst"), nb::arg("src"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("dst").none(), nb::arg("src").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(),
         "Copy bytes from `src` to `dst` in the order of `stream`. Either side may be device "
         "memory (Buffer, torch/CuPy tensor, DLPack object), host memory (numpy array, "
@@ -422,21 +426,24 @@ void bind_buffer(nb::module_& m) {
         "C-contiguous) of an array (StridedMemoryView's reader).");
 
   m.def("memset",
-        [](nb::handle dst, int value, nb::handle size, nb::handle stream) {
+        [](nb::handle dst, nb::handle value_obj, nb::handle size, nb::handle stream) {
           const PyBuffer* hint = nb::isinstance<PyBuffer>(dst) ? &nb::cast<PyBuffer&>(dst) : nullptr;
-          if (value < 0 || value > 255) throw nb::value_error("memset: value must be a byte (0-255)");
+          auto value = int_arg(value_obj, "memset", "value (a byte)", 0, 255);
+          // Never past the destination's extent (unknown for a raw address) nor into read-only memory.
+          std::optional<std::size_t> have = extent_of(dst, "memset");
+          std::size_t n = have ? *have : 0;
+          if (!size.is_none()) n = size_arg(size, "memset");
+          else if (!have) throw nb::value_error("memset: pass size= for a raw address");
+          if (have && n > *have)
+            throw nb::value_error(("memset: size " + std::to_string(n) + " is past the end of the destination (" +
+                                   std::to_string(*have) + " bytes)").c_str());
           Stream s = stream_or(stream, hint, "memset");
           if (hint && !stream.is_none())
             check_same_device("memset", "the stream", s.device().ordinal(), "the buffer", hint->buffer.device().ordinal());
           uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");
-          std::size_t n;
-          if (!size.is_none()) n = nb::cast<std::size_t>(size);
-          else if (hint) n = hint->buffer.size();
-          else if (PyLong_Check(dst.ptr())) throw nb::value_error("memset: pass size= for a raw address");
-          else n = describe_array(dst, "memset").nbytes();
           memset_async(ptr, static_cast<unsigned char>(value), n, s);
         },
-        nb::arg("dst"), nb::arg("value"), nb::kw_only(), nb::arg("size") = nb::none(),
+        nb::arg("dst").none(), nb::arg("value").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(), "Fill device memory with a byte value, in stream order.");
 }
 

@@ -175,7 +175,15 @@ PyMethodDef g_close_def = fastcall_method<buffer_close>(
 // so the Buffer its allocate() returns is the one the caller gets.
 nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) {
   auto mr = MemoryResource::for_device(d);
-  if (dynamic_cast<PyMemoryResource*>(mr.get())) return nb::cast(mr).attr("allocate")(size, stream);
+  if (dynamic_cast<PyMemoryResource*>(mr.get())) {
+    nb::object resource = nb::cast(mr);
+    nb::object r = resource.attr("allocate")(size, stream);
+    check_allocation(resource, r, size_arg(size, "Device.allocate"));
+    if (!nb::isinstance<PyBuffer>(r))  // Device.allocate returns a Buffer
+      throw nb::type_error((std::string(Py_TYPE(resource.ptr())->tp_name) + ".allocate returned an int: "
+                            "return Buffer.from_handle(ptr, size, mr=self)").c_str());
+    return r;
+  }
   std::size_t n = size_of_arg(size.ptr(), "Device.allocate");
   if (Py_TYPE(stream.ptr()) == g_stream_type)
     return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));

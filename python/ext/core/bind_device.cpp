@@ -77,9 +77,24 @@ Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
 
 int device_ordinal_arg(nb::handle obj, const char* call) {
   if (obj.is_none()) return current_ordinal();
+  return device_ordinal_arg(obj, call, 0);
+}
+
+int device_ordinal_arg(nb::handle obj, const char* call, int if_none) {
+  if (obj.is_none()) return if_none;
   if (nb::isinstance<Device>(obj)) return nb::cast<const Device&>(obj).ordinal();
+  // torch's spelling ("cuda", "cuda:1"), which torch users type by habit.
+  if (PyUnicode_Check(obj.ptr())) {
+    std::string s = nb::cast<std::string>(obj);
+    if (s == "cuda") return if_none;
+    if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() < 12 &&
+        s.find_first_not_of("0123456789", 5) == std::string::npos)
+      return std::stoi(s.substr(5));
+    throw nb::value_error((std::string(call) + ": device '" + s + "' is not a device; give an int ordinal, "
+                           "a Device, or 'cuda:N'").c_str());
+  }
   if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
-    throw nb::type_error((std::string(call) + ": device_id must be an int ordinal, a Device or "
+    throw nb::type_error((std::string(call) + ": device_id must be an int ordinal, a Device, 'cuda:N' or "
                           "None, got " + Py_TYPE(obj.ptr())->tp_name).c_str());
   nb::object i = nb::steal(PyNumber_Index(obj.ptr()));
   if (!i.is_valid()) throw nb::python_error();

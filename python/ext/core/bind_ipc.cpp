@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
+#include "core/py_device.h"
 #include "core/py_size.h"
 #include "interop/dtype.h"
 #include "interop/interop.h"
@@ -32,7 +33,7 @@ std::array<unsigned char, 16> uuid_of(nb::bytes b) {
 nb::bytes as_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
 
 Device device_of(nb::handle device) {
-  return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+  return Device(device_ordinal_arg(device, "IPC", 0));
 }
 
 }  // namespace
@@ -78,7 +79,7 @@ void bind_ipc(nb::module_& m) {
       [](nb::handle device, const IpcAllocationHandle& h) {
         return DeviceMemoryResource::from_allocation_handle(device_of(device), h);
       },
-      nb::name("from_allocation_handle"), nb::scope(dmr), nb::arg("device_id"), nb::arg("handle"),
+      nb::name("from_allocation_handle"), nb::scope(dmr), nb::arg("device_id").none(), nb::arg("handle"),
       "Map a pool exported by another process (a mapped resource: it imports buffers, it does not "
       "allocate). The handle's descriptor is only read."));
 
@@ -96,7 +97,7 @@ void bind_ipc(nb::module_& m) {
         Stream s = stream_for(stream, mr ? mr->device_id() : 0, "Buffer.from_handle");
         return wrap_buffer(Buffer::adopt(nb::cast<uint64_t>(ptr), n, s, std::move(mr)));
       },
-      nb::name("from_handle"), nb::scope(buffer), nb::arg("ptr"), nb::arg("size"), nb::arg("mr").none() = nb::none(),
+      nb::name("from_handle"), nb::scope(buffer), nb::arg("ptr").none(), nb::arg("size").none(), nb::arg("mr").none() = nb::none(),
       nb::arg("stream") = nb::none(),
       "A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when "
       "closed, or never when mr is None. What Python MemoryResource.allocate returns."));
@@ -153,16 +154,16 @@ void bind_ipc(nb::module_& m) {
   nb::handle device = nb::type<Device>();
   device.attr("can_access_peer") = nb::cpp_function(
       [](const Device& d, nb::handle peer) { return can_access_peer(d, device_of(peer)); }, nb::is_method(),
-      nb::name("can_access_peer"), nb::scope(device), nb::arg("peer"),
+      nb::name("can_access_peer"), nb::scope(device), nb::arg("peer").none(),
       "Whether this device's kernels can use `peer`'s memory directly (False for itself).");
   device.attr("enable_peer_access") = nb::cpp_function(
       [](const Device& d, nb::handle peer) { enable_peer_access(d, device_of(peer)); }, nb::is_method(),
-      nb::name("enable_peer_access"), nb::scope(device), nb::arg("peer"),
+      nb::name("enable_peer_access"), nb::scope(device), nb::arg("peer").none(),
       "Let this device's kernels use memory allocated on `peer` (idempotent; ValueError when the "
       "hardware cannot).");
   device.attr("disable_peer_access") = nb::cpp_function(
       [](const Device& d, nb::handle peer) { disable_peer_access(d, device_of(peer)); }, nb::is_method(),
-      nb::name("disable_peer_access"), nb::scope(device), nb::arg("peer"), "Undo enable_peer_access (idempotent).");
+      nb::name("disable_peer_access"), nb::scope(device), nb::arg("peer").none(), "Undo enable_peer_access (idempotent).");
 }
 
 }  // namespace nanocuda::py

@@ -12,6 +12,7 @@
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
+#include "core/py_device.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
 #include "toolkit/fastcall_signature.h"
@@ -30,13 +31,30 @@ CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
   nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
   nb::object r = nb_trampoline.base().attr(ticket.key)(size, stream);
+  check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
     auto& b = nb::cast<PyBuffer&>(r);
     // The caller (C++) now owns the memory; the Python Buffer must not free it too.
     return b.buffer.release();
   }
-  if (PyLong_Check(r.ptr())) return nb::cast<uint64_t>(r);
-  throw nb::type_error("MemoryResource.allocate (Python subclass) must return a Buffer or an int address");
+  return size_arg(r, "MemoryResource.allocate (Python subclass)", "the returned address");
+}
+
+// What a Python resource's allocate() returned, checked where nanocuda takes it: an open
+// Buffer of at least `size` bytes, or an int address (whose size cannot be checked).
+void check_allocation(nb::handle resource, nb::handle result, std::size_t size) {
+  std::string who = std::string(Py_TYPE(resource.ptr())->tp_name) + ".allocate";
+  if (nb::isinstance<PyBuffer>(result)) {
+    const Buffer& b = nb::cast<PyBuffer&>(result).buffer;
+    if (b.is_closed()) throw nb::value_error((who + " returned a closed Buffer").c_str());
+    if (b.size() < size)
+      throw nb::value_error((who + " returned a Buffer of " + std::to_string(b.size()) + " bytes for a request of " +
+                             std::to_string(size) + " bytes (it must be at least as large)").c_str());
+    return;
+  }
+  if (PyLong_Check(result.ptr()) && !PyBool_Check(result.ptr())) return;
+  throw nb::type_error((who + " must return a nanocuda.Buffer (Buffer.from_handle(ptr, size, mr=self)) or an int "
+                        "address, got " + Py_TYPE(result.ptr())->tp_name).c_str());
 }
 
 void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
@@ -87,10 +105,17 @@ bool PyMemoryResource::is_managed() const {
 namespace {
 
 int ordinal_of(nb::handle device, const char* call) {
-  if (device.is_none()) return 0;
-  if (!PyIndex_Check(device.ptr()))
-    throw nb::type_error((std::string(call) + ": device must be a Device or an int ordinal").c_str());
-  return nb::cast<int>(device.attr("__index__")());
+  return device_ordinal_arg(device, call, 0);
+}
+
+// Options are exact: None or the named options class (nanocuda's, or cuda.core's class of
+// the same name); a dict or another resource's options is a TypeError naming the class, never
+// silently read as "no options".
+void check_options_class(nb::handle options, const char* call, const char* cls) {
+  if (options.is_none() || std::strcmp(Py_TYPE(options.ptr())->tp_name, cls) == 0) return;
+  std::string hint = PyDict_Check(options.ptr()) ? std::string("; write nanocuda.") + cls + "(**options)" : "";
+  throw nb::type_error((std::string(call) + ": options must be a nanocuda." + cls + " or None, got " +
+                        Py_TYPE(options.ptr())->tp_name + hint).c_str());
 }
 
 template <class T>
@@ -147,10 +172,10 @@ void bind_memory_resource(nb::module_& m) {
       "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
       "is_device_accessible / is_host_accessible / device_id properties.")
       .def(nb::init<>())
-      .def("allocate", &py_allocate, nb::arg("size"), nb::arg("stream") = nb::none(),
+      .def("allocate", &py_allocate, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
            "legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.")
-      .def("deallocate", &py_deallocate, nb::arg("buffer"), nb::arg("size") = nb::none(),
+      .def("deallocate", &py_deallocate, nb::arg("buffer").none(), nb::arg("size") = nb::none(),
            nb::arg("stream") = nb::none(),
            "Free a Buffer of this resource (ValueError when freed twice or from another "
            "resource), or a raw address with its size, in the order of `stream`.")
@@ -180,17 +205,18 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](DeviceMemoryResource* self, nb::handle device, nb::handle options) {
              Device d(ordinal_of(device, "DeviceMemoryResource"));
+             check_options_class(options, "DeviceMemoryResource", "DeviceMemoryResourceOptions");
              if (options.is_none()) {
                new (self) DeviceMemoryResource(d);
                return;
              }
              DeviceMemoryResourceOptions o;
              o.ipc_enabled = option<bool>(options, "ipc_enabled", false);
-             o.max_size = option<std::size_t>(options, "max_size", 0);
-             o.release_threshold = option<std::uint64_t>(options, "release_threshold", 0);
+             o.max_size = size_arg(options.attr("max_size"), "DeviceMemoryResourceOptions", "max_size");
+             o.release_threshold = size_arg(options.attr("release_threshold"), "DeviceMemoryResourceOptions", "release_threshold");
              new (self) DeviceMemoryResource(d, o);
            },
-           nb::arg("device_id"), nb::arg("options") = nb::none())
+           nb::arg("device_id").none(), nb::arg("options") = nb::none())
       .def_prop_ro("is_handle_owned", &DeviceMemoryResource::is_owned, "True for a pool this resource created (and closes).")
       .def_prop_ro("is_ipc_enabled", &DeviceMemoryResource::is_ipc_enabled, "Its buffers can be sent to other processes.")
       .def_prop_ro("is_mapped", &DeviceMemoryResource::is_mapped, "Imported from another process (imports buffers only).")
@@ -206,7 +232,7 @@ void bind_memory_resource(nb::module_& m) {
                    [](DeviceMemoryResource& r, nb::handle v) { r.set_release_threshold(size_arg(v, "release_threshold")); },
                    "Bytes the pool keeps reserved across syncs (0 returns memory eagerly).")
       .def("trim_to", [](DeviceMemoryResource& r, nb::handle n) { r.trim_to(size_arg(n, "DeviceMemoryResource.trim_to")); },
-           nb::arg("min_bytes_to_keep"), "Return unused reserved memory to the device, keeping at least this much.")
+           nb::arg("min_bytes_to_keep").none(), "Return unused reserved memory to the device, keeping at least this much.")
       .def_prop_rw("peer_accessible_by", &DeviceMemoryResource::peer_accessible_by,
                    [](DeviceMemoryResource& r, nb::handle devices) {
                      std::vector<int> want;
@@ -243,10 +269,8 @@ void bind_memory_resource(nb::module_& m) {
                  nb::hasattr(device, "preferred_location"))
                std::swap(device, options);
              ManagedMemoryResourceOptions o;
+             check_options_class(options, "ManagedMemoryResource", "ManagedMemoryResourceOptions");
              if (!options.is_none()) {
-               if (!nb::hasattr(options, "preferred_location"))
-                 throw nb::type_error(("ManagedMemoryResource: options must be a ManagedMemoryResourceOptions, got " +
-                                       std::string(Py_TYPE(options.ptr())->tp_name)).c_str());
                // ManagedMemoryResourceOptions checked the pair; "host" is -1 here.
                nb::object loc = options.attr("preferred_location");
                nb::object kind = nb::getattr(options, "preferred_location_type", nb::none());
@@ -268,7 +292,7 @@ void bind_memory_resource(nb::module_& m) {
              Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "ManagedMemoryResource.prefetch");
              ManagedMemoryResource::prefetch(b.buffer.ptr(), b.buffer.size(), loc, s);
            },
-           nb::arg("buffer"), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
+           nb::arg("buffer").none(), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Migrate the buffer's pages to `location` (a Device or ordinal, or \"cpu\") in the order of "
            "`stream`. Example: ``mr.prefetch(buf, \"cpu\", stream=s)``.")
       .def("advise",
@@ -276,7 +300,7 @@ void bind_memory_resource(nb::module_& m) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.advise");
              ManagedMemoryResource::advise(b.buffer.ptr(), b.buffer.size(), advice, location_of(location, r.device_id()));
            },
-           nb::arg("buffer"), nb::arg("advice"), nb::arg("location") = nb::none(),
+           nb::arg("buffer").none(), nb::arg("advice"), nb::arg("location") = nb::none(),
            "cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); "
            "`location` is a device or \"cpu\" (default: the resource's device).");
 
@@ -287,16 +311,17 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](VirtualMemoryResource* self, nb::handle device, nb::handle options) {
              VirtualMemoryResourceOptions o;
+             check_options_class(options, "VirtualMemoryResource", "VirtualMemoryResourceOptions");
              o.reserve_size = option<std::size_t>(options, "reserve_size", o.reserve_size);
              if (!options.is_none() && nb::hasattr(options, "peers") && !options.attr("peers").is_none())
                for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));
              new (self) VirtualMemoryResource(Device(ordinal_of(device, "VirtualMemoryResource")), std::move(o));
            },
-           nb::arg("device_id"), nb::arg("options") = nb::none())
+           nb::arg("device_id").none(), nb::arg("options") = nb::none())
       .def_prop_ro("granularity", &VirtualMemoryResource::granularity, "Mapping granularity in bytes (sizes round up to it).")
       .def_prop_ro("peers", [](const VirtualMemoryResource& r) { return r.options().peers; }, "Devices given access.")
       .def("add_peer", [](VirtualMemoryResource& r, nb::handle d) { r.add_peer(Device(ordinal_of(d, "add_peer"))); },
-           nb::arg("device"), "Give `device` read-write access to every current and future mapping.")
+           nb::arg("device").none(), "Give `device` read-write access to every current and future mapping.")
       .def("modify_allocation",
            [](VirtualMemoryResource& r, nb::handle buffer, nb::handle new_size) {
              if (!nb::isinstance<PyBuffer>(buffer)) throw nb::type_error("modify_allocation: expects a nanocuda.Buffer");
@@ -305,7 +330,7 @@ void bind_memory_resource(nb::module_& m) {
              if (b.shape.size() == 1) b.shape[0] = static_cast<int64_t>(b.buffer.size() / b.dtype.itemsize());
              return nb::borrow(buffer);
            },
-           nb::arg("buffer"), nb::arg("new_size"),
+           nb::arg("buffer").none(), nb::arg("new_size").none(),
            "Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError "
            "past its reservation (VirtualMemoryResourceOptions.reserve_size).");
 

@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "core/py_device.h"
+#include "core/py_size.h"
 #include "interop/interop.h"
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/stream.h"
@@ -20,27 +21,33 @@ void bind_stream(nb::module_& m) {
                                   "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
                                   "    stream.sync()\n")
       .def("__init__",
-           [](Stream* self, nb::object device, bool non_blocking, int priority) {
-             Device dev(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
-             new (self) Stream(Stream::create(dev, non_blocking, priority));
+           [](Stream* self, nb::object device, nb::handle non_blocking, nb::handle priority) {
+             Device dev(device_ordinal_arg(device, "Stream", 0));
+             if (!PyBool_Check(non_blocking.ptr()))
+               throw nb::type_error(("Stream: non_blocking must be a bool, got " +
+                                     std::string(Py_TYPE(non_blocking.ptr())->tp_name)).c_str());
+             int p = static_cast<int>(int_arg(priority, "Stream", "priority", -1024, 1024));
+             new (self) Stream(Stream::create(dev, non_blocking.ptr() == Py_True, p));
            },
-           nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("non_blocking") = true,
-           nb::arg("priority") = 0,
+           nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("non_blocking").none() = true,
+           nb::arg("priority").none() = 0,
            "A new stream on `device` (a Device or ordinal; default 0). Lower priority numbers "
            "run first.")
       .def_static("from_handle",
-                  [](uint64_t handle, nb::object device) {
-                    int ordinal = device.is_none() ? -1 : nb::cast<int>(device.attr("__index__")());
+                  [](nb::handle handle_obj, nb::object device) {
+                    uint64_t handle = size_arg(handle_obj, "Stream.from_handle", "handle");
+                    int ordinal = device_ordinal_arg(device, "Stream.from_handle", -1);
                     return Stream::borrow(reinterpret_cast<CUstream>(handle), ordinal);
                   },
-                  nb::arg("handle"), nb::arg("device") = nb::none(),
-                  "Adopt a raw CUstream handle without owning it.")
+                  nb::arg("handle").none(), nb::arg("device") = nb::none(),
+                  "Adopt a raw CUstream handle (an int) without owning it: the one way a bare int "
+                  "becomes a stream.")
       .def_static("adopt", [](nb::handle obj) { return to_stream(obj, "Stream.adopt"); },
-                  nb::arg("obj"),
-                  "Adopt a foreign stream: torch.cuda.Stream, any __cuda_stream__ object, or a "
-                  "handle int.")
-      .def_static("legacy", [](const Device& d) { return Stream::legacy(d); },
-                  nb::arg("device"), "The legacy default stream of `device`.")
+                  nb::arg("obj").none(),
+                  "Adopt a foreign stream: torch.cuda.Stream or any __cuda_stream__ object (a raw "
+                  "handle int: Stream.from_handle).")
+      .def_static("legacy", [](nb::handle d) { return Stream::legacy(Device(device_ordinal_arg(d, "Stream.legacy", 0))); },
+                  nb::arg("device").none() = nb::none(), "The legacy default stream of `device`.")
       .def_static("per_thread", [](nb::handle device) {
                     return Stream::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread")));
                   }, nb::arg("device") = nb::none(),
@@ -62,7 +69,7 @@ void bind_stream(nb::module_& m) {
       .def("wait", [](const Stream& s, nb::handle event_or_stream) {
              if (nb::isinstance<Event>(event_or_stream)) s.wait(nb::cast<const Event&>(event_or_stream));
              else s.wait(to_stream(event_or_stream, "Stream.wait"));
-           }, nb::arg("event_or_stream"),
+           }, nb::arg("event_or_stream").none(),
            "Make future work wait for an Event, or for all work queued so far on a stream "
            "(anything with __cuda_stream__).")
       .def("record", [](const Stream& s, nb::handle event, nb::handle options, bool timing) -> nb::object {
@@ -97,13 +104,13 @@ void bind_event(nb::module_& m) {
   nb::class_<Event>(m, "Event", "A CUDA event: a marker in a stream, for ordering and timing.")
       .def("__init__",
            [](Event* self, nb::object device, bool timing, bool blocking_sync) {
-             Device dev(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+             Device dev(device_ordinal_arg(device, "Event", 0));
              new (self) Event(dev, timing, blocking_sync);
            },
            nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("timing") = true,
            nb::arg("blocking_sync") = false)
       .def("record", [](Event& e, nb::handle stream) { e.record(to_stream(stream, "Event.record")); },
-           nb::arg("stream"), "Record on `stream`.")
+           nb::arg("stream").none(), "Record on `stream`.")
       .def("sync", &Event::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Block until the recorded work is done.")
       .def("query", &Event::query, "True once the recorded work has completed.")

@@ -16,6 +16,9 @@ namespace nanocuda::py {
 // The ordinal `obj` names: a Device, an int (or anything with __index__), or None for the
 // current context's device (0 when none is current). TypeError/ValueError name `call`.
 int device_ordinal_arg(nanobind::handle obj, const char* call);
+// The same with `if_none` for None; also reads torch's "cuda" / "cuda:N" strings (the one
+// place device arguments are converted: every binding taking a device goes through here).
+int device_ordinal_arg(nanobind::handle obj, const char* call, int if_none);
 
 // The Device object of `ordinal` for this thread, made on first use: Device(0) is Device(0),
 // and stream.device / buffer.device return that same object. Kept in the thread's state

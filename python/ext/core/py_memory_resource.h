@@ -25,6 +25,9 @@ struct PyMemoryResource : MemoryResource {
   std::string describe() const override;
 };
 
+// TypeError/ValueError unless a Python resource's allocate() gave an open Buffer of at least
+// `size` bytes or an int address (the boundary check of every call nanocuda makes to one).
+void check_allocation(nanobind::handle resource, nanobind::handle result, std::size_t size);
 // A new Python Buffer owning `buffer` (uint8, 1-D).
 nanobind::object wrap_buffer(Buffer buffer);
 // The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or device 0).

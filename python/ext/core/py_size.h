@@ -33,4 +33,40 @@ inline std::size_t size_arg(nanobind::handle obj, const char* call, const char* 
   return static_cast<std::size_t>(v);
 }
 
+// A bounded int (a priority, a count, a flag value): TypeError for non-ints (bool included),
+// ValueError outside [lo, hi]; both name the call and the parameter.
+inline long long int_arg(nanobind::handle obj, const char* call, const char* what, long long lo, long long hi) {
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+    throw nanobind::type_error((std::string(call) + ": " + what + " must be an int, got " +
+                                Py_TYPE(obj.ptr())->tp_name).c_str());
+  nanobind::object i = nanobind::steal(PyNumber_Index(obj.ptr()));
+  if (!i.is_valid()) throw nanobind::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0 || v < lo || v > hi)
+    throw nanobind::value_error((std::string(call) + ": " + what + " must be in [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "], got " + nanobind::str(i).c_str()).c_str());
+  return v;
+}
+
+// A flag: exactly True or False (1, "yes" or None are TypeErrors naming the call and flag).
+inline bool bool_arg(nanobind::handle obj, const char* call, const char* what) {
+  if (!PyBool_Check(obj.ptr()))
+    throw nanobind::type_error((std::string(call) + ": " + what + " must be a bool, got " +
+                                Py_TYPE(obj.ptr())->tp_name).c_str());
+  return obj.ptr() == Py_True;
+}
+
+// An options object of the bound class T: None gives T's defaults; anything else (a dict
+// included) is a TypeError naming the class to use.
+template <class T>
+T options_arg(nanobind::handle obj, const char* call, const char* cls) {
+  if (obj.is_none()) return T{};
+  if (!nanobind::isinstance<T>(obj))
+    throw nanobind::type_error((std::string(call) + ": options must be a nanocuda." + cls + " or None, got " +
+                                Py_TYPE(obj.ptr())->tp_name +
+                                (PyDict_Check(obj.ptr()) ? std::string("; write nanocuda.") + cls + "(**options)" : "")).c_str());
+  return nanobind::cast<T>(obj);
+}
+
 }  // namespace nanocuda::py

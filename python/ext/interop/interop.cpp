@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include <optional>
+#include <type_traits>
 #include <string>
 
 #include "nanocuda/core/address_device.h"
@@ -59,6 +60,22 @@ enum class Kind { Unknown, Buffer, Int, Torch, Cai, Dlpack, DataPtr, Host };
 
 TypeCache<Kind, 16> g_kinds;
 
+// hasattr for the array interfaces: a property that raises (anything but AttributeError)
+// has its exception passed on, where PyObject_HasAttr would swallow it and call the object
+// "not an array".
+bool has_interface(nb::handle obj, const char* name) {
+  PyObject* v = PyObject_GetAttrString(obj.ptr(), name);
+  if (v) {
+    Py_DECREF(v);
+    return true;
+  }
+  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    PyErr_Clear();
+    return false;
+  }
+  throw nb::python_error();
+}
+
 Kind classify(nb::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
   if (const Kind* k = g_kinds.find(t)) return *k;
@@ -66,10 +83,10 @@ Kind classify(nb::handle obj) {
   if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
   else if (PyLong_Check(obj.ptr())) k = Kind::Int;
   else if (torch::is_tensor(obj.ptr())) k = Kind::Torch;
-  else if (nb::hasattr(obj, "__cuda_array_interface__")) k = Kind::Cai;
+  else if (has_interface(obj, "__cuda_array_interface__")) k = Kind::Cai;
   else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
   else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;
-  else if (nb::hasattr(obj, "__array_interface__")) k = Kind::Host;
+  else if (has_interface(obj, "__array_interface__")) k = Kind::Host;
   if (k != Kind::Unknown) g_kinds.put(t, k);
   return k;
 }
@@ -92,6 +109,7 @@ void parse_interface_fields(nb::handle obj, const char* attr, ArrayView& v) {
   nb::dict d = nb::cast<nb::dict>(obj.attr(attr));
   nb::tuple data = nb::cast<nb::tuple>(d["data"]);
   v.ptr = nb::cast<uint64_t>(data[0]);
+  v.readonly = data.size() > 1 && PyObject_IsTrue(data[1].ptr()) == 1;
   v.dtype = dtype_from_typestr(nb::cast<std::string>(d["typestr"]));
   for (auto s : nb::cast<nb::tuple>(d["shape"])) v.shape.push_back(nb::cast<int64_t>(s));
   nb::object strides = d.contains("strides") ? nb::object(d["strides"]) : nb::none();
@@ -121,6 +139,8 @@ void read_capsule(nb::handle capsule, const char* name, const char* used_name, A
   v.shape.assign(t.shape, t.shape + t.ndim);
   v.strides = t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
                         : compact_strides(v.shape);
+  if constexpr (std::is_same_v<Managed, dlpack::ManagedTensorVersioned>)
+    v.readonly = (m->flags & dlpack::kFlagReadOnly) != 0;
   if (m->deleter) m->deleter(m);
   PyCapsule_SetName(capsule.ptr(), used_name);
 }
@@ -277,27 +297,101 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
              (allow_int ? ", or an int address" : "") + "), got " + py_type_name(obj));
 }
 
+std::optional<std::size_t> extent_of(nb::handle obj, const char* where) {
+  switch (classify(obj)) {
+    case Kind::Int: return std::nullopt;
+    case Kind::Buffer: return nb::cast<PyBuffer&>(obj).buffer.size();
+    case Kind::DataPtr: return std::nullopt;
+    default: {
+      ArrayView v = describe_array_geometry(obj, where);
+      if (v.readonly)
+        raise_value(std::string(where) + ": the " + py_type_name(obj) + " is marked read-only");
+      return static_cast<std::size_t>(v.nbytes());
+    }
+  }
+}
+
 bool has_device_pointer(nb::handle obj) {
   Kind k = classify(obj);
   return k == Kind::Buffer || k == Kind::Torch || k == Kind::Cai || k == Kind::Dlpack ||
          k == Kind::DataPtr;
 }
 
+namespace {
+
+// A handle read from a stream object: an int that fits in 64 bits (never a bool).
+uint64_t stream_handle_int(nb::handle v, const std::string& where, const char* what) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))
+    raise_type(where + ": " + what + " must give an int handle, got " + py_type_name(v));
+  unsigned long long h = PyLong_AsUnsignedLongLong(v.ptr());
+  if (h == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    raise_value(where + ": " + what + " gave " + nb::str(v).c_str() + ", not a 64-bit handle");
+  }
+  return h;
+}
+
+}  // namespace
+
+// The one conversion of Python objects to streams. A bare int is refused: an int is not a
+// stream, and a wrong one crashes the driver; adopting a raw handle is Stream.from_handle(h).
 Stream to_stream(nb::handle obj, const char* where) {
   if (nb::isinstance<Stream>(obj)) return nb::cast<Stream>(obj);
+  std::string call(where);
+  if (PyLong_Check(obj.ptr()))
+    raise_type(call + ": stream must be a Stream (or a torch/CuPy stream, or an object with "
+               "__cuda_stream__), got the int " + nb::str(obj).c_str() +
+               "; wrap a raw CUstream handle with nanocuda.Stream.from_handle(h)");
   uint64_t handle = 0;
-  if (PyLong_Check(obj.ptr())) {
-    handle = nb::cast<uint64_t>(obj);
-  } else if (nb::hasattr(obj, "__cuda_stream__")) {
-    nb::tuple t = nb::cast<nb::tuple>(obj.attr("__cuda_stream__")());
-    handle = nb::cast<uint64_t>(t[1]);
+  if (nb::hasattr(obj, "__cuda_stream__")) {
+    nb::object t = obj.attr("__cuda_stream__")();
+    // The protocol: (version 0, handle int).
+    if (!PyTuple_Check(t.ptr()) || PyTuple_GET_SIZE(t.ptr()) != 2)
+      raise_type(call + ": " + py_type_name(obj) + ".__cuda_stream__() must return a (version, handle) "
+                 "tuple of 2 ints, got " + nb::repr(t).c_str());
+    nb::handle version = PyTuple_GET_ITEM(t.ptr(), 0);
+    if (!PyLong_Check(version.ptr()) || PyBool_Check(version.ptr()) || PyLong_AsLong(version.ptr()) != 0) {
+      PyErr_Clear();
+      raise_value(call + ": " + py_type_name(obj) + ".__cuda_stream__() gave protocol version " +
+                  nb::repr(version).c_str() + "; nanocuda reads version 0");
+    }
+    handle = stream_handle_int(PyTuple_GET_ITEM(t.ptr(), 1), call, "__cuda_stream__()");
   } else if (nb::hasattr(obj, "cuda_stream")) {  // torch.cuda.Stream
-    handle = nb::cast<uint64_t>(obj.attr("cuda_stream"));
+    handle = stream_handle_int(obj.attr("cuda_stream"), call, "cuda_stream");
   } else {
-    raise_type(std::string(where) + ": expected a stream (nanocuda.Stream, torch.cuda.Stream, "
-               "an object with __cuda_stream__, or a handle int), got " + py_type_name(obj));
+    raise_type(call + ": expected a stream (nanocuda.Stream, torch.cuda.Stream or an object with "
+               "__cuda_stream__), got " + py_type_name(obj));
   }
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
+}
+
+// The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
+// None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
+// the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
+// cannot be a handle (unaligned, in the first 64 KiB) is refused rather than handed to the
+// driver. (cuda.core 1.2 ignores the argument; nanocuda orders, as the standard asks.)
+std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
+  if (stream.is_none()) return std::nullopt;
+  if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
+    if (nb::isinstance<Stream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
+    throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
+                          std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow);
+  unsigned long long h = overflow > 0 ? PyLong_AsUnsignedLongLong(stream.ptr()) : static_cast<unsigned long long>(v);
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (overflow == 0 && v == -1) return std::nullopt;
+  if (overflow == 0 && v == 0)
+    throw nb::value_error("Buffer.__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard forbids it): "
+                          "pass 1 (legacy default stream), 2 (per-thread default stream), a stream handle, or -1");
+  if (overflow < 0 || v < -1)
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " is not a DLPack stream (None, -1, 1, 2 or a CUstream handle)").c_str());
+  if (h > 2 && (h < 0x10000 || h % 8 != 0))
+    throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
+                           " cannot be a CUstream handle (handles are aligned addresses)").c_str());
+  return Stream::borrow(reinterpret_cast<CUstream>(h), ordinal);
 }
 
 }  // namespace nanocuda::py

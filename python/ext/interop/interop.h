@@ -6,7 +6,9 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "nanocuda/core/dlpack.h"
@@ -23,6 +25,7 @@ struct ArrayView {
   DType dtype;
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // in elements, always filled (compact when the producer said none)
+  bool readonly = false;  // the producer marked it read-only (CUDA/array interface data[1], DLPack flag)
   [[nodiscard]] int64_t numel() const;
   [[nodiscard]] uint64_t nbytes() const { return static_cast<uint64_t>(numel()) * dtype.itemsize(); }
   [[nodiscard]] bool is_contiguous() const;
@@ -50,11 +53,19 @@ bool is_torch_tensor(nanobind::handle obj);
 // Decisions per Python type are cached, so repeated calls on one type are cheap.
 uint64_t device_pointer(nanobind::handle obj, int device, const char* where, bool allow_int = true);
 
+// How many bytes may be written at `obj`'s address: a Buffer's size, an array's extent;
+// nullopt for a raw int address (unknown). A read-only array is a ValueError naming `where`.
+std::optional<std::size_t> extent_of(nanobind::handle obj, const char* where);
+
 // Whether `obj` exposes a device pointer by any protocol nanocuda reads (without reading it).
 bool has_device_pointer(nanobind::handle obj);
 
-// Adopts a stream: a nanocuda Stream, an object with __cuda_stream__ (CuPy, cuda.core), a
-// torch.cuda.Stream (its .cuda_stream), or a raw handle int.
+// Adopts a stream: a nanocuda Stream, an object with __cuda_stream__ (CuPy, cuda.core), or a
+// torch.cuda.Stream (its .cuda_stream). A bare int is a TypeError (Stream.from_handle adopts one).
 Stream to_stream(nanobind::handle obj, const char* where);
+
+// The consumer stream of Buffer.__dlpack__(stream=): None/-1 none; 1, 2 and CUstream handles
+// as the DLPack standard says; 0, negatives and ints that cannot be handles are ValueErrors.
+std::optional<Stream> dlpack_consumer_stream(nanobind::handle stream, int ordinal);
 
 }  // namespace nanocuda::py

@@ -11,6 +11,7 @@
 #include "launch/py_graph.h"
 #include "nanocuda/launch/graph_builder.h"
 #include "bindings.h"
+#include "core/py_size.h"
 #include "interop/interop.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/launch/graph.h"
@@ -176,8 +177,9 @@ void bind_graph(nb::module_& m) {
            }, nb::arg("stream").none() = nb::none(),
            "Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).")
       .def("debug_dot_print", [](PyGraph& g, const std::string& path,
-                                 std::optional<GraphDebugPrintOptions> options) {
-             g.ready("Graph.debug_dot_print").debug_dot_print(path, options.value_or(GraphDebugPrintOptions{}));
+                                 nb::handle options) {
+             g.ready("Graph.debug_dot_print").debug_dot_print(
+                 path, options_arg<GraphDebugPrintOptions>(options, "Graph.debug_dot_print", "GraphDebugPrintOptions"));
            }, nb::arg("path"), nb::arg("options").none() = nb::none(),
            "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
       .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/py_size.h"
 #include "interop/interop.h"
 #include "launch/py_graph.h"
 #include "nanocuda/driver/deferred_errors.h"
@@ -19,7 +20,14 @@ namespace nanocuda::py {
 
 namespace {
 
-nb::object g_handle_type;  // ConditionalHandle: an int subclass that remembers its graph
+nb::object g_handle_type;
+
+const Event& event_arg(nb::handle event, const char* call) {
+  if (!nb::isinstance<Event>(event))
+    throw nb::type_error((std::string(call) + ": event must be a nanocuda.Event, got " +
+                          Py_TYPE(event.ptr())->tp_name).c_str());
+  return nb::cast<const Event&>(event);
+}  // ConditionalHandle: an int subclass that remembers its graph
 
 // A Python callable run by a host node. The driver calls run() on its own thread: it takes
 // the GIL, and an exception is recorded and raised by the next checked nanocuda call (for
@@ -122,18 +130,19 @@ void bind_options(nb::module_& m) {
   nb::class_<GraphCompleteOptions>(m, "GraphCompleteOptions",
       "How GraphBuilder.complete() instantiates (cuda.core's GraphCompleteOptions).\n\n"
       "    graph = builder.complete(nanocuda.GraphCompleteOptions(upload_stream=s))")
-      .def("__init__", [](GraphCompleteOptions* self, bool auto_free, nb::handle upload,
-                          bool device_launch, bool node_priority) {
+      .def("__init__", [](GraphCompleteOptions* self, nb::handle auto_free, nb::handle upload,
+                          nb::handle device_launch, nb::handle node_priority) {
+             constexpr const char* call = "GraphCompleteOptions";
              GraphCompleteOptions o;
-             o.auto_free_on_launch = auto_free;
-             if (!upload.is_none()) o.upload_stream = to_stream(upload, "GraphCompleteOptions");
-             o.device_launch = device_launch;
-             o.use_node_priority = node_priority;
+             o.auto_free_on_launch = bool_arg(auto_free, call, "auto_free_on_launch");
+             if (!upload.is_none()) o.upload_stream = to_stream(upload, "GraphCompleteOptions(upload_stream=)");
+             o.device_launch = bool_arg(device_launch, call, "device_launch");
+             o.use_node_priority = bool_arg(node_priority, call, "use_node_priority");
              (void)o.flags();  // reject illegal combinations here, not at complete()
              new (self) GraphCompleteOptions(std::move(o));
-           }, nb::kw_only(), nb::arg("auto_free_on_launch") = false,
-           nb::arg("upload_stream").none() = nb::none(), nb::arg("device_launch") = false,
-           nb::arg("use_node_priority") = false)
+           }, nb::kw_only(), nb::arg("auto_free_on_launch").none() = false,
+           nb::arg("upload_stream").none() = nb::none(), nb::arg("device_launch").none() = false,
+           nb::arg("use_node_priority").none() = false)
       .def_rw("auto_free_on_launch", &GraphCompleteOptions::auto_free_on_launch,
               "Free the graph's unfreed allocations before each relaunch.")
       .def_rw("device_launch", &GraphCompleteOptions::device_launch,
@@ -182,8 +191,11 @@ void bind_graph_builder(nb::module_& m) {
   m.attr("ConditionalHandle") = g_handle_type;
 
   // One implementation each, bound under nanocuda's name and cuda.core's.
-  auto create_handle = [](GraphBuilder& b, std::optional<unsigned> default_value) {
-    CUgraphConditionalHandle h = b.create_conditional_handle(default_value);
+  auto create_handle = [](GraphBuilder& b, nb::handle default_value) {
+    std::optional<unsigned> dv;
+    if (!default_value.is_none())
+      dv = static_cast<unsigned>(int_arg(default_value, "GraphBuilder.create_conditional_handle", "default_value", 0, 0xFFFFFFFFll));
+    CUgraphConditionalHandle h = b.create_conditional_handle(dv);
     nb::object obj = g_handle_type(h);
     obj.attr("graph_id") = b.graph_id();
     return obj;
@@ -204,15 +216,17 @@ void bind_graph_builder(nb::module_& m) {
            "Start capturing; mode is 'relaxed' (default), 'thread_local' or 'global'. Returns self.")
       .def("end_building", &GraphBuilder::end_building, nb::rv_policy::reference_internal,
            "Stop capturing (all split() builders must be joined). Returns self.")
-      .def("complete", [](const GraphBuilder& b, std::optional<GraphCompleteOptions> options) {
+      .def("complete", [](const GraphBuilder& b, nb::handle options) {
              PyGraph g;
-             g.set(b.complete(options.value_or(GraphCompleteOptions{})));
+             g.set(b.complete(options_arg<GraphCompleteOptions>(options, "GraphBuilder.complete", "GraphCompleteOptions")));
              g.stream = b.stream();
              return g;
            }, nb::arg("options").none() = nb::none(),
            "Instantiate the built graph; returns a launchable nanocuda.Graph.")
-      .def("split", [](GraphBuilder& b, std::size_t count) { return as_tuple(b.split(count)); },
-           nb::arg("count"),
+      .def("split", [](GraphBuilder& b, nb::handle count) {
+             return as_tuple(b.split(static_cast<std::size_t>(int_arg(count, "GraphBuilder.split", "count", 1, 1 << 16))));
+           },
+           nb::arg("count").none(),
            "Fork into `count` builders (this one first) that record in parallel; join them again.")
       .def_static("join", [](nb::args builders) {
              std::vector<GraphBuilder> v;
@@ -237,21 +251,37 @@ void bind_graph_builder(nb::module_& m) {
              return b.while_loop(handle_of(b, h, "GraphBuilder.while_loop"));
            }, nb::arg("handle"),
            "Add a while node: the body runs while the handle is nonzero; returns its builder.")
-      .def("switch", [](GraphBuilder& b, nb::handle h, std::size_t count) {
-             return as_tuple(b.switch_(handle_of(b, h, "GraphBuilder.switch"), count));
-           }, nb::arg("handle"), nb::arg("count"),
+      .def("switch", [](GraphBuilder& b, nb::handle h, nb::handle count) {
+             auto n = static_cast<std::size_t>(int_arg(count, "GraphBuilder.switch", "count", 1, 1 << 16));
+             return as_tuple(b.switch_(handle_of(b, h, "GraphBuilder.switch"), n));
+           }, nb::arg("handle").none(), nb::arg("count").none(),
            "Add a switch node with `count` bodies; body i runs when the handle is i.")
-      .def("memset", [](GraphBuilder& b, nb::handle dst, unsigned value, std::size_t count,
-                        unsigned element_size) {
-             b.memset(device_pointer(dst, b.device().ordinal(), "GraphBuilder.memset"), value,
-                      element_size, count);
-           }, nb::arg("dst"), nb::arg("value"), nb::arg("count"), nb::arg("element_size") = 1,
+      .def("memset", [](GraphBuilder& b, nb::handle dst, nb::handle value_obj, nb::handle count_obj,
+                        nb::handle size_obj) {
+             constexpr const char* call = "GraphBuilder.memset";
+             auto value = static_cast<unsigned>(int_arg(value_obj, call, "value", 0, 0xFFFFFFFFll));
+             std::size_t count = size_arg(count_obj, call, "count");
+             auto element_size = static_cast<unsigned>(int_arg(size_obj, call, "element_size", 1, 4));
+             std::optional<std::size_t> room = extent_of(dst, call);
+             if (room && (count > *room || count * element_size > *room))
+               throw nb::value_error((std::string(call) + ": " + std::to_string(count) + " elements of " +
+                                      std::to_string(element_size) + " bytes go past the end of the destination (" +
+                                      std::to_string(*room) + " bytes)").c_str());
+             b.memset(device_pointer(dst, b.device().ordinal(), call), value, element_size, count);
+           }, nb::arg("dst").none(), nb::arg("value").none(), nb::arg("count").none(), nb::arg("element_size").none() = 1,
            "Add a memset node: `count` elements of `element_size` (1, 2, 4) bytes set to `value`.")
-      .def("memcpy", [](GraphBuilder& b, nb::handle dst, nb::handle src, std::size_t nbytes) {
+      .def("memcpy", [](GraphBuilder& b, nb::handle dst, nb::handle src, nb::handle nbytes_obj) {
              int dev = b.device().ordinal();
+             std::size_t nbytes = size_arg(nbytes_obj, "GraphBuilder.memcpy", "nbytes");
+             std::optional<std::size_t> to = extent_of(dst, "GraphBuilder.memcpy (dst)");
+             std::optional<std::size_t> from = extent_of(src, "GraphBuilder.memcpy (src)");
+             if ((to && nbytes > *to) || (from && nbytes > *from))
+               throw nb::value_error(("GraphBuilder.memcpy: nbytes " + std::to_string(nbytes) + " is past the end of dst (" +
+                                      (to ? std::to_string(*to) : std::string("?")) + " bytes) or src (" +
+                                      (from ? std::to_string(*from) : std::string("?")) + " bytes)").c_str());
              b.memcpy(device_pointer(dst, dev, "GraphBuilder.memcpy"),
                       device_pointer(src, dev, "GraphBuilder.memcpy"), nbytes);
-           }, nb::arg("dst"), nb::arg("src"), nb::arg("nbytes"),
+           }, nb::arg("dst").none(), nb::arg("src").none(), nb::arg("nbytes").none(),
            "Add a device-to-device memcpy node of `nbytes`.")
       .def("callback", [](GraphBuilder& b, nb::handle fn) {
              if (!PyCallable_Check(fn.ptr()))
@@ -271,21 +301,25 @@ void bind_graph_builder(nb::module_& m) {
            "Add a host node calling fn() (no arguments) with the GIL; an exception it raises is\n"
            "reported by the next nanocuda call that checks errors (e.g. Stream.sync()).")
       .def("record_event", [](GraphBuilder& b, nb::handle event) {
-             b.record_event(nb::cast<const Event&>(event));
+             b.record_event(event_arg(event, "GraphBuilder.record_event"));
              b.keep_alive(hold(event));
-           }, nb::arg("event"), "Add an event-record node (the event is kept alive with the graph).")
+           }, nb::arg("event").none(), "Add an event-record node (the event is kept alive with the graph).")
       .def("wait_event", [](GraphBuilder& b, nb::handle event) {
-             b.wait_event(nb::cast<const Event&>(event));
+             b.wait_event(event_arg(event, "GraphBuilder.wait_event"));
              b.keep_alive(hold(event));
-           }, nb::arg("event"), "Add a node waiting for `event` (recorded outside or inside the graph).")
-      .def("alloc", [](GraphBuilder& b, std::size_t nbytes) { return static_cast<std::uint64_t>(b.alloc(nbytes)); },
-           nb::arg("nbytes"),
+           }, nb::arg("event").none(), "Add a node waiting for `event` (recorded outside or inside the graph).")
+      .def("alloc", [](GraphBuilder& b, nb::handle nbytes) {
+             return static_cast<std::uint64_t>(b.alloc(size_arg(nbytes, "GraphBuilder.alloc", "nbytes")));
+           },
+           nb::arg("nbytes").none(),
            "Add a memory-allocation node; returns the device address (fixed for the graph).")
-      .def("free", [](GraphBuilder& b, std::uint64_t ptr) { b.free(static_cast<CUdeviceptr>(ptr)); },
-           nb::arg("ptr"), "Add a memory-free node for an address from alloc().")
-      .def("debug_dot_print", [](const GraphBuilder& b, const std::string& path,
-                                 std::optional<GraphDebugPrintOptions> options) {
-             b.debug_dot_print(path, options.value_or(GraphDebugPrintOptions{}));
+      .def("free", [](GraphBuilder& b, nb::handle ptr) {
+             b.free(static_cast<CUdeviceptr>(size_arg(ptr, "GraphBuilder.free", "ptr")));
+           },
+           nb::arg("ptr").none(), "Add a memory-free node for an address from alloc().")
+      .def("debug_dot_print", [](const GraphBuilder& b, const std::string& path, nb::handle options) {
+             b.debug_dot_print(path, options_arg<GraphDebugPrintOptions>(options, "GraphBuilder.debug_dot_print",
+                                                                         "GraphDebugPrintOptions"));
            }, nb::arg("path"), nb::arg("options").none() = nb::none(),
            "Write the graph (so far) as a Graphviz dot file.")
       .def_prop_ro("is_building", &GraphBuilder::is_building, "Whether the builder is capturing.")
