@@ -14,10 +14,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def gpu_unavailable_reason() -> str:
     import nanocuda
 
+    # Short: pytest's summary repeats it for every skipped test (`nanocuda info` says why).
     try:
         return "" if nanocuda.Device.count() > 0 else "the driver reports no CUDA device"
+    except nanocuda.DriverNotFoundError:
+        return "no NVIDIA driver"
     except nanocuda.CudaError as e:
-        return str(e)
+        return e.name
 
 
 def pytest_collection_modifyitems(config, items):

@@ -21,8 +21,14 @@ PyObject* g_driver_not_found = nullptr;
 PyObject* g_compile_error = nullptr;
 PyObject* g_toolkit_not_found = nullptr;
 
-void raise_cuda_error(PyObject* cls, const Error& e) {
-  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
+// ProgramOptions::resolved_arch's error in Python words: one option per entry point.
+constexpr const char* kNoArchMessage =
+    "no GPU to take the target architecture from (no NVIDIA driver): pass arch=\"sm_90a\" "
+    "(or your GPU's sm_XY) to nanocuda.compile() or nanocuda.load(), ProgramOptions(arch=...) "
+    "to Program, or --arch to `nanocuda compile`";
+
+void raise_cuda_error(PyObject* cls, const Error& e, const char* message = nullptr) {
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", message ? message : e.what()));
   if (!exc.is_valid()) return;  // the call's own exception is set
   exc.attr("code") = static_cast<int>(e.code());
   exc.attr("name") = e.name();
@@ -49,6 +55,10 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
   try {
     std::rethrow_exception(p);
   } catch (const DriverNotFoundError& e) {
+    if (e.call() == "ProgramOptions::arch") {  // compiling with no GPU and no arch: name the option
+      raise_cuda_error(g_driver_not_found, e, kNoArchMessage);
+      return true;
+    }
     raise_cuda_error(g_driver_not_found, e);
   } catch (const Error& e) {
     raise_cuda_error(g_cuda_error, e);

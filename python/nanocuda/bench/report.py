@@ -52,8 +52,10 @@ def environment() -> dict:
         d = nanocuda.Device(0)
         v = nanocuda.driver_version()
         env.update(device=d.name, arch=d.arch, driver_cuda=f"{v // 1000}.{v % 1000 // 10}")
+    except nanocuda.DriverNotFoundError:  # the loader's full text is `nanocuda info`'s job
+        env["device"] = "none (no NVIDIA driver)"
     except nanocuda.CudaError as e:
-        env["device"] = f"none ({e})"
+        env["device"] = f"none ({e.name})"
     b = nanocuda.BUILT_CUDA_VERSION
     env["built_cuda"] = f"{b // 1000}.{b % 1000 // 10}"
     for mod in PEERS:
