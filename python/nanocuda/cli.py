@@ -144,9 +144,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     rounds = args.rounds or (5 if args.quick else 300)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
-    for subcommand in chosen:
+    for bench in chosen:
         try:
-            results[subcommand.name] = subcommand(rounds, burst, use_bridge=not args.no_torch_bridge)
+            results[bench.name] = bench(rounds, burst, use_bridge=not args.no_torch_bridge)
         except DriverNotFoundError:  # every later subcommand needs one too: say it once, stop
             print(f"nanocuda bench: {NO_GPU}; the benchmarks need one", file=sys.stderr)
             return 1
