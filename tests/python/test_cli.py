@@ -256,3 +256,14 @@ def test_license_and_project_metadata():
     for field in ("authors", "classifiers", "keywords"):
         assert re.search(rf"^{field} = ", pyproject, re.M), field
     assert not list(ROOT.glob("*.whl"))
+
+
+def test_the_installed_wheel_carries_the_license():
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("nanocuda")
+    files = [str(f) for f in dist.files or ()]
+    licenses = [f for f in files if f.endswith(".dist-info/licenses/LICENSE") or f.endswith(".dist-info/LICENSE")]
+    assert licenses, files[:20]
+    assert "Apache License" in dist.locate_file(licenses[0]).read_text()[:200]
+    assert dist.metadata["Author"] == "nanocuda developers"
