@@ -1,52 +1,43 @@
 # Sphinx configuration for nanocuda's documentation site (scripts/docs builds it, warnings as errors).
 #
-# The API reference is autodoc over the installed package (its docstrings, including the
-# nanobind extension's, whose first line carries the signature); the guides are the
-# repository's Markdown (README.md, docs/*.md) read by MyST.
+# The user guide is Markdown (guide/*.md, read by MyST); the Python API pages are autodoc over
+# the installed package, with _ext/nbdoc.py giving nanobind's callables their signatures from
+# the typed stubs; the C++ reference is generated from the headers by _ext/cppref.py (Doxygen
+# XML -> Markdown); the changelog page is made from ../CHANGELOG.md when it exists.
+import os
+import sys
+
 import nanocuda
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_ext"))
 
 project = "nanocuda"
 version = release = nanocuda.__version__
 author = "nanocuda authors"
+copyright = "nanocuda authors"
 
-extensions = ["sphinx.ext.autodoc", "myst_parser"]
+extensions = ["sphinx.ext.autodoc", "myst_parser", "nbdoc", "cppref", "changelog", "benchplot"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_ext"]
 root_doc = "index"
+# Docstrings write `name` for code (as in Markdown): show it as code, not as a citation.
+default_role = "code"
+smartquotes = False  # "--use_fast_math" stays two hyphens, not an en dash
+suppress_warnings = ["misc.highlighting_failure"]  # prose in a header comment's example block
 
-# nanobind writes "name(args) -> ret" as the docstring's first line: autodoc turns it into
-# the signature. Members are listed in source order, as the bindings group them.
 autodoc_docstring_signature = True
-autodoc_member_order = "bysource"
-autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_member_order = "groupwise"
+autodoc_default_options = {"members": True, "show-inheritance": True, "undoc-members": True}
 autodoc_typehints = "signature"
+autodoc_class_signature = "mixed"
+add_module_names = False
+python_maximum_signature_line_length = 88  # long signatures one parameter a line
 
-# README's headings become anchors, so guides can link to its sections.
 myst_heading_anchors = 3
-html_theme = "alabaster"
+myst_enable_extensions = ["colon_fence"]
+
+html_theme = "furo"
 html_title = f"nanocuda {release}"
-
-
-# Some bound methods are made with nb::cpp_function and no name: their docstring starts
-# "(self, ...) -> ret", which autodoc cannot use as a signature (and would read `*` as
-# emphasis): that line is dropped (the stubs have the signature).
-def _nameless_signature(obj):
-    sig = getattr(obj, "__nb_signature__", None)
-    if not sig or not sig[0][0].startswith("def ("):
-        return None
-    text = sig[0][0][len("def "):]
-    # Defaults are placeholders (\0, \1, ...) in __nb_signature__; show them as "...".
-    import re
-
-    return re.sub(r"\\\d+", "...", text)
-
-
-def _process_docstring(app, what, name, obj, options, lines):
-    if _nameless_signature(obj) is not None and lines and lines[0].startswith("("):
-        lines[0] = ""
-
-
-def setup(app):
-    app.connect("autodoc-process-docstring", _process_docstring)
-    return {"parallel_read_safe": True}
-
+html_static_path = ["_static"]
+html_css_files = ["nanocuda.css"]
+html_favicon = "_static/favicon.svg"  # also spares browsers a /favicon.ico request (a 404)

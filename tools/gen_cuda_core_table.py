@@ -46,12 +46,12 @@ NOTES = {
     "TensorMapDescriptor.from_tiled": "=`TensorMap.tiled`",
     "TensorMapDescriptor.from_im2col": "=`TensorMap.im2col`",
     "Kernel.attributes": "+",
-    "Device.create_context": "-explicit contexts are outside nanocuda's core areas (see `Context`)",
-    "Device.resources": "-green contexts are outside nanocuda's core areas", "Stream.resources": "-green contexts are outside nanocuda's core areas",
-    "Device.create_mipmapped_array": "-texture and surface objects are outside nanocuda's core areas",
-    "Device.create_opaque_array": "-texture and surface objects are outside nanocuda's core areas",
-    "Device.create_surface_object": "-texture and surface objects are outside nanocuda's core areas",
-    "Device.create_texture_object": "-texture and surface objects are outside nanocuda's core areas",
+    "Device.create_context": "-explicit contexts are outside nanocuda's scope (see `Context`)",
+    "Device.resources": "-green contexts are outside nanocuda's scope", "Stream.resources": "-green contexts are outside nanocuda's scope",
+    "Device.create_mipmapped_array": "-texture and surface objects are outside nanocuda's scope",
+    "Device.create_opaque_array": "-texture and surface objects are outside nanocuda's scope",
+    "Device.create_surface_object": "-texture and surface objects are outside nanocuda's scope",
+    "Device.create_texture_object": "-texture and surface objects are outside nanocuda's scope",
     "Device.to_system_device": "-needs NVML (libnvidia-ml), a library nanocuda does not load",
     "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
@@ -82,15 +82,15 @@ NOTES = {
 
 # Why a whole class or module is missing when nanocuda has no counterpart.
 REASON = {
-    "Context": "explicit contexts are outside nanocuda's core areas: nanocuda works in each device's primary context (shared with PyTorch/CuPy)",
+    "Context": "explicit contexts are outside nanocuda's scope: nanocuda works in each device's primary context (shared with PyTorch/CuPy)",
     "ContextOptions": "see Context",
-    "DeviceResources": "green contexts (SM/workqueue partitioning) are outside nanocuda's core areas",
-    "SMResource": "green contexts are outside nanocuda's core areas", "SMResourceOptions": "green contexts are outside nanocuda's core areas",
-    "WorkqueueResource": "green contexts are outside nanocuda's core areas", "WorkqueueResourceOptions": "green contexts are outside nanocuda's core areas",
-    "GraphicsResource": "OpenGL/Vulkan interop is outside nanocuda's core areas",
-    "Host": "host NUMA memory locations are outside nanocuda's core areas",
-    "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside nanocuda's core areas",
-    "GraphMemoryResource": "graph-owned allocations are outside nanocuda's core areas (graphs are captured, not built node by node)",
+    "DeviceResources": "green contexts (SM/workqueue partitioning) are outside nanocuda's scope",
+    "SMResource": "green contexts are outside nanocuda's scope", "SMResourceOptions": "green contexts are outside nanocuda's scope",
+    "WorkqueueResource": "green contexts are outside nanocuda's scope", "WorkqueueResourceOptions": "green contexts are outside nanocuda's scope",
+    "GraphicsResource": "OpenGL/Vulkan interop is outside nanocuda's scope",
+    "Host": "host NUMA memory locations are outside nanocuda's scope",
+    "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside nanocuda's scope",
+    "GraphMemoryResource": "graph-owned allocations are outside nanocuda's scope (graphs are captured, not built node by node)",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
     # Members of resources nanocuda has, that only a memory pool can answer honestly.
     "ManagedMemoryResource": "nanocuda's managed memory is cuMemAllocManaged, not a managed memory pool: there is "
@@ -102,13 +102,13 @@ REASON = {
     "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
                                     "is fixed (pinned device memory on the resource's device, no shareable handle, "
                                     "the recommended granularity, any address, read-write access)",
-    "cuda.core.graph": "explicit graph construction (node objects) is outside nanocuda's core areas: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
-    "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's core areas",
-    "cuda.core.texture": "texture and surface objects are outside nanocuda's core areas",
+    "cuda.core.graph": "explicit graph construction (node objects) is outside nanocuda's scope: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
+    "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's scope",
+    "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
     "cuda.core.typing": "type aliases for annotations; nanocuda's own are in its stubs",
     "cuda.core.system.nvml": "needs NVML (libnvidia-ml), a library nanocuda does not load",
     "cuda.core.utils.cache": "not needed: nanocuda caches every compile itself, in memory and on disk (`nanocuda.compile_cache_dir()`, `clear_memory_cache()`), so there is no cache object to pass to `Program.compile(cache=)`; `utils.make_program_cache_key` gives the key",
-    "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's core areas",
+    "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's scope",
 }
 NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
 
@@ -343,17 +343,17 @@ def main() -> None:
         "",
         f"{present} of {len(rows)} public names present ({100 * present / len(rows):.1f}%).",
         "",
-        f"In the core areas nanocuda covers: {scoped_present} of {len(scoped)} present "
+        f"In the areas nanocuda covers: {scoped_present} of {len(scoped)} present "
         f"({100 * scoped_present / len(scoped):.1f}%).",
         "",
-        "The core areas are " + ", ".join(f"`{a}`" for a in ISSUE_SCOPE) + ", the objects they return "
+        "The areas nanocuda covers are " + ", ".join(f"`{a}`" for a in ISSUE_SCOPE) + ", the objects they return "
         "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
         "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
         "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
         "(explicit graph nodes, green contexts, textures, NVML, checkpointing, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
-        "In the core areas, code written for cuda.core usually runs on nanocuda with the import changed (the rows below say what is missing or different):",
+        "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",
         "`from cuda.core.experimental import Device, Program, ...` (or `from cuda.core import ...`)",
         "becomes `from nanocuda import Device, Program, ...`. Every public name of cuda.core "
         f"{cuda.core.__version__} is below, one row each: its modules' classes and functions, and each class's",

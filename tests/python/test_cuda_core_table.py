@@ -47,8 +47,8 @@ def test_count_lines_match_the_rows():
     assert total, "the overall count line is missing"
     assert int(total.group(1)) == sum(present(s) for _, s in table)
     assert int(total.group(2)) == len(table)
-    scoped = re.search(r"^In the core areas nanocuda covers: (\d+) of (\d+) present \(([\d.]+)%\)\.$", text, re.M)
-    assert scoped, "the core-areas count line is missing"
+    scoped = re.search(r"^In the areas nanocuda covers: (\d+) of (\d+) present \(([\d.]+)%\)\.$", text, re.M)
+    assert scoped, "the covered-areas count line is missing"
     in_scope = [(n, s) for n, s in table if generator().in_issue_scope(n)]
     assert int(scoped.group(1)) == sum(present(s) for _, s in in_scope)
     assert int(scoped.group(2)) == len(in_scope)

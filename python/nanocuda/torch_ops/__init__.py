@@ -1,6 +1,6 @@
 """nanocuda kernels as PyTorch operators (torch.library custom ops); imports torch only when used.
 
-Two forms. A decorator on a function that launches nanocuda kernels:
+Two forms. A decorator on a function that launches nanocuda kernels::
 
     @torch_ops.op("mylib::scale", like="x", dtypes={"x": torch.float32})
     def scale(x: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -8,7 +8,7 @@ Two forms. A decorator on a function that launches nanocuda kernels:
         mod.scale[grid(x), 256](x, out, alpha, x.numel(), stream=torch_ops.stream(x))
         return out
 
-and a shorthand for one kernel whose outputs are allocated like an input:
+and a shorthand for one kernel whose outputs are allocated like an input::
 
     scale = torch_ops.op_from_kernel(mod.scale, "mylib::scale", "(Tensor x, float alpha) -> Tensor",
                                      args=lambda x, alpha, out: (x, out, alpha, x.numel()),
