@@ -1,4 +1,4 @@
-"""The `nanocuda` command line: `info`, `compile`, `bench`, and the subcommands other modules register."""
+"""The `nanocuda` command line: the devices and toolkit (info), compiling .cu files (compile), benchmarks (bench)."""
 
 from __future__ import annotations
 
