@@ -353,7 +353,7 @@ def main() -> None:
         "(explicit graph nodes, green contexts, textures, NVML, checkpointing, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
-        "Code that stays within the covered areas runs on nanocuda with only the import changed:",
+        "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",
         "`from cuda.core.experimental import Device, Program, ...` (or `from cuda.core import ...`)",
         "becomes `from nanocuda import Device, Program, ...`. Every public name of cuda.core "
         f"{cuda.core.__version__} is below, one row each: its modules' classes and functions, and each class's",

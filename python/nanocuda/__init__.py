@@ -2,6 +2,8 @@
 
 Importing nanocuda never touches the GPU: the driver is loaded on the first call that
 needs it, and a machine without one gets DriverNotFoundError then, not at import.
+help(nanocuda), pydoc, dir() and inspect.getmembers() need no driver: without one, the
+default streams (LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM) are simply not shown.
 """
 
 from ._errors import (
@@ -201,11 +203,19 @@ def _warn_unreported() -> None:
 _DEFAULT_STREAMS = {"LEGACY_DEFAULT_STREAM": "legacy", "PER_THREAD_DEFAULT_STREAM": "per_thread"}
 
 
+class _NoDriverAttributeError(DriverNotFoundError, AttributeError):
+    """A default stream read with no driver: a DriverNotFoundError that is also an
+    AttributeError, so help(), pydoc, hasattr() and inspect.getmembers() pass over it."""
+
+
 def __getattr__(name: str):
     kind = _DEFAULT_STREAMS.get(name)
     if kind is None:
         raise AttributeError(f"module 'nanocuda' has no attribute {name!r}")
-    return getattr(Stream, kind)(Device())
+    try:
+        return getattr(Stream, kind)(Device())
+    except DriverNotFoundError as e:
+        raise _NoDriverAttributeError(f"nanocuda.{name} needs an NVIDIA driver: {e}") from None
 
 
 def __dir__() -> list:

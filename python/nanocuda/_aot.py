@@ -190,10 +190,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
         except nanocuda.CompileError as e:
             print(e.log or str(e), file=sys.stderr)
             print(f"nanocuda build: {src}: {e.first_error}", file=sys.stderr)
-            return 1
+            return 2
         except (ValueError, OSError, NanocudaError) as e:
             print(f"nanocuda build: {src}: {e}", file=sys.stderr)
-            return 1
+            return 2
         with open(fatbin + ".json", encoding="utf-8") as f:
             kernels = len(json.load(f)["kernels"])
         print(f"{fatbin}  ({', '.join(targets)}; {kernels} kernels; "

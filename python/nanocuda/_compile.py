@@ -149,7 +149,8 @@ def compile(  # noqa: A001 - mirrors the verb users expect
     """Compile CUDA C++ ``source`` and return its ObjectCode (cached).
 
     ``options`` are ProgramOptions fields: arch, std, fast_math, lineinfo, debug,
-    max_registers, relocatable_device_code, default_device, extra_flags. ``defines`` may be
+    max_registers, relocatable_device_code, default_device, extra_flags. ``arch`` defaults to
+    device 0's; with no GPU (CI, build servers) pass it, e.g. ``arch="sm_90a"``. ``defines`` may be
     a dict ({"N": 128, "FAST": None}) or a list of "NAME[=VALUE]" strings. NVRTC and the
     CUDA headers come from the toolkit or, with no toolkit, from ``pip install
     "nanocuda[nvrtc]"``; ``nanocuda info`` says which.

@@ -8,11 +8,9 @@ def cubin_kernel_names(cubin: bytes) -> list[str]:
 
     Kernels are the global or weak function symbols the compiler marks as CUDA entries
     (bit 0x10 of st_other); device functions are not listed. Template kernels appear under
-    their mangled names. One reader with `nanocuda build`'s manifest (compile/cubin_info.h).
+    their mangled names. The same C++ reader (compile/cubin_info.h) serves ``ObjectCode.kernel_names`` and
+    ``nanocuda build``'s manifest.
     """
-    from . import _nanocuda
+    from ._nanocuda import _internal
 
-    try:
-        return [name for name, _ in _nanocuda._internal.cubin_kernels(bytes(cubin))]
-    except ValueError as e:
-        raise ValueError(str(e).replace("cubin_kernels:", "cubin_kernel_names:", 1)) from None
+    return _internal.cubin_kernel_names(bytes(cubin))

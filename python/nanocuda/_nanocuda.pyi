@@ -2360,7 +2360,9 @@ class ObjectCode:
 
     @property
     def kernel_names(self) -> list[str]:
-        """Every kernel in the loaded code (loads it)."""
+        """
+        Every kernel in the code (a cubin is read without a driver; other types are loaded).
+        """
 
     @property
     def handle(self) -> int:

@@ -1,10 +1,30 @@
-"""The `nanocuda` command line: `info`, `compile`, and the subcommands other modules register."""
+"""The `nanocuda` command line: the devices and toolkit (info), compiling .cu files (compile), benchmarks (bench)."""
 
 from __future__ import annotations
 
 import argparse
 import platform
 import sys
+from typing import Callable
+
+# Each entry adds one subcommand to the parser (`add(subparsers)`), in `--help`'s order. A new
+# subcommand is one function decorated with @subcommand; it sets `func` (args -> exit code).
+_SUBCOMMANDS: list[Callable] = []
+
+# User mistakes (a missing file, a bad option value, code that does not compile) exit with 2,
+# like argparse's own usage errors; a missing GPU or driver exits with 1.
+USAGE_ERROR = 2
+NO_GPU = "no NVIDIA GPU found (no driver); `nanocuda info` says why"
+
+
+def subcommand(add: Callable) -> Callable:
+    """Registers `add(subparsers)`, which adds one subcommand to `nanocuda`'s parser."""
+    _SUBCOMMANDS.append(add)
+    return add
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for: printed as one line, exit code 2."""
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -87,7 +107,7 @@ def _print_torch_bridge() -> None:
     if os.path.isfile(os.path.join(directory, os.path.basename(directory) + ".so")):
         print(f"torch    bridge built, loaded at the first torch tensor ({directory})")
     else:
-        print("torch    bridge not built: nanocuda.torch_bridge.enable() builds it once (~15 s), "
+        print("torch    bridge not built: nanocuda.torch_bridge.enable() builds it once (~15-60 s), "
               "for faster torch tensor arguments")
 
 
@@ -96,33 +116,43 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
     import nanocuda
 
+    if not os.path.isfile(args.source):
+        raise UserError(f"{args.source}: no such file")
     target = "ptx" if args.ptx else ("ltoir" if args.ltoir else "cubin")
     output = args.output or os.path.splitext(args.source)[0] + "." + target
-    options = nanocuda.ProgramOptions(
-        arch=args.arch or "",
-        std=args.std,
-        defines=args.define,
-        include_dirs=args.include,
-        fast_math=args.use_fast_math,
-        lineinfo=args.lineinfo,
-        debug=args.debug,
-        max_registers=args.maxrregcount,
-        relocatable_device_code=args.rdc,
-        extra_flags=args.flag,
-    )
     try:
+        options = nanocuda.ProgramOptions(
+            arch=args.arch or "",
+            std=args.std,
+            defines=args.define,
+            include_dirs=args.include,
+            fast_math=args.use_fast_math,
+            lineinfo=args.lineinfo,
+            debug=args.debug,
+            max_registers=args.maxrregcount,
+            relocatable_device_code=args.rdc,
+            extra_flags=args.flag,
+        )
         program = nanocuda.Program.from_file(args.source, options)
         code = program.compile(target, name_expressions=args.name_expression)
+    except ValueError as e:  # a bad --arch, --std or flag
+        raise UserError(str(e)) from None
     except nanocuda.CompileError as e:
         print(e.log or str(e), file=sys.stderr)
-        print(f"nanocuda compile: {args.source}: {e.first_error}", file=sys.stderr)
-        return 1
-    with open(output, "wb") as f:
-        f.write(code.code)
+        raise UserError(f"{args.source}: {e.first_error or 'compilation failed'}") from None
+    except nanocuda.DriverNotFoundError:
+        if args.arch:
+            raise
+        raise UserError("no GPU to take the target architecture from: pass --arch "
+                        "(e.g. --arch sm_90a)") from None
+    try:
+        with open(output, "wb") as f:
+            f.write(code.code)
+    except OSError as e:
+        raise UserError(f"cannot write {output}: {e.strerror}") from None
     for expr, lowered in code.lowered_names.items():
         print(f"{expr} -> {lowered}")
-    if args.verbose:
-        print(f"wrote {output} ({len(code.code)} bytes, {target})")
+    print(f"wrote {output} ({len(code.code)} bytes, {target})")
     return 0
 
 
@@ -137,11 +167,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     rounds = args.rounds or (5 if args.quick else 300)
     burst = args.burst or (50 if args.quick else 200)
     results = {"environment": env}
-    for subcommand in chosen:
+    for bench in chosen:
         try:
-            results[subcommand.name] = subcommand(rounds, burst, use_bridge=not args.no_torch_bridge)
-        except DriverNotFoundError as e:  # every subcommand needs one: say so, not a traceback
-            print(f"nanocuda bench {subcommand.name}: needs an NVIDIA GPU and driver: {e}", file=sys.stderr)
+            results[bench.name] = bench(rounds, burst, use_bridge=not args.no_torch_bridge)
+        except DriverNotFoundError:  # every later subcommand needs one too: say it once, stop
+            print(f"nanocuda bench: {NO_GPU}; the benchmarks need one", file=sys.stderr)
             return 1
     if args.json:
         report.write_json(args.json, results)
@@ -157,6 +187,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+@subcommand
+def _add_info(sub) -> None:
+    info = sub.add_parser("info", help="devices, driver and toolkit versions")
+    info.add_argument(
+        "--allow-missing-driver",
+        action="store_true",
+        help="exit 0 even when no NVIDIA driver is found (for CI)",
+    )
+    info.set_defaults(func=_cmd_info)
+
+
+@subcommand
 def _add_bench(sub) -> None:
     from .bench import registry
 
@@ -178,32 +220,22 @@ def _add_bench(sub) -> None:
     bench.add_argument("--rounds", type=int, default=0, help="interleaved rounds (default 300)")
     bench.add_argument("--no-torch-bridge", action="store_true",
                        help="skip the rows that read torch tensors through nanocuda.torch_bridge "
-                            "(building it once takes ~20-60 s)")
+                            "(building it once per torch version takes ~15-60 s)")
     bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")
     bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
     bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")
     bench.set_defaults(func=_cmd_bench)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nanocuda", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    info = sub.add_parser("info", help="devices, driver and toolkit versions")
-    info.add_argument(
-        "--allow-missing-driver",
-        action="store_true",
-        help="exit 0 even when no NVIDIA driver is found (for CI)",
-    )
-    info.set_defaults(func=_cmd_info)
-
-    _add_bench(sub)
-
+@subcommand
+def _add_compile(sub) -> None:
     comp = sub.add_parser(
-        "compile", help="compile a .cu file with NVRTC to cubin (default), PTX or LTO-IR"
-    )
+        "compile", help="compile a .cu file with NVRTC to cubin (default), PTX or LTO-IR",
+        description="Compiles SOURCE with NVRTC and writes the result (and says where). "
+                    "Without a GPU, --arch is required.")
     comp.add_argument("source", help="the CUDA C++ file")
     comp.add_argument("-o", "--output", help="output file (default: SOURCE with .cubin/.ptx/.ltoir)")
-    comp.add_argument("--arch", help="target, e.g. sm_90a (default: device 0's)")
+    comp.add_argument("--arch", help="target, e.g. sm_90a (default: device 0's; required without a GPU)")
     kind = comp.add_mutually_exclusive_group()
     kind.add_argument("--ptx", action="store_true", help="emit PTX instead of cubin")
     kind.add_argument("--ltoir", action="store_true", help="emit LTO-IR instead of cubin")
@@ -222,17 +254,45 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument(
         "--flag", action="append", default=[], metavar="FLAG", help="extra raw NVRTC flag"
     )
-    comp.add_argument("-v", "--verbose", action="store_true")
+    comp.add_argument("-v", "--verbose", action="store_true", help="accepted for compatibility "
+                      "(the output file is always printed)")
     comp.set_defaults(func=_cmd_compile)
 
-    from ._aot import add_build_command  # `nanocuda build`: ahead-of-time fatbins (issue 29)
+
+@subcommand
+def _add_build(sub) -> None:
+    from ._aot import add_build_command  # `nanocuda build`: ahead-of-time fatbins
+
     add_build_command(sub)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="nanocuda", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"nanocuda {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in _SUBCOMMANDS:
+        add(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    from . import DriverNotFoundError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `nanocuda`: the help, as a usage error
+        parser.print_help()
+        return USAGE_ERROR
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(f"nanocuda {args.command}: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    except DriverNotFoundError:
+        print(f"nanocuda {args.command}: {NO_GPU}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

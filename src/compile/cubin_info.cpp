@@ -15,7 +15,7 @@ namespace {
 template <class T>
 T get(std::string_view in, std::size_t offset) {
   if (offset > in.size() || sizeof(T) > in.size() - offset)
-    throw ValueError("cubin_kernels: a truncated or corrupt ELF cubin (" + std::to_string(in.size()) +
+    throw ValueError("cubin reader: a truncated or corrupt ELF cubin (" + std::to_string(in.size()) +
                      " bytes)");
   T value;
   std::memcpy(&value, in.data() + offset, sizeof(T));
@@ -30,9 +30,9 @@ struct Section {
 };
 
 std::string c_string(std::string_view in, std::size_t offset) {
-  if (offset >= in.size()) throw ValueError("cubin_kernels: a string outside the ELF cubin");
+  if (offset >= in.size()) throw ValueError("cubin reader: a string outside the ELF cubin");
   std::size_t end = in.find('\0', offset);
-  if (end == std::string_view::npos) throw ValueError("cubin_kernels: an unterminated ELF string");
+  if (end == std::string_view::npos) throw ValueError("cubin reader: an unterminated ELF string");
   return std::string(in.substr(offset, end - offset));
 }
 
@@ -73,7 +73,7 @@ ParamLayout read_layout(std::string_view cubin, const Section& info) {
 
 std::vector<CubinKernel> cubin_kernels(std::string_view cubin) {
   if (cubin.size() < 64 || cubin.substr(0, 4) != "\x7f" "ELF" || cubin[4] != 2)
-    throw ValueError("cubin_kernels: not a 64-bit ELF cubin");
+    throw ValueError("cubin reader: not a 64-bit ELF cubin");
   auto shoff = get<std::uint64_t>(cubin, 0x28);
   auto shentsize = get<std::uint16_t>(cubin, 0x3A);
   auto shnum = get<std::uint16_t>(cubin, 0x3C);
@@ -85,14 +85,14 @@ std::vector<CubinKernel> cubin_kernels(std::string_view cubin) {
                         get<std::uint64_t>(cubin, at + 0x18), get<std::uint64_t>(cubin, at + 0x20),
                         get<std::uint32_t>(cubin, at + 0x28), get<std::uint64_t>(cubin, at + 0x38)});
   }
-  if (shstrndx >= sections.size()) throw ValueError("cubin_kernels: no section name table");
+  if (shstrndx >= sections.size()) throw ValueError("cubin reader: no section name table");
   std::map<std::string, const Section*> by_name;
   for (const auto& s : sections) by_name[c_string(cubin, sections[shstrndx].offset + s.name)] = &s;
 
   std::vector<CubinKernel> out;
   for (const auto& sh : sections) {
     if (sh.type != kSymtab) continue;
-    if (sh.link >= sections.size()) throw ValueError("cubin_kernels: a symbol table without strings");
+    if (sh.link >= sections.size()) throw ValueError("cubin reader: a symbol table without strings");
     std::uint64_t strings = sections[sh.link].offset, entsize = sh.entsize ? sh.entsize : 24;
     for (std::uint64_t at = sh.offset; at + entsize <= sh.offset + sh.size; at += entsize) {
       auto st_name = get<std::uint32_t>(cubin, at);
@@ -108,6 +108,12 @@ std::vector<CubinKernel> cubin_kernels(std::string_view cubin) {
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;
+}
+
+std::vector<std::string> cubin_kernel_names(std::string_view cubin) {
+  std::vector<std::string> names;
+  for (auto& k : cubin_kernels(cubin)) names.push_back(std::move(k.name));
+  return names;
 }
 
 }  // namespace nanocuda

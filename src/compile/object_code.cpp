@@ -8,6 +8,7 @@
 #include "nanocuda/driver/driver_api.h"
 #include "nanocuda/driver/driver_version.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/compile/cubin_info.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
 
@@ -106,6 +107,11 @@ std::shared_ptr<Library> ObjectCode::library() const {
     }
   });
   return state_->library;
+}
+
+std::vector<std::string> ObjectCode::kernel_names() const {
+  if (type() == CodeType::cubin) return cubin_kernel_names(bytes());
+  return library()->kernel_names();
 }
 
 Kernel ObjectCode::get_kernel(const std::string& name) const {

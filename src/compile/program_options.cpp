@@ -179,14 +179,15 @@ std::string normalize_arch(const std::string& arch) {
 
 std::string ProgramOptions::resolved_arch() const {
   if (!arch.empty()) return normalize_arch(arch);
-  // Default: the GPU this process would run on. Needs a driver and a device; the error
-  // (DriverNotFoundError) tells users without one to pass arch explicitly.
+  // Default: the GPU this process would run on. Without one there is no default (a guess
+  // such as sm_75 would load on no GPU of another major version): name the option instead.
+  // The call name marks this error, so the Python layer words it in Python (errors.cpp).
   try {
     return Device(0).arch();
   } catch (const DriverNotFoundError& e) {
-    throw DriverNotFoundError(e.code(), e.call(), e.object(),
-                (e.detail().empty() ? std::string(e.what()) : e.detail()) +
-                    " (no GPU to take the default arch from: pass arch=\"sm_90a\" or similar)");
+    throw DriverNotFoundError(e.code(), "ProgramOptions::arch", "",
+                              "no GPU to take the target architecture from (no NVIDIA driver); "
+                              "set ProgramOptions::arch, e.g. \"sm_90a\"");
   }
 }
 

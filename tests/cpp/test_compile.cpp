@@ -9,6 +9,7 @@
 
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
+#include "nanocuda/compile/cubin_info.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/program.h"
 
@@ -165,6 +166,37 @@ TEST_F(CompileTest, DisabledCacheWritesNothing) {
   ASSERT_TRUE(std::fgets(buf, sizeof buf, ls));
   ::pclose(ls);
   EXPECT_EQ(std::atoi(buf), 0);
+}
+
+// A cubin's kernels come from its ELF symbol table: no driver (this test runs without one).
+TEST_F(CompileTest, KernelNamesOfACubinNeedNoDriver) {
+  constexpr const char* source = R"(
+__device__ float helper(float x) { return 2 * x; }
+extern "C" __global__ void b_kernel(float* x) { x[0] = helper(x[0]); }
+extern "C" __global__ void a_kernel(float* x) { x[0] = 1; }
+template <int N> __global__ void tmpl(float* x) { x[0] = N; }
+template __global__ void tmpl<4>(float*);
+)";
+  auto code = Program(source, sm90a()).compile(CodeType::cubin);
+  auto names = code.kernel_names();
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], "_Z4tmplILi4EEvPf");
+  EXPECT_EQ(names[1], "a_kernel");
+  EXPECT_EQ(names[2], "b_kernel");
+  EXPECT_EQ(nanocuda::cubin_kernel_names(code.bytes()), names);
+}
+
+TEST(CubinSymbols, GarbageAndTruncatedCubinsAreValueErrors) {
+  EXPECT_THROW((void)nanocuda::cubin_kernel_names("not a cubin"), nanocuda::ValueError);
+  EXPECT_THROW((void)nanocuda::cubin_kernel_names(""), nanocuda::ValueError);
+  std::string header("\x7f" "ELF\x02\x01", 6);
+  EXPECT_THROW((void)nanocuda::cubin_kernel_names(header + std::string(10, '\0')), nanocuda::ValueError);
+  // Section headers pointing past the end.
+  std::string elf = header + std::string(58, '\0');
+  elf[0x28] = '\x40';  // e_shoff = 64 (the end of this buffer)
+  elf[0x3A] = 64;      // e_shentsize
+  elf[0x3C] = 1;       // e_shnum
+  EXPECT_THROW((void)nanocuda::cubin_kernel_names(elf), nanocuda::ValueError);
 }
 
 }  // namespace

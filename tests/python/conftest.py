@@ -34,12 +34,15 @@ if MOCK_DRIVER_VERSION:
 def gpu_unavailable_reason() -> str:
     import nanocuda
 
+    # Short: pytest's summary repeats it for every skipped test (`nanocuda info` says why).
     if MOCK_DRIVER_VERSION:
         return f"the mock driver (NANOCUDA_TEST_DRIVER_VERSION={MOCK_DRIVER_VERSION}) runs nothing"
     try:
         return "" if nanocuda.Device.count() > 0 else "the driver reports no CUDA device"
+    except nanocuda.DriverNotFoundError:
+        return "no NVIDIA driver"
     except nanocuda.CudaError as e:
-        return str(e)
+        return e.name
 
 
 def pytest_collection_modifyitems(config, items):

@@ -188,7 +188,7 @@ def test_cli_compile(tmp_path):
     bad.write_text("__global__ void k() { int x = }")
     r = subprocess.run([sys.executable, "-m", "nanocuda", "compile", str(bad), "--arch", "sm_90a"],
                        env=env, capture_output=True, text=True)
-    assert r.returncode == 1 and "error" in r.stderr
+    assert r.returncode == 2 and "error" in r.stderr  # a user mistake: exit code 2
 
 
 def test_import_does_not_load_nvrtc():

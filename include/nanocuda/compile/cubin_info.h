@@ -20,4 +20,8 @@ struct CubinKernel {
 // that is not a well-formed 64-bit ELF.
 [[nodiscard]] std::vector<CubinKernel> cubin_kernels(std::string_view cubin);
 
+// Just the names of cubin_kernels(cubin), sorted; device functions are not listed. Needs no
+// driver, so build machines without a GPU can list what they compiled.
+[[nodiscard]] std::vector<std::string> cubin_kernel_names(std::string_view cubin);
+
 }  // namespace nanocuda

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/compile/program_options.h"
@@ -51,6 +52,9 @@ class ObjectCode {
   // The kernel `name`: a name expression given at compile time, an extern "C" name or a
   // mangled name. A missing name raises ValueError listing the kernels present.
   [[nodiscard]] Kernel get_kernel(const std::string& name) const;
+  // Every kernel in the code. A cubin is read from its ELF symbol table (no driver, so
+  // build machines without a GPU can list it); other types are loaded (needs a driver).
+  [[nodiscard]] std::vector<std::string> kernel_names() const;
 
  private:
   struct State;

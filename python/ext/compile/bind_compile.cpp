@@ -161,6 +161,9 @@ void bind_compile(nb::module_& m) {
         "The libNVVM library file in use (loads libNVVM; Program(code_type='nvvm') needs it).");
   internal_module(m).def("nvjitlink_library", [] { return detail::nvjitlink().path; },
         "The nvJitLink library file in use (loads nvJitLink).");
+  internal_module(m).def("cubin_kernel_names",
+        [](nb::bytes cubin) { return cubin_kernel_names(std::string_view(cubin.c_str(), cubin.size())); },
+        nb::arg("cubin"), "The kernels in a cubin, from its ELF symbol table (no driver).");
   internal_module(m).def("local_includes",
         [](const std::string& source, const std::string& source_dir,
            const std::vector<std::string>& search) {

@@ -267,8 +267,8 @@ void bind_program(nb::module_& m) {
       .def_prop_ro("lowered_names", &ObjectCode::lowered_names, "{name expression: lowered name}.")
       .def_prop_ro("symbol_mapping", &ObjectCode::lowered_names,
                    "{name expression: lowered name} (cuda.core's name for lowered_names).")
-      .def_prop_ro("kernel_names", [](const ObjectCode& o) { return o.library()->kernel_names(); },
-                   "Every kernel in the loaded code (loads it).")
+      .def_prop_ro("kernel_names", &ObjectCode::kernel_names,
+                   "Every kernel in the code (a cubin is read without a driver; other types are loaded).")
       .def_prop_ro("handle", [](const ObjectCode& o) { return reinterpret_cast<uint64_t>(o.library()->handle()); },
                    "The CUlibrary handle as an int (loads the code).")
       .def("get_kernel", [](const ObjectCode& o, nb::handle name) { return o.get_kernel(kernel_name(name)); },

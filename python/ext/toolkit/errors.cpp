@@ -23,9 +23,16 @@ PyObject* g_driver_too_old = nullptr;
 PyObject* g_compile_error = nullptr;
 PyObject* g_toolkit_not_found = nullptr;
 
-// `more` sets the attributes a subclass adds (DriverTooOldError's versions).
-void raise_cuda_error(PyObject* cls, const Error& e, const std::function<void(nb::object&)>& more = {}) {
-  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", e.what()));
+// ProgramOptions::resolved_arch's error in Python words: one option per entry point.
+constexpr const char* kNoArchMessage =
+    "no GPU to take the target architecture from (no NVIDIA driver): pass arch=\"sm_90a\" "
+    "(or your GPU's sm_XY) to nanocuda.compile() or nanocuda.load(), ProgramOptions(arch=...) "
+    "to Program, or --arch to `nanocuda compile`";
+
+// `message` replaces the C++ text; `more` sets the attributes a subclass adds (DriverTooOldError's versions).
+void raise_cuda_error(PyObject* cls, const Error& e, const char* message = nullptr,
+                      const std::function<void(nb::object&)>& more = {}) {
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", message ? message : e.what()));
   if (!exc.is_valid()) return;  // the call's own exception is set
   exc.attr("code") = static_cast<int>(e.code());
   exc.attr("name") = e.name();
@@ -53,9 +60,13 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
   try {
     std::rethrow_exception(p);
   } catch (const DriverNotFoundError& e) {
+    if (e.call() == "ProgramOptions::arch") {  // compiling with no GPU and no arch: name the option
+      raise_cuda_error(g_driver_not_found, e, kNoArchMessage);
+      return true;
+    }
     raise_cuda_error(g_driver_not_found, e);
   } catch (const DriverTooOldError& e) {
-    raise_cuda_error(g_driver_too_old, e, [&](nb::object& exc) {
+    raise_cuda_error(g_driver_too_old, e, nullptr, [&](nb::object& exc) {
       exc.attr("feature") = e.feature();
       exc.attr("driver_version") = e.driver_version();
       exc.attr("required_version") = e.required_version();

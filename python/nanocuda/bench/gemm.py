@@ -191,7 +191,7 @@ def _checked(paths, torch, a, b, c, ref, stream, skipped):
 
 class Gemm(Subcommand):
     name = "gemm"
-    help = "512x512 fp16 TMA GEMM, 100 calls per path vs C++ (seed 000's method)"
+    help = "512x512 fp16 TMA GEMM, 100 calls per path (TMA descriptors built, then a launch) vs C++"
     needs = ("torch",)
 
     def measure(self, run: Run) -> dict:

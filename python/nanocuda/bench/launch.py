@@ -122,7 +122,7 @@ def peer_workloads(run: Run, cubin: bytes, stream, p: int) -> list[Workload]:
 
 class Launch(Subcommand):
     name = "launch"
-    help = "launch CPU cost vs a C++ cuLaunchKernel loop (seed 000)"
+    help = "launch CPU cost vs a C++ cuLaunchKernel loop"
     targets = {
         "nanocuda Launcher: 3 pointers (int) + int": 1.05,
         TORCH_EXCHANGE: 1.10,

@@ -52,8 +52,10 @@ def environment() -> dict:
         d = nanocuda.Device(0)
         v = nanocuda.driver_version()
         env.update(device=d.name, arch=d.arch, driver_cuda=f"{v // 1000}.{v % 1000 // 10}")
+    except nanocuda.DriverNotFoundError:  # the loader's full text is `nanocuda info`'s job
+        env["device"] = "none (no NVIDIA driver)"
     except nanocuda.CudaError as e:
-        env["device"] = f"none ({e})"
+        env["device"] = f"none ({e.name})"
     b = nanocuda.BUILT_CUDA_VERSION
     env["built_cuda"] = f"{b // 1000}.{b % 1000 // 10}"
     for mod in PEERS:
@@ -68,8 +70,9 @@ def environment() -> dict:
 def print_environment(env: dict) -> None:
     peers = ", ".join(f"{k} {v}" for k, v in env.items() if k not in _OWN and v)
     missing = ", ".join(k for k, v in env.items() if v is None)
-    print(f"device {env.get('device')} (sm_{env.get('arch', '?')}), driver CUDA {env.get('driver_cuda', '?')}, "
-          f"built with CUDA {env['built_cuda']}, Python {env['python']}, nanocuda {env['nanocuda']}")
+    gpu = (f"device {env.get('device')} (sm_{env['arch']}), driver CUDA {env.get('driver_cuda', '?')}"
+           if "arch" in env else f"device {env.get('device')}")
+    print(f"{gpu}, built with CUDA {env['built_cuda']}, Python {env['python']}, nanocuda {env['nanocuda']}")
     print(f"peers: {peers or 'none'}" + (f"; not installed (skipped): {missing}" if missing else ""))
 
 

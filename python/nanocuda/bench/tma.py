@@ -89,7 +89,7 @@ def peer_workloads(run: Run, ts) -> list[Workload]:
 
 class Tma(Subcommand):
     name = "tma"
-    help = "TMA descriptor creation vs C++ (seed 001), and seed 000's loop"
+    help = "TMA descriptor creation vs C++, and the GEMM loop's descriptors + launch"
     needs = ("torch",)
     targets = {"nanocuda TensorMap.tiled_from_pointer x3": 2.5, **TORCH_TARGETS,
                **{name + BRIDGE: t for name, t in TORCH_TARGETS.items()}}
