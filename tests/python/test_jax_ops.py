@@ -142,6 +142,8 @@ def test_vmap_methods():
     assert "param_bytes = 20" in call and "dims = dense<[1, 1, 1, 256" in call
     with pytest.raises(ValueError, match="vmap_method must be one of"):
         square_op(vmap_method="loop")
+    with pytest.raises(ValueError, match="square: vmap_method='broadcast_all' would launch once"):
+        square_op(vmap_method="broadcast_all")
 
 
 @needs_jax
@@ -212,6 +214,9 @@ def test_trace_time_errors_name_the_op_and_argument():
         jax_ops.op_from_kernel(SQUARE, "dt", inputs="x", grid=1, dtypes={"y": "float32"})
     with pytest.raises(ValueError, match="block must be positive"):
         jax.eval_shape(jax_ops.op_from_kernel(SQUARE, "blk", grid=1, block=0,
+                                              args=lambda x, o: (x, o, 1)), jnp.ones(4))
+    with pytest.raises(ValueError, match="big_block: LaunchConfig.*at most 1024 threads"):
+        jax.eval_shape(jax_ops.op_from_kernel(SQUARE, "big_block", grid=1, block=2048,
                                               args=lambda x, o: (x, o, 1)), jnp.ones(4))
     with pytest.raises(ValueError, match="inplace= names 'z'"):
         jax_ops.op_from_kernel(SQUARE, "ip", inputs="x", inplace="z", grid=1)

@@ -85,11 +85,11 @@ def ops(jax, mod):
                                       grid=lambda y, x: cdiv(y.size, 256),
                                       args=lambda y, x, o: (o, x, y.size), dtypes="float32")
 
-    @jax_ops.op("sum_diff", dtypes="float32")
+    @jax_ops.op("sum_diff", dtypes="float32", vmap="rebatch")
     def sum_diff(a, b):
         o = jax.ShapeDtypeStruct(a.shape, a.dtype)
         return jax_ops.launch(mod.sum_diff, lambda s, d: (a, b, s, d, a.size), out=(o, o),
-                              grid=cdiv(a.size, 256), vmap_method="broadcast_all")
+                              grid=cdiv(a.size, 256))
 
     return dict(scale=scale, square=square, add_into=add_into, sum_diff=sum_diff)
 
@@ -116,7 +116,7 @@ def test_vmap_methods(jax, jnp, ops):
     xs = jax.random.normal(jax.random.PRNGKey(3), (4, 300))
     assert jnp.allclose(jax.jit(jax.vmap(ops["square"]))(xs), xs * xs)  # sequential
     assert jnp.allclose(jax.jit(jax.vmap(lambda x: ops["scale"](x, alpha=3.0)))(xs), 3 * xs)  # rebatch
-    s, d = jax.jit(jax.vmap(ops["sum_diff"], in_axes=(0, None)))(xs, xs[0])  # broadcast_all
+    s, d = jax.jit(jax.vmap(ops["sum_diff"], in_axes=(0, None)))(xs, xs[0])  # rebatch, b broadcast
     assert jnp.allclose(s, xs + xs[0]) and jnp.allclose(d, xs - xs[0])
     gs = jax.vmap(jax.grad(lambda x: jnp.sum(ops["square"](x))))(xs)
     assert jnp.allclose(gs, 2 * xs, rtol=1e-5)

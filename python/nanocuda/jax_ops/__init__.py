@@ -60,9 +60,10 @@ def op_from_kernel(kernel, name: str, *, grid, block=256, shared_mem: int = 0,
     (default: one output like the first input). `inplace=`: input name(s) the kernel writes;
     they are donated to the call (input_output_aliases) and returned. `args(*arrays,
     *outputs, **attrs)`: the kernel's arguments (default: inputs, then outputs).
-    `vmap_method`: "sequential", "expand_dims", "broadcast_all" (jax.ffi's) or "rebatch"
-    (one launch over the whole batch, grid and scalars from the batched shapes). Other
-    keywords as in `op()`.
+    `vmap_method`: "sequential" (jax.ffi's: one launch per example) or "rebatch" (one launch
+    over the whole batch, grid and scalars from the batched shapes); jax.ffi's
+    "expand_dims"/"broadcast_all" are refused: they would keep one example's grid and sizes.
+    Other keywords as in `op()`.
     """
     return KernelOp(kernel, name, grid=grid, block=block, shared_mem=shared_mem, args=args, out=out,
                     inplace=inplace, vmap_method=vmap_method, inputs=inputs, dtypes=dtypes, ndim=ndim,

@@ -11,7 +11,10 @@ import numpy as np
 from . import _ffi
 from ._spec import _jax, dtype_set, is_array, pack_launch, shape_structs
 
-VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all", "rebatch")
+VMAP_METHODS = ("sequential", "rebatch")
+# jax.ffi's other methods run the call once on the batched arrays with the attributes traced
+# for one example: the grid and sizes packed then would cover one example only.
+_WRONG_FOR_KERNELS = ("expand_dims", "broadcast_all")
 
 
 def launch(kernel, args, *, out, grid, block=256, shared_mem: int = 0, vmap_method: str | None = None,
@@ -23,8 +26,9 @@ def launch(kernel, args, *, out, grid, block=256, shared_mem: int = 0, vmap_meth
     arguments, or a function of the outputs returning them; arrays among them (inputs and
     the `out` entries, matched by identity) are passed as device pointers, everything else
     is packed by nanocuda's launch rules against the kernel's parameters, at trace time.
-    `vmap_method`: how jax.vmap runs it (jax.ffi's methods: "sequential", "expand_dims",
-    "broadcast_all"). Use it inside a function decorated with `jax_ops.op`, or directly.
+    `vmap_method="sequential"`: jax.vmap runs it once per example (for one launch over the
+    batch, make the function an op with `vmap="rebatch"`). Use it inside a function decorated
+    with `jax_ops.op`, or directly.
     """
     jax = _jax()
     label = name or getattr(kernel, "name", "launch")
@@ -39,9 +43,7 @@ def launch(kernel, args, *, out, grid, block=256, shared_mem: int = 0, vmap_meth
     if packed.empty:  # a zero grid: nothing to launch (and cuLaunchKernel would refuse it)
         got = [o if is_array(o) else jax.numpy.zeros(o.shape, o.dtype) for o in outs]
     else:
-        if vmap_method is not None and vmap_method not in VMAP_METHODS[:3]:
-            raise ValueError(f"jax_ops {label}: vmap_method must be one of {VMAP_METHODS[:3]}, got "
-                             f"{vmap_method!r}")
+        _check_vmap_method(label, vmap_method, ("sequential",))
         _ffi.ensure_registered()
         call = jax.ffi.ffi_call(_ffi.TARGET, results, vmap_method=vmap_method,
                                 input_output_aliases=packed.aliases or None)
@@ -166,6 +168,16 @@ class Op:
         return f"<nanocuda jax op {self.name}>"
 
 
+def _check_vmap_method(name: str, method, allowed) -> None:
+    if method is None or method in allowed:
+        return
+    if method in _WRONG_FOR_KERNELS:
+        raise ValueError(f"jax_ops {name}: vmap_method={method!r} would launch once on the batched arrays "
+                         f"with the grid and scalars traced for one example; use 'rebatch' (the op is "
+                         f"traced again on the batched shapes) or 'sequential'")
+    raise ValueError(f"jax_ops {name}: vmap_method must be one of {allowed}, got {method!r}")
+
+
 def _ndim_set(value, what: str) -> tuple[int, ...]:
     many = value if isinstance(value, (tuple, list, set, frozenset)) else (value,)
     if not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in many):
@@ -196,8 +208,7 @@ class KernelOp(Op):
         self.kernel = kernel
         self._grid, self._block, self._shared_mem = grid, block, shared_mem
         self._args, self._out, self._vmap_method = args, out, vmap_method
-        if vmap_method is not None and vmap_method not in VMAP_METHODS:
-            raise ValueError(f"jax_ops {name}: vmap_method must be one of {VMAP_METHODS}, got {vmap_method!r}")
+        _check_vmap_method(name, vmap_method, VMAP_METHODS)
         if vmap_method == "rebatch":
             options["vmap"] = "rebatch"
         super().__init__(name, self._launch, **options)

@@ -24,8 +24,7 @@ def _jax():
 
 def is_array(v) -> bool:
     """A JAX array or tracer (anything JAX traces as an array), or a numpy array."""
-    jax = _jax()
-    return isinstance(v, (jax.Array, jax.core.Tracer, np.ndarray))
+    return isinstance(v, (_jax().Array, np.ndarray))  # tracers are jax.Array instances
 
 
 def dtype_set(d, what: str) -> tuple:
@@ -104,6 +103,13 @@ def pack_launch(op_name: str, kernel, values, outs, grid, block, shared_mem) -> 
         raise ValueError(f"jax_ops {op_name}: shared_mem must be a non-negative int, got {shared_mem!r}")
     if 0 in block3:
         raise ValueError(f"jax_ops {op_name}: block must be positive, got {block!r}")
+    if 0 not in grid3:  # nanocuda's launch-shape rules (a zero grid launches nothing)
+        import nanocuda
+
+        try:
+            nanocuda.LaunchConfig(grid=grid3, block=block3, shared_mem=int(shared_mem))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"jax_ops {op_name}: {e}") from None
     values = list(values)
     if len(values) != len(layout):
         raise TypeError(f"jax_ops {op_name}: kernel {k.name!r} takes {len(layout)} arguments, the args "
@@ -147,7 +153,7 @@ def pack_launch(op_name: str, kernel, values, outs, grid, block, shared_mem) -> 
         raise ValueError(f"jax_ops {op_name}: kernel {k.name!r} has {total} bytes of parameters; jax_ops "
                          f"launches take at most {_MAX_PARAM_BYTES}")
     try:
-        blob = _nanocuda._testing.pack_args(layout, k.name, *to_pack)
+        blob = _nanocuda._internal.pack_params(layout, k.name, *to_pack)
     except (TypeError, ValueError, OverflowError) as e:
         raise type(e)(f"jax_ops {op_name}: {e}") from None
     slots = [x if not isinstance(x, tuple) else x[1] + (len(inputs) if x[0] == "output" else 0)
