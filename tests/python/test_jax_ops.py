@@ -76,6 +76,44 @@ def test_handler_builds_against_jaxlib_headers_and_is_cached():
     assert _ffi._registered
 
 
+def pack_only(packed):
+    """Runs the handler's packing on the CPU: the bytes it would give cuLaunchKernel."""
+    from nanocuda.jax_ops import _ffi
+
+    target = _ffi.register_pack_only()
+    n = int(packed.attributes["param_bytes"])
+    results = [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in packed.outputs]
+    got = jax.ffi.ffi_call(target, [*results, jax.ShapeDtypeStruct((n,), jnp.uint8)],
+                           input_output_aliases=packed.aliases or None)(*packed.inputs, **packed.attributes)
+    return bytes(np.asarray(got[-1]))
+
+
+@needs_jax
+def test_handler_patches_buffer_addresses_into_the_packed_bytes():
+    from nanocuda.jax_ops._spec import pack_launch
+
+    x = jnp.arange(10, dtype=jnp.float32)
+    o = jax.ShapeDtypeStruct((10,), jnp.float32)
+    blob = pack_only(pack_launch("scale", SCALE, (x, o, 2.5, 10), [o], 1, 32, 0))
+    a_in, a_out, alpha, n = struct.unpack("<QQfi", blob)
+    assert (alpha, n) == (2.5, 10) and a_in and a_out and a_in != a_out
+    # In place: one donated buffer at both pointer parameters.
+    blob = pack_only(pack_launch("inplace", SQUARE, (x, x, 10), [x], 1, 32, 0))
+    a, b, n = struct.unpack("<QQi", blob)
+    assert a == b != 0 and n == 10
+
+
+@needs_jax
+def test_handler_refuses_malformed_attributes():
+    from nanocuda.jax_ops._spec import pack_launch
+
+    x = jnp.arange(4, dtype=jnp.float32)
+    p = pack_launch("scale", SCALE, (x, x, 1.0, 4), [x], 1, 32, 0)
+    p.attributes["slots"] = np.array([0, 64], dtype=np.int64)  # past the 24 parameter bytes
+    with pytest.raises(Exception, match="nanocuda jax op: buffer slot outside"):
+        pack_only(p)
+
+
 @needs_jax
 def test_one_custom_call_with_the_launch_as_attributes():
     square = square_op()

@@ -50,23 +50,20 @@ ffi::Error failure(const std::string& what) {
   return ffi::Error(ffi::ErrorCode::kInternal, "nanocuda jax op: " + what);
 }
 
-// slots: (buffer, byte offset) pairs: where each buffer's address goes in the parameter bytes
-// (buffers are the inputs, then the results; one may appear at several offsets, an aliased
-// result at none). dims: grid x/y/z, block x/y/z, dynamic shared bytes.
-ffi::Error launch(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets rets,
-                  int64_t kernel, ffi::Span<const int64_t> dims, ffi::Span<const int64_t> slots,
-                  ffi::Span<const int64_t> params, int64_t param_bytes) {
-  const Driver& d = driver();
-  if (d.launch == nullptr) return failure("cannot find cuLaunchKernel in libcuda.so.1");
+// Copies the parameter bytes packed at trace time into `bytes` and patches each buffer's
+// address in. slots: (buffer, byte offset) pairs, buffers being the inputs then the first
+// `n_rets` results (one may sit at several offsets, an aliased result at none).
+ffi::Error fill(const ffi::RemainingArgs& args, const ffi::RemainingRets& rets, std::size_t n_rets,
+                ffi::Span<const int64_t> dims, ffi::Span<const int64_t> slots,
+                ffi::Span<const int64_t> params, int64_t param_bytes, unsigned char* bytes) {
   const std::size_t n_args = args.size(), n_bytes = static_cast<std::size_t>(param_bytes);
   if (dims.size() != 7 || param_bytes < 0 || n_bytes > kMaxParamBytes ||
       n_bytes > params.size() * sizeof(int64_t) || slots.size() % 2 != 0)
     return failure("malformed launch attributes (not made by nanocuda.jax_ops?)");
-  alignas(16) unsigned char bytes[kMaxParamBytes];
   std::memcpy(bytes, params.begin(), n_bytes);
   for (std::size_t i = 0; i < slots.size(); i += 2) {
     const int64_t buffer = slots[i], at = slots[i + 1];
-    if (buffer < 0 || static_cast<std::size_t>(buffer) >= n_args + rets.size() || at < 0 ||
+    if (buffer < 0 || static_cast<std::size_t>(buffer) >= n_args + n_rets || at < 0 ||
         static_cast<std::size_t>(at) + sizeof(void*) > n_bytes)
       return failure("buffer slot outside the call's buffers or parameter bytes");
     void* data = nullptr;
@@ -81,7 +78,19 @@ ffi::Error launch(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets r
     }
     std::memcpy(bytes + at, &data, sizeof data);
   }
-  std::size_t size = n_bytes;
+  return ffi::Error::Success();
+}
+
+// dims: grid x/y/z, block x/y/z, dynamic shared bytes.
+ffi::Error launch(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets rets,
+                  int64_t kernel, ffi::Span<const int64_t> dims, ffi::Span<const int64_t> slots,
+                  ffi::Span<const int64_t> params, int64_t param_bytes) {
+  const Driver& d = driver();
+  if (d.launch == nullptr) return failure("cannot find cuLaunchKernel in libcuda.so.1");
+  alignas(16) unsigned char bytes[kMaxParamBytes];
+  if (ffi::Error e = fill(args, rets, rets.size(), dims, slots, params, param_bytes, bytes); e.failure())
+    return e;
+  std::size_t size = static_cast<std::size_t>(param_bytes);
   void* extra[] = {reinterpret_cast<void*>(1), bytes,   // CU_LAUNCH_PARAM_BUFFER_POINTER
                    reinterpret_cast<void*>(2), &size,   // CU_LAUNCH_PARAM_BUFFER_SIZE
                    nullptr};                            // CU_LAUNCH_PARAM_END
@@ -98,14 +107,41 @@ ffi::Error launch(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets r
   return ffi::Error::Success();
 }
 
+// The launch's parameter bytes written into the last result instead of launched: lets the
+// CPU tests see what XLA hands the handler (attributes, buffer addresses) without a GPU.
+ffi::Error pack_only(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_t /*kernel*/,
+                     ffi::Span<const int64_t> dims, ffi::Span<const int64_t> slots,
+                     ffi::Span<const int64_t> params, int64_t param_bytes) {
+  if (rets.size() == 0) return failure("pack_only needs a result for the bytes");
+  auto out = rets.get<ffi::AnyBuffer>(rets.size() - 1);
+  if (!out.has_value()) return out.error();
+  alignas(16) unsigned char bytes[kMaxParamBytes];
+  if (ffi::Error e = fill(args, rets, rets.size() - 1, dims, slots, params, param_bytes, bytes); e.failure())
+    return e;
+  if ((*out)->size_bytes() < static_cast<std::size_t>(param_bytes)) return failure("bytes result too small");
+  std::memcpy((*out)->untyped_data(), bytes, static_cast<std::size_t>(param_bytes));
+  return ffi::Error::Success();
+}
+
 }  // namespace
 
-// The one exported symbol (the library is built with hidden visibility).
+// The exported symbols (the library is built with hidden visibility).
 extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* NanocudaJaxLaunch(XLA_FFI_CallFrame*);
+extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* NanocudaJaxPackOnly(XLA_FFI_CallFrame*);
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(NanocudaJaxLaunch, launch,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<CUstream>>()
+                                  .RemainingArgs()
+                                  .RemainingRets()
+                                  .Attr<int64_t>("kernel")
+                                  .Attr<ffi::Span<const int64_t>>("dims")
+                                  .Attr<ffi::Span<const int64_t>>("slots")
+                                  .Attr<ffi::Span<const int64_t>>("params")
+                                  .Attr<int64_t>("param_bytes"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(NanocudaJaxPackOnly, pack_only,
+                              ffi::Ffi::Bind()
                                   .RemainingArgs()
                                   .RemainingRets()
                                   .Attr<int64_t>("kernel")

@@ -45,8 +45,9 @@ def _burst(f, args, count):
 
 def _sync() -> None:
     if _last[0] is not None:
-        _last[0].block_until_ready() if hasattr(_last[0], "block_until_ready") else \
-            [v.block_until_ready() for v in _last[0]]
+        import jax
+
+        jax.block_until_ready(_last[0])
 
 
 def call_workloads(jax, run: Run) -> list[Workload]:

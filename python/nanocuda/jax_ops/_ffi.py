@@ -12,6 +12,7 @@ import threading
 
 TARGET = "nanocuda_launch"  # the one custom-call target every jax_ops launch uses
 SYMBOL = "NanocudaJaxLaunch"
+CHECK_TARGET = "nanocuda_pack_only"  # the same attributes, bytes returned instead of launched
 _SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_jax_ffi", "handler.cpp")
 _lock = threading.Lock()
 _library = None  # the loaded handler library (kept for the process: XLA holds its symbol)
@@ -106,3 +107,19 @@ def ensure_registered() -> None:
         _library = ctypes.CDLL(path)
         jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(getattr(_library, SYMBOL)), platform="CUDA")
         _registered = True
+
+
+def register_pack_only() -> str:
+    """Registers the handler's pack-only twin on the CPU platform (for tests: what the handler
+    would pass cuLaunchKernel, returned as a last uint8 result); returns its target name."""
+    global _check_registered
+    ensure_registered()
+    if not _check_registered:
+        jax = _jax()
+        jax.ffi.register_ffi_target(CHECK_TARGET, jax.ffi.pycapsule(_library.NanocudaJaxPackOnly),
+                                    platform="cpu")
+        _check_registered = True
+    return CHECK_TARGET
+
+
+_check_registered = False
