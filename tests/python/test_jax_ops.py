@@ -2,12 +2,15 @@
 headers, trace-time checks and packing, and the programs lowered for CUDA (one custom call
 per launch, aliases, grad, vmap, scan), with stand-in kernels that carry a parameter layout."""
 
+import os
 import struct
 import subprocess
 import sys
 
-import numpy as np
-import pytest
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # on a GPU machine, leave torch room
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 try:
     import jax
@@ -68,7 +71,7 @@ def test_handler_builds_against_jaxlib_headers_and_is_cached():
 
     path = jax_ops.build()
     assert os.path.isfile(path) and path.startswith(jax_ops.build_directory())
-    assert os.stat(path).st_uid == os.getuid() and not os.stat(jax_ops.build_directory()).st_mode & 0o077
+    assert os.stat(path).st_uid == os.getuid() and not os.stat(jax_ops.build_directory()).st_mode & 0o022
     assert hasattr(ctypes.CDLL(path), "NanocudaJaxLaunch")
     mtime = os.stat(path).st_mtime_ns
     assert jax_ops.build() == path and os.stat(path).st_mtime_ns == mtime  # cached: not rebuilt
@@ -258,6 +261,22 @@ def test_trace_time_errors_name_the_op_and_argument():
                                               args=lambda x, o: (x, o, 1)), jnp.ones(4))
     with pytest.raises(ValueError, match="inplace= names 'z'"):
         jax_ops.op_from_kernel(SQUARE, "ip", inputs="x", inplace="z", grid=1)
+
+
+@needs_jax
+def test_decorated_function_inputs_and_attributes():
+    from nanocuda import jax_ops
+
+    @jax_ops.op("scaled", dtypes={"x": "float32"})
+    def scaled(x, alpha=1.0):
+        return jax_ops.launch(SCALE, lambda o: (x, o, alpha, x.size), out=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                              grid=1)
+
+    assert scaled._inputs == ["x"]
+    (call,) = custom_calls(lowered(lambda x: scaled(x, alpha=0.5), jnp.ones(8, jnp.float32)))
+    assert "params = dense<[0, 0, 35416702976]>" in call  # 0.5f and 8 in the third word
+    with pytest.raises(TypeError, match=r"scaled: takes 1 array argument\(s\) \(x\), got 2"):
+        scaled(jnp.ones(2), jnp.ones(2))
 
 
 @needs_jax

@@ -35,8 +35,9 @@ def op(name: str, *, inputs=None, dtypes=None, ndim=None, backward: Callable | N
        vmap: str | None = None) -> Callable[[Callable], Op]:
     """Decorator: a function that calls `jax_ops.launch` (any number of times) as the op `name`.
 
-    Its positional parameters are the array inputs (`inputs=` names them otherwise), its
-    keyword arguments static attributes. `dtypes=` (a dtype, or {input: dtype(s)}) and `ndim=`
+    Its positional parameters without defaults are the array inputs (`inputs=` names them
+    otherwise); keyword-only and defaulted parameters are static attributes (pass them by
+    keyword; they key the op's trace cache, so use hashable values). `dtypes=` (a dtype, or {input: dtype(s)}) and `ndim=`
     (a rank, or {input: rank(s)}) are checked at trace time. `backward(inputs, outputs,
     cotangent, **attrs)` returns one cotangent per array input (a jax.custom_vjp).
     `vmap="rebatch"`: under jax.vmap the function runs once on the batched arrays (batch

@@ -197,7 +197,9 @@ def _input_names(name, fn, inputs):
         return None
     if any(p.kind == p.VAR_POSITIONAL for p in params):
         return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # Positional parameters without a default are the arrays; the rest are static attributes.
+    return [p.name for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
 
 
 class KernelOp(Op):
