@@ -108,7 +108,7 @@ def test_help_lists_every_subcommand_with_its_help():
 def test_building_the_cli_imports_no_torch_numpy_or_peer():
     code = ("import sys, nanocuda; assert 'nanocuda.bench' not in sys.modules; "
             "import nanocuda.cli as c; c.build_parser(); "
-            "print([m for m in ('torch', 'numpy', 'cupy', 'cuda.core', 'triton') if m in sys.modules])")
+            "print([m for m in ('torch', 'numpy', 'cupy', 'cuda.core', 'triton', 'jax') if m in sys.modules])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

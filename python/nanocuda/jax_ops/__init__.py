@@ -59,7 +59,8 @@ def op_from_kernel(kernel, name: str, *, grid, block=256, shared_mem: int = 0,
     `grid`/`block`: ints/tuples or functions of the inputs (`grid(*arrays, **attrs)`).
     `out`: the output(s) as jax.ShapeDtypeStruct, or a function of the inputs returning them
     (default: one output like the first input). `inplace=`: input name(s) the kernel writes;
-    they are donated to the call (input_output_aliases) and returned. `args(*arrays,
+    they are aliased to outputs (input_output_aliases: XLA copies them unless they are
+    donated, `jax.jit(f, donate_argnums=...)`) and returned first. `args(*arrays,
     *outputs, **attrs)`: the kernel's arguments (default: inputs, then outputs).
     `vmap_method`: "sequential" (jax.ffi's: one launch per example) or "rebatch" (one launch
     over the whole batch, grid and scalars from the batched shapes); jax.ffi's

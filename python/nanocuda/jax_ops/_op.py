@@ -21,8 +21,8 @@ def launch(kernel, args, *, out, grid, block=256, shared_mem: int = 0, vmap_meth
            name: str | None = None):
     """Launches `kernel` as one XLA custom call on XLA's CUDA stream; returns its output(s).
 
-    `out`: a jax.ShapeDtypeStruct, or an input array the kernel writes in place (the call
-    then donates it: `input_output_aliases`), or a sequence of them. `args`: the kernel's
+    `out`: a jax.ShapeDtypeStruct, or an input array the kernel writes in place (aliased to
+    that output: `input_output_aliases`), or a sequence of them. `args`: the kernel's
     arguments, or a function of the outputs returning them; arrays among them (inputs and
     the `out` entries, matched by identity) are passed as device pointers, everything else
     is packed by nanocuda's launch rules against the kernel's parameters, at trace time.
