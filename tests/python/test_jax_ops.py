@@ -86,8 +86,11 @@ def pack_only(packed):
     target = _ffi.register_pack_only()
     n = int(packed.attributes["param_bytes"])
     results = [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in packed.outputs]
-    got = jax.ffi.ffi_call(target, [*results, jax.ShapeDtypeStruct((n,), jnp.uint8)],
-                           input_output_aliases=packed.aliases or None)(*packed.inputs, **packed.attributes)
+    cpu = jax.devices("cpu")[0]  # the twin is registered for the CPU platform, also beside a GPU
+    with jax.default_device(cpu):
+        inputs = [jax.device_put(a, cpu) for a in packed.inputs]
+        got = jax.ffi.ffi_call(target, [*results, jax.ShapeDtypeStruct((n,), jnp.uint8)],
+                               input_output_aliases=packed.aliases or None)(*inputs, **packed.attributes)
     return bytes(np.asarray(got[-1]))
 
 

@@ -63,9 +63,15 @@ def shape_structs(value, what: str, count: int | None = None) -> list:
         if count is not None:
             want = f"{count} output spec(s) ({want})"
         raise ValueError(f"{what} returned {value!r}; expected {want}")
-    # The same objects where they are specs already: launches find outputs by identity.
-    return [v if is_array(v) or isinstance(v, jax.ShapeDtypeStruct)
-            else jax.ShapeDtypeStruct(tuple(int(d) for d in v.shape), v.dtype) for v in many]
+    # The same objects where they are specs already: launches find outputs by identity, so a
+    # spec given for several outputs (`out=(o, o)`) becomes one object per output.
+    specs, seen = [], set()
+    for v in many:
+        if not is_array(v) and (not isinstance(v, jax.ShapeDtypeStruct) or id(v) in seen):
+            v = jax.ShapeDtypeStruct(tuple(int(d) for d in v.shape), v.dtype)
+        seen.add(id(v))
+        specs.append(v)
+    return specs
 
 
 def kernel_of(kernel):
