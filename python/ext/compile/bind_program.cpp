@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "compile/compile_bindings.h"
+#include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
 #include "nanocuda/compile/program.h"
@@ -23,20 +24,41 @@ const std::vector<std::string> kOwnProgramOptions = {"arch", "std", "defines", "
                                                      "lineinfo", "debug", "max_registers",
                                                      "relocatable_device_code", "default_device", "extra_flags"};
 
+// One folder or flag (str or os.PathLike) or an iterable of them: a str is never split.
 std::vector<std::string> words(const nb::handle& v) {
   if (nb::isinstance<nb::str>(v)) return {nb::cast<std::string>(v)};
+  if (nb::hasattr(v, "__fspath__")) return {fspath(v)};
   std::vector<std::string> out;
   for (nb::handle item : v) out.push_back(nb::isinstance<nb::str>(item) ? nb::cast<std::string>(item) : fspath(item));
   return out;
 }
 
-// cuda.core's define_macro: "N", ("N", "V"), or a list of either.
+// Program.compile's name_expressions: one str or a list of them, named in the error.
+std::vector<std::string> name_expressions_of(const nb::handle& v, const char* call) {
+  if (v.is_none()) return {};
+  if (!nb::isinstance<nb::str>(v) && !PyIter_Check(v.ptr()) && !nb::hasattr(v, "__iter__"))
+    throw TypeError(std::string(call) + ": name_expressions takes a str or a list of str, got " +
+                    Py_TYPE(v.ptr())->tp_name);
+  return words(v);
+}
+
+// cuda.core's define_macro: "N", ("N", "V"), or a list of either; or a dict {"N": V}
+// (a None value defines the bare name).
 std::vector<std::string> macros(const nb::handle& v) {
+  if (nb::isinstance<nb::dict>(v) || nb::hasattr(v, "keys")) {
+    std::vector<std::string> out;
+    for (nb::handle key : nb::iter(v.attr("keys")())) {
+      nb::object value = v[key];
+      std::string name = nb::cast<std::string>(nb::str(key));
+      out.push_back(value.is_none() ? name : name + "=" + nb::cast<std::string>(nb::str(value)));
+    }
+    return out;
+  }
   auto one = [](const nb::handle& item) -> std::string {
     if (nb::isinstance<nb::str>(item)) return nb::cast<std::string>(item);
     if (nb::isinstance<nb::tuple>(item) && nb::len(item) == 2)
       return nb::cast<std::string>(nb::str(item[0])) + "=" + nb::cast<std::string>(nb::str(item[1]));
-    throw TypeError("ProgramOptions: define_macro items are 'NAME' or ('NAME', 'VALUE'), got " +
+    throw TypeError("ProgramOptions: defines/define_macro items are 'NAME' or ('NAME', 'VALUE'), got " +
                     nb::cast<std::string>(nb::repr(item)));
   };
   if (nb::isinstance<nb::str>(v)) return {one(v)};
@@ -70,7 +92,7 @@ void set_program_option_unchecked(ProgramOptions& o, const std::string& key, con
   else if (key == "extra_flags") o.extra_flags = words(value);
   else if (key == "fast_math") o.fast_math = nb::cast<bool>(value);
   else if (key == "default_device") o.default_device = nb::cast<bool>(value);
-  else if (key == "max_registers") o.max_registers = nb::cast<int>(value);
+  else if (key == "max_registers") o.set(key, to_option_value("ProgramOptions", key, value));
   else if (key == "define_macro") o.defines = macros(value);
   else if (key == "extra_sources") o.set(key, source_pairs(value));
   else {
@@ -92,9 +114,14 @@ void set_program_option_unchecked(ProgramOptions& o, const std::string& key, con
 void set_program_option(ProgramOptions& o, const std::string& key, const nb::handle& value) {
   if (value.is_none()) return;  // cuda.core's "not given"
   auto wrong = [&] {
+    const char* wanted = key == "defines" || key == "define_macro"
+                             ? "; it takes 'NAME' or 'NAME=VALUE', a list of them, or a dict {NAME: VALUE}"
+                         : key == "include_dirs" || key == "include_path"
+                             ? "; it takes a folder (str or os.PathLike) or a list of them"
+                         : key == "extra_flags" ? "; it takes a str or a list of str"
+                                                : "; see help(nanocuda.ProgramOptions) for each option's type";
     return TypeError("ProgramOptions: " + key + "=" + nb::cast<std::string>(nb::repr(value)) +
-                     " has the wrong type (" + std::string(Py_TYPE(value.ptr())->tp_name) +
-                     "); see help(nanocuda.ProgramOptions) for each option's type");
+                     " has the wrong type (" + std::string(Py_TYPE(value.ptr())->tp_name) + ")" + wanted);
   };
   try {
     set_program_option_unchecked(o, key, value);
@@ -144,7 +171,15 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::stri
       if (text.find(".version") != std::string::npos) return ObjectCode::from_bytes(type, std::move(text), name);
     }
     if (nb::isinstance<nb::str>(data) || nb::hasattr(data, "__fspath__")) {
-      ObjectCode c = ObjectCode::from_file(type, fspath(data));
+      // cuda.core reads a str as a path; text that cannot be one (it spans lines) is not
+      // opened as a file but named for what it is.
+      std::string path = fspath(data);
+      if (nb::isinstance<nb::str>(data) && path.find('\n') != std::string::npos)
+        throw ValueError(std::string("ObjectCode.from_") + code_type_name(type) + ": module is a str of " +
+                         std::to_string(path.size()) + " characters spanning lines, not a path to a file" +
+                         (type == CodeType::ptx ? ", and not PTX (it has no '.version' directive)" : "") +
+                         "; pass the image as bytes or a path to its file");
+      ObjectCode c = ObjectCode::from_file(type, path);
       return name.empty() ? c : ObjectCode::from_bytes(type, c.bytes(), name);
     }
     if (!nb::hasattr(data, "__buffer__") && !PyObject_CheckBuffer(data.ptr()))
@@ -175,12 +210,27 @@ struct PyLinker {
 OptionValue to_option_value(const char* owner, const std::string& option, const nb::handle& value) {
   if (PyBool_Check(value.ptr())) return nb::cast<bool>(value);
   if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
-  if (nb::isinstance<nb::bytes>(value)) {
+  if (nb::isinstance<nb::bytes>(value)) {  // text as UTF-8 bytes: flags are text
     nb::bytes b = nb::borrow<nb::bytes>(value);
+    nb::object text = nb::steal(PyUnicode_DecodeUTF8(b.c_str(), static_cast<Py_ssize_t>(b.size()), "strict"));
+    if (!text.is_valid()) {
+      PyErr_Clear();
+      throw ValueError(std::string(owner) + ": option '" + option + "' = " +
+                       nb::cast<std::string>(nb::repr(value)) + " is not UTF-8 text");
+    }
     return std::string(b.c_str(), b.size());
   }
   if (nb::hasattr(value, "__fspath__")) return fspath(value);
-  if (nb::hasattr(value, "__index__")) return nb::cast<long long>(value.attr("__index__")());
+  if (nb::hasattr(value, "__index__")) {
+    nb::object n = value.attr("__index__")();
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    if (overflow)
+      throw ValueError(std::string(owner) + ": option '" + option + "' = " +
+                       nb::cast<std::string>(nb::str(n)) + " is out of range");
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return v;
+  }
   if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
     std::vector<std::string> out;
     for (nb::handle item : value) {
@@ -201,7 +251,10 @@ void bind_program(nb::module_& m) {
       .def("__init__",
            [](ProgramOptions* self, nb::kwargs kwargs) {
              new (self) ProgramOptions{};
-             for (auto [key, value] : kwargs) set_program_option(*self, nb::cast<std::string>(key), value);
+             for (auto [key, value] : kwargs) {
+               set_program_option(*self, nb::cast<std::string>(key), value);
+               self->validate();  // now, so the error comes from the call that set it
+             }
            },
            "Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, "
            "lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and "
@@ -283,9 +336,14 @@ void bind_program(nb::module_& m) {
       .def("__init__",
            [](Program* self, nb::object code, nb::object code_type, nb::object options, nb::object name) {
              // nanocuda's Program(source, options) and cuda.core's Program(code, code_type, options).
+             // Program(source, ProgramOptions) is nanocuda's short form; anything else in the
+             // second place is cuda.core's code_type, and the error says so.
              if (!code_type.is_none() && !nb::isinstance<nb::str>(code_type)) {
-               if (!options.is_none())
-                 throw TypeError("Program: code_type must be 'c++', 'ptx' or 'nvvm'");
+               if (!options.is_none() || !nb::isinstance<ProgramOptions>(code_type))
+                 throw TypeError("Program: code_type (the second argument) must be 'c++', 'ptx' or 'nvvm' "
+                                 "(or a nanocuda.ProgramOptions, as Program(code, options)), got " +
+                                 std::string(Py_TYPE(code_type.ptr())->tp_name) + " " +
+                                 nb::cast<std::string>(nb::repr(code_type)));
                options = code_type;
                code_type = nb::none();
              }
@@ -326,12 +384,24 @@ void bind_program(nb::module_& m) {
              if (!cache.is_none())
                throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
                                "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
-             std::vector<std::string> names;
-             if (!exprs.is_none()) names = words(exprs);
+             if (!logs.is_none() && !nb::hasattr(logs, "write"))
+               throw TypeError("Program.compile: logs must be a file-like object with write() "
+                               "(io.StringIO, sys.stderr, ...), got " + std::string(Py_TYPE(logs.ptr())->tp_name));
+             std::vector<std::string> names = name_expressions_of(exprs, "Program.compile");
+             auto warn_cache = [] {  // an untrusted cache folder is said once, as a warning
+               for (const std::string& w : CompileCache::take_warnings())
+                 if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw nb::python_error();
+             };
              ObjectCode out = [&] {
-               nb::gil_scoped_release release;
-               return p.compile(parse_code_type(target), names);
+               try {
+                 nb::gil_scoped_release release;
+                 return p.compile(parse_code_type(target), names);
+               } catch (...) {
+                 warn_cache();
+                 throw;
+               }
              }();
+             warn_cache();
              if (!logs.is_none() && !out.log().empty()) logs.attr("write")(out.log());
              return out;
            },
@@ -343,8 +413,7 @@ void bind_program(nb::module_& m) {
       .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
            nb::arg("target") = "cubin", "The compiler flags compile(target) uses.")
       .def("cache_key", [](const Program& p, const std::string& target, nb::object exprs) {
-             std::vector<std::string> names;
-             if (!exprs.is_none()) names = words(exprs);
+             std::vector<std::string> names = name_expressions_of(exprs, "Program.cache_key");
              std::string key = p.cache_key(parse_code_type(target), names);
              return nb::bytes(key.data(), key.size());
            }, nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(),
