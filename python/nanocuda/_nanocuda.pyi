@@ -2525,7 +2525,9 @@ def nvrtc_library() -> str:
     """The NVRTC library file in use (loads NVRTC)."""
 
 def compile_cache_dir() -> str:
-    """Where compiled code is cached on disk."""
+    """
+    Where compiled code is cached on disk ("" when there is no home folder: no disk cache).
+    """
 
 def compile_cache_enabled() -> bool:
     """

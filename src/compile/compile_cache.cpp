@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <pwd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "nanocuda/compile/cache_trust.h"
 #include "nanocuda/driver/error.h"
 
 namespace nanocuda {
@@ -123,22 +123,6 @@ void warn_once(const std::string& about, const std::string& message) noexcept {
   }
 }
 
-// Why a cache folder or file must not be trusted, "" when it may be: code loaded from it
-// runs in this process, so it must be ours and writable by nobody else.
-std::string stat_problem(const std::string& path, const struct stat& st, bool want_dir) {
-  if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-    return path + " is not a " + (want_dir ? "folder" : "regular file");
-  if (st.st_uid != ::geteuid())
-    return path + " is owned by uid " + std::to_string(st.st_uid) + ", not by this process's uid " +
-           std::to_string(::geteuid());
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return path + " is writable by group or others (mode " + mode + ")";
-  }
-  return "";
-}
-
 void warn_untrusted(const std::string& path, const std::string& problem) {
   warn_once(path, "nanocuda: not using the compile cache: " + problem +
                       "; compiling without it. Make it private (chown it to you, chmod go-w) or "
@@ -146,26 +130,20 @@ void warn_untrusted(const std::string& path, const std::string& problem) {
 }
 
 // Whether entries may be read from (or written to) `dir`: ours and private. With `create`,
-// a missing folder is made with mode 0700 (its parents with the usual mode).
+// a missing folder is made private (create_private_directory).
 bool disk_usable(const std::string& dir, bool create) {
   if (dir.empty()) return false;  // no home folder: no disk cache
-  struct stat st{};
-  if (::stat(dir.c_str(), &st) != 0) {
-    if (errno != ENOENT || !create) return false;  // a plain miss when only reading
-    std::error_code ec;
-    fs::path parent = fs::path(dir).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, ec);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (ec) record_error("cannot read", dir, ec);
+    if (ec || !create) return false;  // a plain miss when only reading
+    create_private_directory(dir, ec);
     if (ec) {
-      record_error("cannot create", parent, ec);
+      record_error("cannot create", dir, ec);
       return false;
     }
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-      record_error("cannot create", dir, std::error_code(errno, std::generic_category()));
-      return false;
-    }
-    if (::stat(dir.c_str(), &st) != 0) return false;
   }
-  if (std::string problem = stat_problem(dir, st, true); !problem.empty()) {
+  if (std::string problem = cache_trust_problem(dir); !problem.empty()) {
     warn_untrusted(dir, problem);
     return false;
   }
@@ -231,8 +209,7 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
       record_error("cannot open", path, std::error_code(errno, std::generic_category()));
     return std::nullopt;
   }
-  struct stat st{};
-  std::string problem = ::fstat(fd, &st) != 0 ? path + " cannot be inspected" : stat_problem(path, st, false);
+  const std::string problem = cache_trust_problem(fd, path);
   FILE* f = problem.empty() ? ::fdopen(fd, "rb") : nullptr;
   if (!f) {
     ::close(fd);
@@ -414,15 +391,6 @@ std::uint64_t CompileCache::parse_byte_size(const std::string& text) {
 std::vector<std::string> CompileCache::take_warnings() {
   std::lock_guard<std::mutex> lock(g_warn_mutex);
   return std::exchange(g_warnings, {});
-}
-
-std::string CompileCache::trust_problem(const std::string& path) {
-  struct stat st{};
-  const bool is_dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  if (!is_dir && ::lstat(path.c_str(), &st) != 0)
-    return path + " cannot be inspected: " + std::strerror(errno);
-  if (!is_dir && S_ISLNK(st.st_mode)) return path + " is a symbolic link";
-  return stat_problem(path, st, is_dir);
 }
 
 std::uint64_t CompileCache::trim_disk(std::uint64_t limit) noexcept {

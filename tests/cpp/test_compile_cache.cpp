@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "nanocuda/compile/cache_trust.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/driver/error.h"
 
@@ -146,12 +147,12 @@ TEST_F(CacheDir, RefusesAFolderOrEntryOthersCanWrite) {
     return CompileCache::load("key-t").has_value();
   };
   ASSERT_TRUE(loads());
-  EXPECT_EQ(CompileCache::trust_problem(dir_), "");
-  EXPECT_EQ(CompileCache::trust_problem(path), "");
+  EXPECT_EQ(cache_trust_problem(dir_), "");
+  EXPECT_EQ(cache_trust_problem(path), "");
 
   ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);  // a loose folder
   EXPECT_FALSE(loads());
-  EXPECT_NE(CompileCache::trust_problem(dir_).find("writable by group or others (mode 0777)"), std::string::npos);
+  EXPECT_NE(cache_trust_problem(dir_).find("writable by group or others (mode 0777)"), std::string::npos);
   ASSERT_EQ(::chmod(dir_.c_str(), 0700), 0);
   ASSERT_TRUE(loads());
 
@@ -163,7 +164,7 @@ TEST_F(CacheDir, RefusesAFolderOrEntryOthersCanWrite) {
   if (::geteuid() == 0) {  // another owner (only root can give a file away)
     ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
     EXPECT_FALSE(loads());
-    EXPECT_NE(CompileCache::trust_problem(path).find("owned by uid 65534"), std::string::npos);
+    EXPECT_NE(cache_trust_problem(path).find("owned by uid 65534"), std::string::npos);
     ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
     ASSERT_TRUE(loads());
     ASSERT_EQ(::chown(dir_.c_str(), 65534, 65534), 0);
@@ -179,7 +180,7 @@ TEST_F(CacheDir, RefusesAFolderOrEntryOthersCanWrite) {
   std::filesystem::create_symlink(dir_ + "/target", link);
   CompileCache::clear_memory();
   EXPECT_FALSE(CompileCache::load("key-l"));
-  EXPECT_NE(CompileCache::trust_problem(link).find("symbolic link"), std::string::npos);
+  EXPECT_NE(cache_trust_problem(link).find("symbolic link"), std::string::npos);
 
   // Each problem warned once, naming the path and the rule.
   std::vector<std::string> warnings = CompileCache::take_warnings();

@@ -24,7 +24,7 @@ namespace nanocuda {
 // Cached cubins are loaded into the process, so the directory is trusted only when it is
 // owned by this process's user and writable by nobody else (it is created with mode 0700,
 // entries 0600); an entry must be a regular file (not a link) owned by the user and not
-// group/other-writable. Anything else is never read or written: the compile goes on
+// group/other-writable (cache_trust.h). Anything else is never read or written: the compile goes on
 // without the disk cache and a warning is queued once (take_warnings()).
 struct CompileCacheInfo {
   std::string directory;
@@ -65,10 +65,6 @@ class CompileCache {
   // "268435456", "256M", "256MiB", "1G", "1GB": K/M/G/T and KiB..TiB are powers of 1024,
   // KB..TB powers of 1000. Throws ValueError naming NANOCUDA_CACHE_MAX_BYTES otherwise.
   [[nodiscard]] static std::uint64_t parse_byte_size(const std::string& text);
-  // Why code must not be loaded from `path` (a folder or a file), "" when it may: owned by
-  // another user, writable by group or others, a symbolic link (files), or missing. Used for
-  // the cache folder, its entries, and the torch bridge's library.
-  [[nodiscard]] static std::string trust_problem(const std::string& path);
   // The warnings queued since the last call (an untrusted cache folder or entry), each
   // given once per process; the Python layer shows them with warnings.warn.
   [[nodiscard]] static std::vector<std::string> take_warnings();

@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "compile/compile_bindings.h"
 #include "nanocuda/compile/local_includes.h"
+#include "nanocuda/compile/cache_trust.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
 #include "nanocuda/compile/nvrtc_api.h"
@@ -52,7 +53,7 @@ void bind_compile(nb::module_& m) {
   m.def("nvrtc_library", &Program::nvrtc_path, "The NVRTC library file in use (loads NVRTC).");
   m.def("compile_cache_dir", &CompileCache::directory,
         "Where compiled code is cached on disk (\"\" when there is no home folder: no disk cache).");
-  internal_module(m).def("cache_trust_problem", &CompileCache::trust_problem, nb::arg("path"),
+  internal_module(m).def("cache_trust_problem", [](const std::string& path) { return cache_trust_problem(path); }, nb::arg("path"),
         "Why code must not be loaded from `path` (another owner, group/other-writable, a link), "
         "\"\" when it may (the compile cache's rule, for the torch bridge's library).");
   m.def("compile_cache_enabled", &CompileCache::enabled,
