@@ -37,6 +37,10 @@ class CudaModule:
                  check_changes: bool = True, **options):
         from ._nanocuda import ProgramOptions
 
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"nanocuda.load: path must be a str or os.PathLike, got {type(path).__name__}")
+        if not isinstance(check_changes, bool):
+            raise TypeError(f"nanocuda.load: check_changes must be a bool, got {type(check_changes).__name__}")
         self.path = os.path.abspath(os.fspath(path))
         # ProgramOptions' rule: one folder (str or os.PathLike) or a list of them.
         folders = ProgramOptions(include_dirs=include_dirs).include_dirs
@@ -192,6 +196,8 @@ class _Folder:
 
 def load_dir(folder: str | os.PathLike, **options) -> _Folder:
     """Every `*.cu` file in `folder`, as attributes named by file stem: `load_dir(d).square`."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"nanocuda.load_dir: folder must be a str or os.PathLike, got {type(folder).__name__}")
     folder = os.fspath(folder)
     modules = {os.path.splitext(f)[0]: load(os.path.join(folder, f), **options)
                for f in sorted(os.listdir(folder)) if f.endswith(".cu")}

@@ -20,8 +20,10 @@ namespace nanocuda::py {
 namespace {
 
 // bytes-like -> the image; str / os.PathLike -> read that file (PTX text as str is PTX).
-ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::string& name,
+ObjectCode to_object_code(CodeType type, const nb::handle& data, const nb::handle& name_arg,
                           const nb::handle& symbol_mapping) {
+  const std::string call = std::string("ObjectCode.from_") + code_type_name(type);
+  const std::string name = name_arg.is_none() ? std::string() : text_arg(name_arg, call.c_str(), "name", "a str");
   ObjectCode code = [&] {
     if (nb::isinstance<nb::bytes>(data)) {
       nb::bytes b = nb::borrow<nb::bytes>(data);
@@ -50,8 +52,14 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::stri
     nb::bytes b(nb::module_::import_("builtins").attr("bytes")(data));  // bytearray, memoryview
     return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()), name);
   }();
-  if (!symbol_mapping.is_none())
-    code = code.with_lowered_names(nb::cast<std::map<std::string, std::string>>(symbol_mapping));
+  if (!symbol_mapping.is_none()) {
+    std::map<std::string, std::string> names;
+    if (!nb::isinstance<nb::dict>(symbol_mapping) ||
+        !nb::try_cast<std::map<std::string, std::string>>(symbol_mapping, names))
+      throw TypeError(call + ": symbol_mapping must be a dict of str to str ({name expression: lowered name}), got " +
+                      nb::cast<std::string>(nb::repr(symbol_mapping)));
+    code = code.with_lowered_names(std::move(names));
+  }
   return code;
 }
 
@@ -117,22 +125,22 @@ void bind_program(nb::module_& m) {
       });
 
   nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
-      .def_static("from_cubin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
+      .def_static("from_cubin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_fatbin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::fatbin, d, name, sm); },
+      .def_static("from_fatbin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::fatbin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_ptx", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ptx, d, name, sm); },
+      .def_static("from_ptx", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::ptx, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From PTX text (str), bytes, or a path to read.")
-      .def_static("from_ltoir", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ltoir, d, name, sm); },
+      .def_static("from_ltoir", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::ltoir, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_object", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::object, d, name, sm); },
+      .def_static("from_object", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::object, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A relocatable device object (.o), for Linker; from bytes or a path.")
-      .def_static("from_library", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
+      .def_static("from_library", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A device library (.a), for Linker; from bytes or a path.")
       .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
@@ -183,7 +191,7 @@ void bind_program(nb::module_& m) {
                                nb::cast<std::string>(nb::str(code.type().attr("__name__"))));
              }
              new (self) Program(std::move(text), type, program_options_from(options),
-                                name.is_none() ? std::string() : nb::cast<std::string>(name));
+                                name.is_none() ? std::string() : text_arg(name, "Program", "name", "a str"));
            },
            nb::arg("code"), nb::arg("code_type") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
            nb::arg("name") = nb::none(),
@@ -191,6 +199,9 @@ void bind_program(nb::module_& m) {
            "Program(source, options) works too.")
       .def_static("from_file",
                   [](nb::object path, nb::object options) {
+                    if (!nb::isinstance<nb::str>(path) && !nb::hasattr(path, "__fspath__"))
+                      throw TypeError(std::string("Program.from_file: path must be a str or os.PathLike, got ") +
+                                      Py_TYPE(path.ptr())->tp_name);
                     return Program::from_file(fspath(path), program_options_from(options));
                   },
                   nb::arg("path"), nb::arg("options") = nb::none(),
@@ -203,7 +214,8 @@ void bind_program(nb::module_& m) {
       .def_prop_ro("backend", [](const Program& p) { return std::string(p.backend()); },
                    "'NVRTC', 'nvJitLink' or 'NVVM'.")
       .def("compile",
-           [](const Program& p, const std::string& target, nb::object exprs, nb::object logs, nb::object cache) {
+           [](const Program& p, nb::object target_arg, nb::object exprs, nb::object logs, nb::object cache) {
+             const std::string target = text_arg(target_arg, "Program.compile", "target_type", "'cubin', 'ptx' or 'ltoir'");
              if (!cache.is_none())
                throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
                                "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
@@ -233,9 +245,12 @@ void bind_program(nb::module_& m) {
            "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
            "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
            "when it is not empty. Raises CompileError with the log on failure.")
-      .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
+      .def("flags", [](const Program& p, nb::object target) {
+             return p.flags(parse_code_type(text_arg(target, "Program.flags", "target", "'cubin', 'ptx' or 'ltoir'")));
+           },
            nb::arg("target") = "cubin", "The compiler flags compile(target) uses.")
-      .def("cache_key", [](const Program& p, const std::string& target, nb::object exprs) {
+      .def("cache_key", [](const Program& p, nb::object target_arg, nb::object exprs) {
+             const std::string target = text_arg(target_arg, "Program.cache_key", "target_type", "'cubin', 'ptx' or 'ltoir'");
              std::vector<std::string> names = name_expressions_of(exprs, "Program.cache_key");
              std::string key = p.cache_key(parse_code_type(target), names);
              return nb::bytes(key.data(), key.size());

@@ -23,6 +23,8 @@ std::string fspath(const nanobind::handle& path);
 std::vector<std::string> words(const nanobind::handle& v);
 // name_expressions (one str or a list of them); `call` names the caller in the TypeError.
 std::vector<std::string> name_expressions_of(const nanobind::handle& v, const char* call);
+// A str argument, or a TypeError "call: param must be expected, got int 5".
+std::string text_arg(const nanobind::handle& v, const char* call, const char* param, const char* expected);
 // Sets one ProgramOptions keyword (nanocuda's or cuda.core's name) from a Python value;
 // a wrong type is a TypeError naming the option and what it takes.
 void set_program_option(ProgramOptions& o, const std::string& key, const nanobind::handle& value);

@@ -34,10 +34,25 @@ std::vector<std::string> words(const nb::handle& v) {
 // Program.compile's name_expressions: one str or a list of them, named in the error.
 std::vector<std::string> name_expressions_of(const nb::handle& v, const char* call) {
   if (v.is_none()) return {};
-  if (!nb::isinstance<nb::str>(v) && !PyIter_Check(v.ptr()) && !nb::hasattr(v, "__iter__"))
+  if (nb::isinstance<nb::str>(v)) return {nb::cast<std::string>(v)};
+  if (!PyIter_Check(v.ptr()) && !nb::hasattr(v, "__iter__"))
     throw TypeError(std::string(call) + ": name_expressions takes a str or a list of str, got " +
                     Py_TYPE(v.ptr())->tp_name);
-  return words(v);
+  std::vector<std::string> out;
+  for (nb::handle item : v) {
+    if (!nb::isinstance<nb::str>(item))
+      throw TypeError(std::string(call) + ": name_expressions items are str, got " + Py_TYPE(item.ptr())->tp_name +
+                      " " + nb::cast<std::string>(nb::repr(item)));
+    out.push_back(nb::cast<std::string>(item));
+  }
+  return out;
+}
+
+std::string text_arg(const nb::handle& v, const char* call, const char* param, const char* expected) {
+  if (!nb::isinstance<nb::str>(v))
+    throw TypeError(std::string(call) + ": " + param + " must be " + expected + ", got " + Py_TYPE(v.ptr())->tp_name +
+                    " " + nb::cast<std::string>(nb::repr(v)));
+  return nb::cast<std::string>(v);
 }
 
 namespace {
@@ -122,8 +137,17 @@ void set_program_option(ProgramOptions& o, const std::string& key, const nb::han
                              ? "; it takes a folder (str or os.PathLike) or a list of them"
                          : key == "extra_flags" ? "; it takes a str or a list of str"
                                                 : "; see help(nanocuda.ProgramOptions) for each option's type";
-    return TypeError("ProgramOptions: " + key + "=" + nb::cast<std::string>(nb::repr(value)) +
-                     " has the wrong type (" + std::string(Py_TYPE(value.ptr())->tp_name) + ")" + wanted);
+    // In a list, name the item that is wrong (the list itself is fine).
+    nb::handle culprit = value;
+    if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value))
+      for (nb::handle item : value)
+        if (!nb::isinstance<nb::str>(item) && !nb::hasattr(item, "__fspath__") && !nb::isinstance<nb::tuple>(item)) {
+          culprit = item;
+          break;
+        }
+    std::string what = culprit.is(value) ? " has the wrong type (" : " has an item of the wrong type (";
+    return TypeError("ProgramOptions: " + key + "=" + nb::cast<std::string>(nb::repr(value)) + what +
+                     std::string(Py_TYPE(culprit.ptr())->tp_name) + ")" + wanted);
   };
   try {
     set_program_option_unchecked(o, key, value);
