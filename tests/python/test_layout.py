@@ -92,9 +92,11 @@ def test_one_type_keyed_cache_and_one_torch_accessor():
 
 
 def test_src_uses_std_filesystem_not_hand_path_helpers():
+    # cache_trust.cpp reads owners and modes (not in std::filesystem) and makes a folder 0700.
     bad = offenders(files("src", "include"),
                     r"#\s*include\s*<(dirent\.h|sys/stat\.h)>|\b(opendir|readdir|realpath|mkdir|"
-                    r"utimensat)\s*\(|(?<!\w)::(stat|access|rename|unlink|remove)\s*\(|\brfind\('/'")
+                    r"utimensat)\s*\(|(?<!\w)::(stat|access|rename|unlink|remove)\s*\(|\brfind\('/'",
+                    allowed=("src/compile/cache_trust.cpp",))
     assert not bad, ("paths in src/ go through std::filesystem, with each std::error_code checked "
                      "(reported or recorded):\n" + "\n".join(bad))
 
