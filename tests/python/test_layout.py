@@ -157,3 +157,9 @@ def test_the_public_module_holds_no_test_hooks():
         assert name in hooks
         assert not hasattr(_nanocuda, name) and not hasattr(_nanocuda, "_" + name)
     assert "nvjitlink_library" in dir(_nanocuda._internal)
+
+
+def test_design_stays_short():
+    # DESIGN.md is the summary a reader holds at once; the long form is docs/design-notes.md.
+    lines = (ROOT / "docs" / "DESIGN.md").read_text().splitlines()
+    assert len(lines) <= 200, f"docs/DESIGN.md has {len(lines)} lines; keep it to 200 (move detail to design-notes.md)"
