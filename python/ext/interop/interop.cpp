@@ -60,33 +60,34 @@ enum class Kind { Unknown, Buffer, Int, Torch, Cai, Dlpack, DataPtr, Host };
 
 TypeCache<Kind, 16> g_kinds;
 
-// hasattr for the array interfaces: a property that raises (anything but AttributeError)
-// has its exception passed on, where PyObject_HasAttr would swallow it and call the object
-// "not an array".
-bool has_interface(nb::handle obj, const char* name) {
+// hasattr for the array interfaces that keeps what a raising property (anything but
+// AttributeError) said: PyObject_HasAttr would swallow it and call the object "not an array".
+bool has_interface(nb::handle obj, const char* name, std::optional<nb::python_error>& raised) {
   PyObject* v = PyObject_GetAttrString(obj.ptr(), name);
   if (v) {
     Py_DECREF(v);
     return true;
   }
-  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-    PyErr_Clear();
-    return false;
-  }
-  throw nb::python_error();
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !raised) raised.emplace();  // takes the error
+  PyErr_Clear();
+  return false;
 }
 
 Kind classify(nb::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
   if (const Kind* k = g_kinds.find(t)) return *k;
   Kind k = Kind::Unknown;
+  // A raising interface property is passed on only when no other protocol reads the object:
+  // a torch tensor that requires grad refuses __cuda_array_interface__ yet has data_ptr.
+  std::optional<nb::python_error> raised;
   if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
   else if (PyLong_Check(obj.ptr())) k = Kind::Int;
   else if (torch::is_tensor(obj.ptr())) k = Kind::Torch;
-  else if (has_interface(obj, "__cuda_array_interface__")) k = Kind::Cai;
+  else if (has_interface(obj, "__cuda_array_interface__", raised)) k = Kind::Cai;
   else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
   else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;
-  else if (has_interface(obj, "__array_interface__")) k = Kind::Host;
+  else if (has_interface(obj, "__array_interface__", raised)) k = Kind::Host;
+  if (k == Kind::Unknown && raised) raised->restore(), throw nb::python_error();
   if (k != Kind::Unknown) g_kinds.put(t, k);
   return k;
 }
