@@ -39,3 +39,10 @@ DeviceArray: TypeAlias = SupportsCudaArrayInterface | SupportsDLPack | HasDataPt
 DevicePointer: TypeAlias = Buffer | DeviceArray | int
 """A Buffer, another library's device array, or a raw device address (int)."""
 
+
+CodeTarget: TypeAlias = Literal["cubin", "ptx", "ltoir"]
+"""What Program.compile produces."""
+
+class SupportsWrite(Protocol):
+    """A file-like object with ``write(str)`` (io.StringIO, sys.stderr, ...)."""
+    def write(self, s: str, /) -> object: ...
