@@ -147,11 +147,12 @@ def test_extension_methods_and_properties_are_documented(site):
 
 
 def test_signatures_carry_types(site):
-    # A nanobind function's page shows the stub's annotations (here: `stream: object | None`,
-    # the return type) and a static method is marked static.
+    # A nanobind function's page shows the stub's annotations (here the parameter types of
+    # gen_stubs.PARAM_TYPES, the return type) and a static method is marked static.
     inv = _inventory(site)
     sig = html.unescape(re.sub(r"<[^>]+>", "", _signature_html(site, inv["nanocuda.copy"][1], "nanocuda.copy")))
-    assert "dst: object" in sig and "-> None" in sig.replace("\u2192", "->"), sig
+    assert "dst: DevicePointer" in sig and "size: int | None" in sig and "stream: StreamLike | None" in sig, sig
+    assert "-> None" in sig.replace("\u2192", "->"), sig
     page = inv["nanocuda.ObjectCode.from_cubin"][1]
     sig = html.unescape(re.sub(r"<[^>]+>", "", _signature_html(site, page, "nanocuda.ObjectCode.from_cubin")))
     assert sig.split()[0] == "static" and "ObjectCode" in sig, sig
