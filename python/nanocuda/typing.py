@@ -28,12 +28,12 @@ __all__ = [
     "WorkqueueSharingScopeType",
 ]
 
-# A device pointer as nanocuda's calls take it (Buffer.from_handle, ...): an int, anything that
-# int() converts (cuda.bindings' CUdeviceptr), or None. Spelled with SupportsInt so that this
-# module never imports cuda.bindings.
+# Spelled with SupportsInt so that this module never imports cuda.bindings.
+#: A device pointer as nanocuda's calls take it (Buffer.from_handle, ...): an int, anything that
+#: int() converts (cuda.bindings' CUdeviceptr), or None.
 DevicePointerType = Union[int, SupportsInt, None]
 
-# What a checkpointed process reports (cuda.core's checkpoint states).
+#: What a checkpointed process reports (cuda.core's checkpoint states).
 ProcessStateType = Literal["running", "locked", "checkpointed", "failed"]
 
 
