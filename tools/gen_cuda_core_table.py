@@ -32,6 +32,8 @@ COUNTERPART = {
 
 # Rows with a fixed text: "=X" means "nanocuda's name: X"; "-why" means missing.
 NOTES = {
+    "typing.DeviceResourcesType": "-names the green-context API (SM and work-queue resources), which nanocuda does "
+                                  "not have yet",
     "ObjectCode.get_module": "-nanocuda loads libraries (cuLibraryLoadData), not modules; `ObjectCode.handle` is the CUlibrary",
     "Program.handle": "-nanocuda keeps no NVRTC program between calls (compiles are stateless and cached)",
     "Program.pch_status": "-precompiled-header options pass through to NVRTC, but their status is not read back",
@@ -97,15 +99,12 @@ REASON = {
                              "no pool handle, counters, uuid, IPC or close to report",
     "PinnedMemoryResource": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool: there is no pool "
                             "handle, counters, uuid, IPC export or NUMA placement to report",
-    "PinnedMemoryResourceOptions": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool, so there "
-                                   "is no pool to size, export or place on a NUMA node",
     "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
                                     "is fixed (pinned device memory on the resource's device, no shareable handle, "
                                     "the recommended granularity, any address, read-write access)",
     "cuda.core.graph": "explicit graph construction (node objects) is outside nanocuda's scope: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's scope",
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
-    "cuda.core.typing": "type aliases for annotations; nanocuda's own are in its stubs",
     "cuda.core.system.nvml": "needs NVML (libnvidia-ml), a library nanocuda does not load",
     "cuda.core.utils.cache": "not needed: nanocuda caches every compile itself, in memory and on disk (`nanocuda.compile_cache_dir()`, `clear_memory_cache()`), so there is no cache object to pass to `Program.compile(cache=)`; `utils.make_program_cache_key` gives the key",
     "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's scope",
@@ -187,7 +186,9 @@ def cuda_core_rows():
                                                      "GraphDebugPrintOptions"):
                 add_class(key, f"{short}.{name}", obj, name)
                 continue
-            rows.append((key, f"{short}.{name}", None, None, REASON[key]))
+            # nanocuda.typing has cuda.core.typing's names: those rows resolve like any other.
+            member = f"{short}.{name}" if key == "cuda.core.typing" else None
+            rows.append((key, f"{short}.{name}", None, member, None if member else REASON[key]))
             if inspect.isclass(obj) and not hasattr(obj, "__members__"):
                 for m in public(obj):
                     rows.append((key, f"{short}.{name}.{m}", None, None, REASON[key]))
@@ -275,6 +276,9 @@ def resolve(path: str):
                 continue
             except ImportError:
                 return None
+        if part == "typing" and obj is nanocuda:
+            import nanocuda.typing as obj  # noqa: F811
+            continue
         try:
             obj = getattr(obj, part)
         except AttributeError:

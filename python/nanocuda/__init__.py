@@ -69,7 +69,12 @@ from ._nanocuda import (
 from ._compile import compile, register_wheel_dirs as _register_wheel_dirs
 from .workflow import CudaModule, include_dir, load, load_dir
 from ._aot import PrebuiltError
-from ._memory_options import DeviceMemoryResourceOptions, ManagedMemoryResourceOptions, VirtualMemoryResourceOptions
+from ._memory_options import (
+    DeviceMemoryResourceOptions,
+    ManagedMemoryResourceOptions,
+    PinnedMemoryResourceOptions,
+    VirtualMemoryResourceOptions,
+)
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
@@ -168,6 +173,7 @@ __all__ = [
     "MemoryResource",
     "LegacyPinnedMemoryResource",
     "PinnedMemoryResource",
+    "PinnedMemoryResourceOptions",
     "VirtualMemoryResource",
     "VirtualMemoryResourceOptions",
     # cuda.core's runtime names (docs/DESIGN.md "Decisions: the cuda.core surface")

@@ -30,6 +30,28 @@ class DeviceMemoryResourceOptions:
 
 
 @dataclass
+class PinnedMemoryResourceOptions:
+    """Options for PinnedMemoryResource: ``PinnedMemoryResource(PinnedMemoryResourceOptions())``.
+
+    cuda.core's fields. nanocuda's pinned memory is cuMemHostAlloc, not a pool, so the pool
+    settings have one accepted value each and PinnedMemoryResource refuses any other by name:
+    ipc_enabled False, max_size 0, numa_id None (the OS places the pages).
+    """
+
+    ipc_enabled: bool = False
+    max_size: int = 0
+    numa_id: int | None = None
+
+    def __post_init__(self) -> None:
+        owner = "PinnedMemoryResourceOptions"
+        if not isinstance(self.ipc_enabled, bool):
+            raise TypeError(f"{owner}: ipc_enabled must be a bool, got {type(self.ipc_enabled).__name__}")
+        _check_size(owner, "max_size", self.max_size)
+        if self.numa_id is not None:
+            _check_size(owner, "numa_id", self.numa_id)
+
+
+@dataclass
 class ManagedMemoryResourceOptions:
     """Options for ManagedMemoryResource: ``ManagedMemoryResourceOptions(preferred_location=0)``.
 

@@ -259,7 +259,7 @@ void bind_buffer(nb::module_& m) {
            "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
       .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr, nb::handle owner,
                                     nb::handle stream) {
-             uint64_t address = size_arg(ptr, "Buffer.from_handle", "ptr");
+             uint64_t address = handle_arg(ptr, "Buffer.from_handle", "ptr");
              std::size_t n = size_arg(size, "Buffer.from_handle");
              std::shared_ptr<MemoryResource> resource;
              if (!mr.is_none()) {

@@ -113,7 +113,8 @@ void bind_device(nb::module_& m) {
   internal_module(m).attr("device_properties_cache") = nb::dict();
   g_properties_cache = internal_module(m).attr("device_properties_cache");
 
-  nb::class_<Context>(m, "Context", "A CUDA context (nanocuda uses each device's primary context).")
+  nb::class_<Context>(m, "Context", "A CUDA context (nanocuda uses each device's primary context).",
+                     nb::is_weak_referenceable())
       .def_prop_ro("handle", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); },
                    "The CUcontext handle as an int.")
       .def_prop_ro("device", [](const Context& c) { return device_object(c.device_ordinal()); },
@@ -136,7 +137,8 @@ void bind_device(nb::module_& m) {
                                              "making one does not initialize the GPU.\n\n"
                                              "Example::\n\n"
                                              "    d = nanocuda.Device(0)\n"
-                                             "    print(d.name, d.compute_capability, d.memory_info)\n")
+                                             "    print(d.name, d.compute_capability, d.memory_info)\n",
+                                nb::is_weak_referenceable())
       .def(nb::new_([](nb::handle device_id) -> nb::object {
              if (nb::isinstance<Device>(device_id)) return nb::borrow(device_id);
              return device_object(device_ordinal_arg(device_id, "Device"));

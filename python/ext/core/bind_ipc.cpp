@@ -91,24 +91,20 @@ void bind_ipc(nb::module_& m) {
     if (!b.buffer.is_owning()) return nb::none();
     return nb::cast(std::make_shared<DeviceMemoryResource>(b.buffer.device()));
   }), nb::none(), nb::none(), "The MemoryResource that frees this buffer (None for a view from from_handle).");
-  buffer.attr("from_handle") = staticmethod(nb::cpp_function(
-      [](nb::handle ptr, nb::handle size, std::shared_ptr<MemoryResource> mr, nb::handle stream) {
-        std::size_t n = size_arg(size, "Buffer.from_handle");
-        Stream s = stream_for(stream, mr ? mr->device_id() : 0, "Buffer.from_handle");
-        return wrap_buffer(Buffer::adopt(nb::cast<uint64_t>(ptr), n, s, std::move(mr)));
-      },
-      nb::name("from_handle"), nb::scope(buffer), nb::arg("ptr").none(), nb::arg("size").none(), nb::arg("mr").none() = nb::none(),
-      nb::arg("stream") = nb::none(),
-      "A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when "
-      "closed, or never when mr is None. What Python MemoryResource.allocate returns."));
+  // One export for both spellings (get_ipc_descriptor(), cuda.core 1.2's ipc_descriptor property).
+  auto export_buffer = [](const PyBuffer& b, const char* call) {
+    auto mr = std::dynamic_pointer_cast<DeviceMemoryResource>(b.buffer.memory_resource());
+    if (!mr)
+      throw nb::value_error((std::string(call) + ": " + b.buffer.describe() +
+                             " is not from a DeviceMemoryResource(ipc_enabled=True)").c_str());
+    return mr->export_buffer(b.buffer);
+  };
+  buffer.attr("ipc_descriptor") = property(
+      nb::cpp_function([export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.ipc_descriptor"); }),
+      nb::none(), nb::none(),
+      "cuda.core's name: this buffer exported for another process (an IPCBufferDescriptor; get_ipc_descriptor()).");
   buffer.attr("get_ipc_descriptor") = nb::cpp_function(
-      [](const PyBuffer& b) {
-        auto mr = std::dynamic_pointer_cast<DeviceMemoryResource>(b.buffer.memory_resource());
-        if (!mr)
-          throw nb::value_error(("Buffer.get_ipc_descriptor: " + b.buffer.describe() +
-                                 " is not from a DeviceMemoryResource(ipc_enabled=True)").c_str());
-        return mr->export_buffer(b.buffer);
-      },
+      [export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.get_ipc_descriptor"); },
       nb::is_method(), nb::name("get_ipc_descriptor"), nb::scope(buffer),
       "Export this buffer (from an IPC-enabled pool) for another process: an IPCBufferDescriptor.");
   buffer.attr("from_ipc_descriptor") = staticmethod(nb::cpp_function(

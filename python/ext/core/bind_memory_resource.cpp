@@ -257,9 +257,27 @@ void bind_memory_resource(nb::module_& m) {
       m, "PinnedMemoryResource",
       "Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the "
       "buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).")
-      .def("__init__", [](PinnedMemoryResource* self, nb::handle device) {
+      .def("__init__", [](PinnedMemoryResource* self, nb::handle device, nb::handle options) {
+             // cuda.core's signature is PinnedMemoryResource(options): accept the options first.
+             if (options.is_none() && !device.is_none() && !PyIndex_Check(device.ptr()) &&
+                 nb::hasattr(device, "ipc_enabled"))
+               std::swap(device, options);
+             check_options_class(options, "PinnedMemoryResource", "PinnedMemoryResourceOptions");
+             // nanocuda's pinned memory is cuMemHostAlloc, not a stream-ordered pool: what only
+             // a pool can do is refused by name instead of being silently dropped.
+             if (option<bool>(options, "ipc_enabled", false))
+               throw nb::value_error("PinnedMemoryResource: ipc_enabled=True needs a pool, and nanocuda's pinned "
+                                     "memory is cuMemHostAlloc (not a pool), so it cannot be shared with other "
+                                     "processes; share device memory with DeviceMemoryResource(dev, "
+                                     "DeviceMemoryResourceOptions(ipc_enabled=True))");
+             if (option<std::size_t>(options, "max_size", 0) != 0)
+               throw nb::value_error("PinnedMemoryResource: max_size sizes a pool, and nanocuda's pinned memory "
+                                     "is cuMemHostAlloc (not a pool); leave max_size=0");
+             if (!options.is_none() && !nb::getattr(options, "numa_id", nb::none()).is_none())
+               throw nb::value_error("PinnedMemoryResource: numa_id places a pool on a NUMA node, and nanocuda's "
+                                     "pinned memory is cuMemHostAlloc (placed by the OS); leave numa_id=None");
              new (self) PinnedMemoryResource(Device(ordinal_of(device, "PinnedMemoryResource")));
-           }, nb::arg("device_id") = nb::none());
+           }, nb::arg("device_id") = nb::none(), nb::arg("options") = nb::none());
 
   nb::class_<ManagedMemoryResource, MemoryResource>(
       m, "ManagedMemoryResource", "Unified memory (cuMemAllocManaged), migrating between host and devices on use.")

@@ -19,7 +19,8 @@ void bind_stream(nb::module_& m) {
                                   "Example::\n\n"
                                   "    stream = nanocuda.Stream()              # a new stream on device 0\n"
                                   "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
-                                  "    stream.sync()\n")
+                                  "    stream.sync()\n",
+                  nb::is_weak_referenceable())
       .def("__init__",
            [](Stream* self, nb::object device, nb::handle non_blocking, nb::handle priority) {
              Device dev(device_ordinal_arg(device, "Stream", 0));
@@ -35,12 +36,13 @@ void bind_stream(nb::module_& m) {
            "run first.")
       .def_static("from_handle",
                   [](nb::handle handle_obj, nb::object device) {
-                    uint64_t handle = size_arg(handle_obj, "Stream.from_handle", "handle");
+                    uint64_t handle = handle_arg(handle_obj, "Stream.from_handle", "handle");
                     int ordinal = device_ordinal_arg(device, "Stream.from_handle", -1);
                     return Stream::borrow(reinterpret_cast<CUstream>(handle), ordinal);
                   },
                   nb::arg("handle").none(), nb::arg("device") = nb::none(),
-                  "Adopt a raw CUstream handle (an int) without owning it: the one way a bare int "
+                  "Adopt a raw CUstream handle (an int, or cuda.bindings' CUstream) without owning it: the one "
+                  "way a bare int "
                   "becomes a stream.")
       .def_static("adopt", [](nb::handle obj) { return to_stream(obj, "Stream.adopt"); },
                   nb::arg("obj").none(),
@@ -101,7 +103,8 @@ void bind_stream(nb::module_& m) {
 }
 
 void bind_event(nb::module_& m) {
-  nb::class_<Event>(m, "Event", "A CUDA event: a marker in a stream, for ordering and timing.")
+  nb::class_<Event>(m, "Event", "A CUDA event: a marker in a stream, for ordering and timing.",
+                   nb::is_weak_referenceable())
       .def("__init__",
            [](Event* self, nb::object device, bool timing, bool blocking_sync) {
              Device dev(device_ordinal_arg(device, "Event", 0));

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace nanocuda::py {
@@ -31,6 +32,25 @@ inline std::size_t size_arg(nanobind::handle obj, const char* call, const char* 
     return static_cast<std::size_t>(u);
   }
   return static_cast<std::size_t>(v);
+}
+
+// A raw CUDA handle (a device pointer, CUstream, CUevent...): an int, or an object that
+// converts with int() as cuda.bindings' handle types do (CUdeviceptr, CUstream...: cuda.core
+// reads them with int()). Their getPtr() is the address of the stored handle, not the handle,
+// so it is never used here. bool and float are refused (TypeError naming the call).
+inline std::uint64_t handle_arg(nanobind::handle obj, const char* call, const char* what) {
+  PyObject* o = obj.ptr();
+  if (!PyBool_Check(o) && !PyFloat_Check(o) && !PyIndex_Check(o) && Py_TYPE(o)->tp_as_number &&
+      Py_TYPE(o)->tp_as_number->nb_int) {
+    nanobind::object i = nanobind::steal(PyNumber_Long(o));
+    if (!i.is_valid()) throw nanobind::python_error();
+    return size_arg(i, call, what);
+  }
+  if (PyBool_Check(o) || !PyIndex_Check(o))
+    throw nanobind::type_error((std::string(call) + ": " + what + " must be an int or a handle object that "
+                                "int() converts (e.g. cuda.bindings' CUdeviceptr/CUstream), got " +
+                                Py_TYPE(o)->tp_name).c_str());
+  return size_arg(obj, call, what);
 }
 
 // A bounded int (a priority, a count, a flag value): TypeError for non-ints (bool included),
