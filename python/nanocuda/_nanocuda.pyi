@@ -4,7 +4,6 @@
 
 from collections.abc import Sequence
 import types
-from typing import overload
 
 
 
@@ -1474,7 +1473,7 @@ class Stream:
     @staticmethod
     def from_handle(handle: int, device: DeviceLike | None = None) -> Stream:
         """
-        Adopt a raw CUstream handle (an int) without owning it: the one way a bare int becomes a stream.
+        Adopt a raw CUstream handle (an int, or cuda.bindings' CUstream) without owning it: the one way a bare int becomes a stream.
         """
 
     @staticmethod
@@ -1723,18 +1722,10 @@ class Buffer:
         Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).
         """
 
-    @overload
     @staticmethod
     def from_handle(ptr: int, size: int, mr: MemoryResource | None = None, owner: object | None = None, *, stream: StreamLike | None = None) -> Buffer:
         """
         A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of `stream`, never when mr is None; `owner` (not with mr) is kept alive as long as the Buffer.
-        """
-
-    @overload
-    @staticmethod
-    def from_handle(ptr: int, size: int, mr: MemoryResource | None = None, stream: StreamLike | None = None) -> object:
-        """
-        A Buffer over existing memory: freed through `mr` (mr.deallocate(ptr, size, stream)) when closed, or never when mr is None. What Python MemoryResource.allocate returns.
         """
 
     @property
@@ -1797,6 +1788,9 @@ class Buffer:
     def __cuda_array_interface__(self) -> dict: ...
 
     def __repr__(self) -> str: ...
+
+    @property
+    def ipc_descriptor(self) -> IPCBufferDescriptor: ...
 
     def get_ipc_descriptor(self) -> IPCBufferDescriptor:
         """
@@ -1991,7 +1985,7 @@ class PinnedMemoryResource(MemoryResource):
     Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).
     """
 
-    def __init__(self, device_id: DeviceLike | None = None) -> None: ...
+    def __init__(self, device_id: DeviceLike | None = None, options: object | None = None) -> None: ...
 
 
 class ManagedMemoryResource(MemoryResource):

@@ -100,7 +100,8 @@ void bind_ipc(nb::module_& m) {
     return mr->export_buffer(b.buffer);
   };
   buffer.attr("ipc_descriptor") = property(
-      nb::cpp_function([export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.ipc_descriptor"); }),
+      nb::cpp_function([export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.ipc_descriptor"); },
+                       nb::is_method()),
       nb::none(), nb::none(),
       "cuda.core's name: this buffer exported for another process (an IPCBufferDescriptor; get_ipc_descriptor()).");
   buffer.attr("get_ipc_descriptor") = nb::cpp_function(
