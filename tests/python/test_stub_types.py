@@ -38,6 +38,7 @@ ALLOWED_OPEN = {
     ("DeviceMemoryResource.__init__", "options"): "DeviceMemoryResourceOptions or any object with its attributes",
     ("ManagedMemoryResource.__init__", "options"): "ManagedMemoryResourceOptions or any object with its attributes",
     ("VirtualMemoryResource.__init__", "options"): "VirtualMemoryResourceOptions or any object with its attributes",
+    ("PinnedMemoryResource.__init__", "options"): "PinnedMemoryResourceOptions (a Python dataclass, checked by class)",
     ("Kernel.bind", "tensor_maps"): "TensorMaps by parameter, read by the launch code",
     ("KernelOccupancy.max_active_clusters", "block"): "not narrowed yet (compile bindings)",
     ("KernelOccupancy.max_active_clusters", "cluster"): "not narrowed yet (compile bindings)",
