@@ -161,6 +161,8 @@ def compile(  # noqa: A001 - mirrors the verb users expect
         code = nanocuda.compile(src, arch="90a", defines={"N": 128})
         kernel = code.get_kernel("scale")
     """
+    if not isinstance(source, str):  # Program takes bytes too; compile() documents a str
+        raise TypeError(f"compile: source must be a str of CUDA C++, got {type(source).__name__}")
     opts = ProgramOptions(
         defines=_defines(defines), include_dirs=[os.fspath(d) for d in include_dirs], **options
     )

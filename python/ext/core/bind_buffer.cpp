@@ -18,6 +18,7 @@
 #include "core/py_device.h"
 #include "core/py_memory_resource.h"
 #include "core/py_size.h"
+#include "core/seen_buffers.h"
 #include "nanocuda/core/peer_access.h"
 
 namespace nb = nanobind;
@@ -25,6 +26,13 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 namespace {
+
+// The address as a Python int, noted so a raw MemoryResource.deallocate of it is refused.
+uint64_t address_for_python(const PyBuffer& b) {
+  auto address = static_cast<uint64_t>(b.buffer.ptr());
+  note_address_read(b);
+  return address;
+}
 
 // Keeps the exporting Python object alive for as long as a consumer holds the tensor.
 struct ExportContext {
@@ -211,7 +219,7 @@ void bind_buffer(nb::module_& m) {
            nb::arg("shape") = nb::none(),
            "`size` bytes of device memory, allocated in the order of `stream` (default: the "
            "legacy stream of `device`). `dtype` and `shape` say how it is exported.")
-      .def_prop_ro("ptr", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+      .def_prop_ro("ptr", [](const PyBuffer& b) { return address_for_python(b); },
                    "The device address as an int.")
       .def_prop_ro("size", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
       .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
@@ -219,7 +227,7 @@ void bind_buffer(nb::module_& m) {
                    "The Device holding the memory.")
       .def_prop_ro("device_id", [](const PyBuffer& b) { return b.buffer.device().ordinal(); },
                    "The ordinal of the device holding the memory (cuda.core).")
-      .def_prop_ro("handle", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+      .def_prop_ro("handle", [](const PyBuffer& b) { return address_for_python(b); },
                    "The address as an int (cuda.core's name for ptr).")
       .def_prop_ro("memory_resource", [](const PyBuffer& b) { return b.buffer.memory_resource(); },
                    "The MemoryResource that made the memory (None for a view of foreign memory).")
@@ -342,7 +350,7 @@ void bind_buffer(nb::module_& m) {
         for (int64_t s : b.shape) shape.append(s);
         d["shape"] = nb::tuple(shape);
         d["typestr"] = b.dtype.typestr;
-        d["data"] = nb::make_tuple(static_cast<uint64_t>(b.buffer.ptr()), false);
+        d["data"] = nb::make_tuple(address_for_python(b), false);
         d["strides"] = nb::none();
         d["version"] = 3;
         // Consumers sync on this stream before reading (protocol v3).
