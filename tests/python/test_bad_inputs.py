@@ -185,6 +185,16 @@ RT = [
     Case("mr-deallocate-negative", "dev.memory_resource.deallocate(-16, 16)", V, r"MemoryResource.deallocate: the address must be >= 0", rt=True),
     Case("mr-deallocate-size-negative", "dev.memory_resource.deallocate(0x10000, -1)", V, r"MemoryResource.deallocate: size must be >= 0", rt=True),
     Case("mr-deallocate-twice", "mr = dev.memory_resource; b = mr.allocate(64, s); mr.deallocate(b); mr.deallocate(b)", V, r"was already freed", rt=True),
+    # --- more of the same classes: ints, flags and sequences named by the call ---
+    Case("device-attribute-str", "dev.attribute('x')", T, r"Device.attribute: attribute \(a CUdevice_attribute number\) must be an int, got str", rt=True),
+    Case("device-attribute-negative", "dev.attribute(-1)", V, r"Device.attribute: attribute .* must be in \[1, ", rt=True),
+    Case("dlpack-max-version-str", "buf.__dlpack__(max_version='x')", T, r"Buffer.__dlpack__: max_version must be a \(major, minor\) tuple", rt=True),
+    Case("dlpack-max-version-short", "buf.__dlpack__(max_version=(1,))", T, r"Buffer.__dlpack__: max_version must be", rt=True),
+    Case("dlpack-copy-str", "buf.__dlpack__(copy='no')", T, r"Buffer.__dlpack__: copy \(True, False or None\) must be a bool, got str", rt=True),
+    Case("peer-accessible-int", "nanocuda.DeviceMemoryResource(0).peer_accessible_by = 5", T, r"peer_accessible_by: assign a list of devices .*got int", rt=True),
+    Case("peer-accessible-str", "nanocuda.DeviceMemoryResource(0).peer_accessible_by = '0'", T, r"peer_accessible_by: assign a list", rt=True),
+    Case("dmr-options-ipc-str", "nanocuda.DeviceMemoryResourceOptions(ipc_enabled='yes')", T, r"DeviceMemoryResourceOptions: ipc_enabled must be a bool, got str"),
+    Case("dmr-options-ipc-int", "nanocuda.DeviceMemoryResourceOptions(ipc_enabled=1)", T, r"ipc_enabled must be a bool, got int"),
     # --- events and views ---
     Case("event-elapsed-unrecorded", "a, b = timed(), timed(); b - a", V, r"Event.elapsed_time: the start Event .* was never recorded", rt=True),
     Case("event-elapsed-end-unrecorded", "a, b = timed(), timed(); s.record(a); b - a", V, r"the end Event .* was never recorded", rt=True),

@@ -72,7 +72,12 @@ nb::object export_dlpack(nb::handle owner, void* data, dlpack::Device dev, const
                          const Shape& shape, nb::handle max_version) {
   auto* ctx = new ExportContext{owner.ptr(), shape.vector()};
   Py_INCREF(owner.ptr());
-  bool versioned = !max_version.is_none() && nb::cast<int>(max_version[0]) >= 1;
+  // The protocol's max_version is a (major, minor) tuple of ints; anything else is named.
+  if (!max_version.is_none() && (!PyTuple_Check(max_version.ptr()) || PyTuple_GET_SIZE(max_version.ptr()) != 2 ||
+                                 !PyLong_Check(PyTuple_GET_ITEM(max_version.ptr(), 0))))
+    throw nb::type_error(("Buffer.__dlpack__: max_version must be a (major, minor) tuple of ints or None, got " +
+                          nb::cast<std::string>(nb::repr(max_version))).c_str());
+  bool versioned = !max_version.is_none() && nb::cast<long long>(max_version[0]) >= 1;
   if (versioned) {
     auto* m = new dlpack::ManagedTensorVersioned{};
     m->version = {1, 0};
@@ -332,7 +337,7 @@ void bind_buffer(nb::module_& m) {
            [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
               nb::handle copy) {
              auto& b = nb::cast<PyBuffer&>(self);
-             if (!copy.is_none() && nb::cast<bool>(copy))
+             if (!copy.is_none() && bool_arg(copy, "Buffer.__dlpack__", "copy (True, False or None)"))
                throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
              (void)dl_device;
              // Order the consumer's stream after our allocating stream, as the protocol asks.

@@ -226,7 +226,7 @@ void bind_memory_resource(nb::module_& m) {
                return;
              }
              DeviceMemoryResourceOptions o;
-             o.ipc_enabled = option<bool>(options, "ipc_enabled", false);
+             o.ipc_enabled = bool_arg(options.attr("ipc_enabled"), "DeviceMemoryResourceOptions", "ipc_enabled");
              o.max_size = size_arg(options.attr("max_size"), "DeviceMemoryResourceOptions", "max_size");
              o.release_threshold = size_arg(options.attr("release_threshold"), "DeviceMemoryResourceOptions", "release_threshold");
              new (self) DeviceMemoryResource(d, o);
@@ -250,6 +250,9 @@ void bind_memory_resource(nb::module_& m) {
            nb::arg("min_bytes_to_keep").none(), "Return unused reserved memory to the device, keeping at least this much.")
       .def_prop_rw("peer_accessible_by", &DeviceMemoryResource::peer_accessible_by,
                    [](DeviceMemoryResource& r, nb::handle devices) {
+                     if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
+                       throw nb::type_error(("peer_accessible_by: assign a list of devices (ordinals or Devices), got " +
+                                             std::string(Py_TYPE(devices.ptr())->tp_name)).c_str());
                      std::vector<int> want;
                      for (nb::handle d : devices) want.push_back(ordinal_of(d, "peer_accessible_by"));
                      for (int d : r.peer_accessible_by())
