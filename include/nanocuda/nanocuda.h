@@ -4,6 +4,7 @@
 #include "nanocuda/core/address_device.h"
 #include "nanocuda/core/buffer.h"
 #include "nanocuda/compile/aot_manifest.h"
+#include "nanocuda/compile/cache_trust.h"
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/core/context.h"

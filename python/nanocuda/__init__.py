@@ -157,7 +157,7 @@ __all__ = [
     "result_description",
     "result_name",
     "take_deferred_errors",
-    # memory resources, IPC, several GPUs (docs/DESIGN.md "Memory resources")
+    # memory resources, IPC, several GPUs (docs/DESIGN.md "Decisions: memory")
     "DeviceMemoryResource",
     "DeviceMemoryResourceOptions",
     "IPCAllocationHandle",
@@ -170,7 +170,7 @@ __all__ = [
     "PinnedMemoryResource",
     "VirtualMemoryResource",
     "VirtualMemoryResourceOptions",
-    # cuda.core's runtime names (docs/DESIGN.md "cuda.core runtime surface")
+    # cuda.core's runtime names (docs/DESIGN.md "Decisions: the cuda.core surface")
     "ComputeCapability",
     "Context",
     "DeviceProperties",

@@ -17,7 +17,6 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 
-from ._compile import _defines
 from ._errors import NanocudaError
 
 # Options that do not change the code a compile makes for one target (arch is per image).
@@ -35,7 +34,10 @@ def manifest_options(options: Mapping[str, object]) -> list[str]:
         if key in _NOT_IN_MANIFEST:
             continue
         if key == "defines":
-            value = _defines(value)  # {"N": 128} and ["N=128"] are the same build
+            from ._nanocuda import ProgramOptions
+
+            # ProgramOptions' one rule: {"N": 128}, ["N=128"] and "N=128" are the same build.
+            value = list(ProgramOptions(defines=value).defines)
         out.append(f"{key}={json.dumps(value, sort_keys=True)}")
     return out
 

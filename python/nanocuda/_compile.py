@@ -128,14 +128,6 @@ def toolkit_sources() -> list[tuple[str, str, str]]:
     return rows
 
 
-def _defines(defines: Mapping[str, object] | Iterable[str] | None) -> list[str]:
-    if defines is None:
-        return []
-    if isinstance(defines, Mapping):
-        return [k if v is None else f"{k}={v}" for k, v in defines.items()]
-    return [str(d) for d in defines]
-
-
 def compile(  # noqa: A001 - mirrors the verb users expect
     source: str,
     *,
@@ -143,7 +135,7 @@ def compile(  # noqa: A001 - mirrors the verb users expect
     name_expressions: Iterable[str] = (),
     name: str = "kernel.cu",
     defines: Mapping[str, object] | Iterable[str] | None = None,
-    include_dirs: Iterable[str | os.PathLike] = (),
+    include_dirs: str | os.PathLike | Iterable[str | os.PathLike] = (),
     **options,
 ) -> ObjectCode:
     """Compile CUDA C++ ``source`` and return its ObjectCode (cached).
@@ -151,7 +143,8 @@ def compile(  # noqa: A001 - mirrors the verb users expect
     ``options`` are ProgramOptions fields: arch, std, fast_math, lineinfo, debug,
     max_registers, relocatable_device_code, default_device, extra_flags. ``arch`` defaults to
     device 0's; with no GPU (CI, build servers) pass it, e.g. ``arch="sm_90a"``. ``defines`` may be
-    a dict ({"N": 128, "FAST": None}) or a list of "NAME[=VALUE]" strings. NVRTC and the
+    a dict ({"N": 128, "FAST": None}), a list of "NAME[=VALUE]" strings or one such string;
+    ``include_dirs`` one folder or a list of them. NVRTC and the
     CUDA headers come from the toolkit or, with no toolkit, from ``pip install
     "nanocuda[nvrtc]"``; ``nanocuda info`` says which.
 
@@ -163,7 +156,7 @@ def compile(  # noqa: A001 - mirrors the verb users expect
     """
     if not isinstance(source, str):  # Program takes bytes too; compile() documents a str
         raise TypeError(f"compile: source must be a str of CUDA C++, got {type(source).__name__}")
-    opts = ProgramOptions(
-        defines=_defines(defines), include_dirs=[os.fspath(d) for d in include_dirs], **options
-    )
-    return Program(source, opts, name=name).compile(target, name_expressions=list(name_expressions))
+    # ProgramOptions converts and checks defines (dict, list or one str) and include_dirs
+    # (one folder or a list), so every entry point shares one rule.
+    opts = ProgramOptions(defines=defines, include_dirs=include_dirs, **options)
+    return Program(source, opts, name=name).compile(target, name_expressions=name_expressions)

@@ -84,5 +84,11 @@ class KernelFunction:
 
         return torch_ops.op_from_kernel(self, name, schema, **options)
 
+    def as_jax_op(self, name: str, **options):
+        """This kernel as a JAX op: nanocuda.jax_ops.op_from_kernel(self, name, ...)."""
+        from . import jax_ops
+
+        return jax_ops.op_from_kernel(self, name, **options)
+
     def __repr__(self) -> str:
         return f"<nanocuda kernel {self.name}>"

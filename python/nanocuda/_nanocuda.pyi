@@ -2315,27 +2315,27 @@ class ObjectCode:
     """
 
     @staticmethod
-    def from_cubin(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_cubin(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
 
     @staticmethod
-    def from_fatbin(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_fatbin(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
 
     @staticmethod
-    def from_ptx(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_ptx(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """From PTX text (str), bytes, or a path to read."""
 
     @staticmethod
-    def from_ltoir(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_ltoir(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
 
     @staticmethod
-    def from_object(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_object(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """A relocatable device object (.o), for Linker; from bytes or a path."""
 
     @staticmethod
-    def from_library(module: object, *, name: str = '', symbol_mapping: object | None = None) -> ObjectCode:
+    def from_library(module: object, *, name: object = '', symbol_mapping: object | None = None) -> ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
 
     @property
@@ -2407,15 +2407,15 @@ class Program:
     def backend(self) -> str:
         """'NVRTC', 'nvJitLink' or 'NVVM'."""
 
-    def compile(self, target_type: str = 'cubin', name_expressions: object | None = None, logs: object | None = None, *, cache: object | None = None) -> ObjectCode:
+    def compile(self, target_type: object = 'cubin', name_expressions: object | None = None, logs: object | None = None, *, cache: object | None = None) -> ObjectCode:
         """
         Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
         """
 
-    def flags(self, target: str = 'cubin') -> list[str]:
+    def flags(self, target: object = 'cubin') -> list[str]:
         """The compiler flags compile(target) uses."""
 
-    def cache_key(self, target_type: str = 'cubin', name_expressions: object | None = None) -> bytes:
+    def cache_key(self, target_type: object = 'cubin', name_expressions: object | None = None) -> bytes:
         """
         The compile cache's key for compile(target_type, name_expressions) (C++ sources only).
         """
@@ -2529,7 +2529,9 @@ def nvrtc_library() -> str:
     """The NVRTC library file in use (loads NVRTC)."""
 
 def compile_cache_dir() -> str:
-    """Where compiled code is cached on disk."""
+    """
+    Where compiled code is cached on disk ("" when there is no home folder: no disk cache).
+    """
 
 def compile_cache_enabled() -> bool:
     """

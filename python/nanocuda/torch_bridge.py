@@ -15,7 +15,10 @@ Once built (by ``enable()`` or ``nanocuda bench``), later processes load it by t
 first time they see a torch tensor (milliseconds, no compiler involved); set
 ``NANOCUDA_TORCH_BRIDGE=0`` to turn that off. It is never built implicitly: a compile inside
 a launch would be a surprise. The build lives in nanocuda's cache folder
-(``nanocuda.compile_cache_dir()``), one per torch version and bridge source.
+(``nanocuda.compile_cache_dir()``), one per torch version and bridge source. It is loaded
+only when that folder and the library are the user's own and writable by nobody else;
+otherwise a warning says so once and nothing is loaded (``enable()`` builds in a fresh
+private folder instead).
 
 A Launcher decides how to read each argument on its first call and keeps that choice, so
 enable the bridge before binding. ``disable()`` returns to the exchange API.
@@ -50,10 +53,43 @@ def _module_name() -> str:
 
 
 def build_directory() -> str:
-    """Where this torch version's bridge is (or would be) built."""
+    """Where this torch version's bridge is (or would be) built ("" with no cache folder)."""
     from . import _nanocuda
 
-    return os.path.join(_nanocuda.compile_cache_dir(), "torch_bridge", _module_name())
+    root = _nanocuda.compile_cache_dir()
+    return os.path.join(root, "torch_bridge", _module_name()) if root else ""
+
+
+_warned: set[str] = set()
+
+
+def _trust_problem(directory: str) -> str:
+    """Why the bridge library in `directory` must not be loaded ("" when it may): the cache
+    folder, torch_bridge/, the build folder and the library must all be the user's own and
+    writable by nobody else (the compile cache's rule, checked in C++)."""
+    from . import _nanocuda
+
+    if not directory:
+        return "there is no cache folder (no home folder)"
+    bridge_root = os.path.dirname(directory)
+    paths = [os.path.dirname(bridge_root), bridge_root, directory]
+    library = os.path.join(directory, _module_name() + ".so")
+    if os.path.lexists(library):
+        paths.append(library)
+    for path in paths:
+        if problem := _nanocuda._internal.cache_trust_problem(path):
+            return problem
+    return ""
+
+
+def _warn_once(problem: str) -> None:
+    import warnings
+
+    if problem not in _warned:
+        _warned.add(problem)
+        warnings.warn(f"nanocuda.torch_bridge: not loading the cached bridge library: {problem}. "
+                      f"Make the folder private (yours, chmod go-w) or set NANOCUDA_CACHE_DIR.",
+                      RuntimeWarning, stacklevel=3)
 
 
 def _install(module) -> None:
@@ -82,7 +118,19 @@ def enable(verbose: bool = False) -> float:
     except ImportError as e:
         raise ImportError("nanocuda.torch_bridge.enable: needs PyTorch") from e
     directory = build_directory()
-    os.makedirs(directory, exist_ok=True)
+    if directory:
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        except OSError:
+            pass  # _trust_problem says what is wrong
+    if problem := _trust_problem(directory):
+        # Never load code another user could have written: build once in a fresh private
+        # folder instead (not reused by later processes).
+        import tempfile
+
+        if directory:
+            _warn_once(problem)
+        directory = tempfile.mkdtemp(prefix="nanocuda-torch-bridge-")
     try:
         module = cpp_extension.load(name=_module_name(), sources=[_SOURCE], extra_cflags=["-O2"],
                                     build_directory=directory, verbose=verbose)
@@ -131,8 +179,12 @@ def _autoload(type_: type) -> None:
     if type_ not in _types():
         return
     name = _module_name()
-    path = os.path.join(build_directory(), name + ".so")
-    if not os.path.isfile(path):
+    directory = build_directory()
+    path = os.path.join(directory, name + ".so")
+    if not directory or not os.path.isfile(path):
+        return
+    if problem := _trust_problem(directory):
+        _warn_once(problem)
         return
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)

@@ -25,19 +25,38 @@ __all__ = ["CudaModule", "KernelFunction", "cubin_kernel_names", "default_stream
 
 
 class CudaModule:
-    """The kernels of one .cu file, as attributes; recompiled when the file changes."""
+    """The kernels of one .cu file, as attributes (or ``mod["name"]``); recompiled when the
+    file changes.
 
-    def __init__(self, path: str | os.PathLike, *, include_dirs: Iterable[str | os.PathLike] = (),
+    A kernel whose name is also one of the module's own attributes (``path``, ``code``,
+    ``options``, ``include_dirs``, ``check_changes``, ``kernel_names``, ``dependencies``,
+    ``reload_if_changed``, ``prebuilt``, ``manifest``) is reached as ``mod["path"]``;
+    attribute access returns the module's attribute, and the compile warns once about the
+    collision.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, include_dirs: str | os.PathLike | Iterable[str | os.PathLike] = (),
                  check_changes: bool = True, prebuilt: str | os.PathLike | None = None, **options):
+        from ._nanocuda import ProgramOptions
+
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"nanocuda.load: path must be a str or os.PathLike, got {type(path).__name__}")
+        if not isinstance(check_changes, bool):
+            raise TypeError(f"nanocuda.load: check_changes must be a bool, got {type(check_changes).__name__}")
         self.path = os.path.abspath(os.fspath(path))
-        self._user_include_dirs = list(map(os.fspath, include_dirs))
-        self.include_dirs = [os.path.dirname(self.path), *self._user_include_dirs, include_dir()]
+        # ProgramOptions' rule: one folder (str or os.PathLike) or a list of them.
+        folders = ProgramOptions(include_dirs=include_dirs).include_dirs
+        self._user_include_dirs = list(folders)
+        self.include_dirs = [os.path.dirname(self.path), *folders, include_dir()]
         self.options = options
         self.prebuilt = prebuilt
         self.manifest: dict | None = None
         self.check_changes = check_changes
         self._stamp: tuple = ()
+        self._deps: list[str] = [self.path]
         self._code = None
+        self._failure: BaseException | None = None  # the last compile's error, until an edit
+        self._warned: set[str] = set()
         self._functions: dict[str, KernelFunction] = {}
         self._compile()
 
@@ -52,9 +71,9 @@ class CudaModule:
         return [self.path, *_nanocuda._internal.local_includes(
             source, os.path.dirname(self.path), self.include_dirs)]
 
-    def _stamp_now(self) -> tuple:
+    def _stamp_now(self, deps: list[str] | None = None) -> tuple:
         out = []
-        for p in self._deps:
+        for p in self._deps if deps is None else deps:
             try:
                 st = os.stat(p)
                 out.append((p, st.st_mtime_ns, st.st_size))
@@ -62,28 +81,66 @@ class CudaModule:
                 out.append((p, None, None))
         return tuple(out)
 
+    def _read_source(self) -> str:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            raise ValueError(f"nanocuda.load: {self.path} is not UTF-8 text (byte 0x{data[e.start]:02x} "
+                             f"on line {line}); NVRTC reads sources as UTF-8: save the file as UTF-8"
+                             ) from None
+
     def _compile(self) -> None:
         import nanocuda
 
-        with open(self.path, encoding="utf-8") as f:
-            source = f.read()
-        self._deps = self.dependencies()
-        self._stamp = self._stamp_now()
+        # The time stamps are taken before the files are read, and kept after a failed
+        # compile too: an edit during the compile, or after a failure, is seen by the next
+        # access, and a failed edit keeps raising until the files change again (never the
+        # kernel from before the edit).
+        try:
+            deps = self.dependencies()
+        except OSError:
+            deps = [self.path]
+        stamp = self._stamp_now(deps)
+        try:
+            source = self._read_source()
+            # A fatbin from `nanocuda build` whose manifest matches stands in for the compile.
+            found = _aot.find_prebuilt(self.path, source, self._user_include_dirs, self.options,
+                                       self.prebuilt)
+            if found:
+                code, manifest = found
+            else:
+                manifest = None
+                # The cache keys on the content of the source and its quoted includes, so an
+                # unchanged file costs one cache read, and an edit recompiles.
+                code = nanocuda.compile(source, name=self.path, include_dirs=self.include_dirs,
+                                        **self.options)
+        except Exception as e:
+            self._deps, self._stamp, self._failure = deps, stamp, e
+            raise
+        self._deps, self._stamp, self._failure = deps, stamp, None
+        self._code, self.manifest = code, manifest
         self._functions = {}
-        # A fatbin from `nanocuda build` whose manifest matches stands in for the compile.
-        if found := _aot.find_prebuilt(self.path, source, self._user_include_dirs, self.options, self.prebuilt):
-            self._code, self.manifest = found
-            return
-        self.manifest = None
-        # The cache keys on the content of the source and its quoted includes, so an
-        # unchanged file costs one cache read, and an edit recompiles.
-        self._code = nanocuda.compile(source, name=self.path, include_dirs=self.include_dirs,
-                                      **self.options)
-        self._functions = {}
+        self._warn_hidden(self.kernel_names)
+
+    def _warn_hidden(self, kernels: list[str]) -> None:
+        import warnings
+
+        own = {n for n in (*dir(type(self)), *vars(self)) if not n.startswith("_")}
+        for name in sorted(set(kernels) & own - self._warned):
+            self._warned.add(name)
+            warnings.warn(f"nanocuda.load: kernel {name!r} in {os.path.basename(self.path)} has the name "
+                          f"of a CudaModule attribute, so mod.{name} is that attribute: call the "
+                          f"kernel as mod[{name!r}]", UserWarning, stacklevel=4)
 
     def reload_if_changed(self) -> bool:
-        """Recompiles if the file or one of its local headers changed; True if it did."""
+        """Recompiles if the file or one of its local headers changed; True if it did.
+        Raises the last compile's error again while the files are unchanged since it failed."""
         if self._stamp_now() == self._stamp:
+            if self._failure is not None:
+                raise self._failure.with_traceback(None)
             return False
         self._compile()
         return True
@@ -105,19 +162,28 @@ class CudaModule:
             return [name for name, _ in self.manifest["kernels"]]
         return cubin_kernel_names(code.code)
 
-    def __getattr__(self, name: str) -> KernelFunction:
-        if name.startswith("_"):
-            raise AttributeError(name)
+    def __getitem__(self, name: str) -> KernelFunction:
+        """The kernel `name`, even one named like a module attribute (mod["path"])."""
+        if not isinstance(name, str):
+            raise TypeError(f"CudaModule[...]: a kernel name is a str, got {type(name).__name__}")
         code = self.code
         fn = self._functions.get(name)
         if fn is None:
             names = self.kernel_names
             if (names or self.manifest is None) and name not in names:
-                raise AttributeError(f"{os.path.basename(self.path)} has no kernel {name!r}; "
-                                     f"kernels: {', '.join(self.kernel_names) or 'none'}")
+                raise KeyError(f"{os.path.basename(self.path)} has no kernel {name!r}; "
+                               f"kernels: {', '.join(names) or 'none'}")
             fn = KernelFunction(code.get_kernel(name), name)
             self._functions[name] = fn
         return fn
+
+    def __getattr__(self, name: str) -> KernelFunction:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(e.args[0]) from None
 
     def __dir__(self):
         return [*super().__dir__(), *self.kernel_names]
@@ -151,6 +217,8 @@ class _Folder:
 
 def load_dir(folder: str | os.PathLike, **options) -> _Folder:
     """Every `*.cu` file in `folder`, as attributes named by file stem: `load_dir(d).square`."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"nanocuda.load_dir: folder must be a str or os.PathLike, got {type(folder).__name__}")
     folder = os.fspath(folder)
     modules = {os.path.splitext(f)[0]: load(os.path.join(folder, f), **options)
                for f in sorted(os.listdir(folder)) if f.endswith(".cu")}

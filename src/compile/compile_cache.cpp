@@ -2,6 +2,7 @@
 #include "nanocuda/compile/compile_cache.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,9 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "nanocuda/compile/cache_trust.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 
@@ -98,6 +104,52 @@ void record_error(const char* what, const fs::path& path, const std::error_code&
   }
 }
 
+// Warnings for the user (an untrusted cache folder or file), each said once per process:
+// the Python layer turns them into warnings.warn after a compile (take_warnings()).
+std::mutex g_warn_mutex;
+std::set<std::string> g_warned;         // guarded by g_warn_mutex
+std::vector<std::string> g_warnings;    // guarded by g_warn_mutex
+
+void warn_once(const std::string& about, const std::string& message) noexcept {
+  try {
+    {
+      std::lock_guard<std::mutex> lock(g_warn_mutex);
+      if (!g_warned.insert(about).second) return;
+      g_warnings.push_back(message);
+    }
+    std::lock_guard<std::mutex> lock(g_error_mutex);
+    g_last_error = message;
+  } catch (...) {
+  }
+}
+
+void warn_untrusted(const std::string& path, const std::string& problem) {
+  warn_once(path, "nanocuda: not using the compile cache: " + problem +
+                      "; compiling without it. Make it private (chown it to you, chmod go-w) or "
+                      "set NANOCUDA_CACHE_DIR to a folder of your own.");
+}
+
+// Whether entries may be read from (or written to) `dir`: ours and private. With `create`,
+// a missing folder is made private (create_private_directory).
+bool disk_usable(const std::string& dir, bool create) {
+  if (dir.empty()) return false;  // no home folder: no disk cache
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (ec) record_error("cannot read", dir, ec);
+    if (ec || !create) return false;  // a plain miss when only reading
+    create_private_directory(dir, ec);
+    if (ec) {
+      record_error("cannot create", dir, ec);
+      return false;
+    }
+  }
+  if (std::string problem = cache_trust_problem(dir); !problem.empty()) {
+    warn_untrusted(dir, problem);
+    return false;
+  }
+  return true;
+}
+
 struct DiskEntry {
   fs::path path;
   std::uint64_t size;
@@ -149,10 +201,19 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }
 
 std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    if (errno != ENOENT)  // deleted since exists(): a miss
+  // O_NOFOLLOW: an entry that is a symbolic link is refused (ELOOP), never followed.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) warn_untrusted(path, path + " is a symbolic link");
+    else if (errno != ENOENT)  // deleted since exists(): a miss
       record_error("cannot open", path, std::error_code(errno, std::generic_category()));
+    return std::nullopt;
+  }
+  const std::string problem = cache_trust_problem(fd, path);
+  FILE* f = problem.empty() ? ::fdopen(fd, "rb") : nullptr;
+  if (!f) {
+    ::close(fd);
+    if (!problem.empty()) warn_untrusted(path, problem);
     return std::nullopt;
   }
   std::optional<std::string> result;
@@ -183,8 +244,16 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
 std::string CompileCache::directory() {
   if (const char* d = std::getenv("NANOCUDA_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/nanocuda";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/nanocuda";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/nanocuda";
+  // No $HOME (services, some containers): the account's home from the password database,
+  // never a shared folder such as /tmp that another user could create first.
+  struct passwd pw{};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir &&
+      *found->pw_dir && std::string(found->pw_dir) != "/")
+    return std::string(found->pw_dir) + "/.cache/nanocuda";
+  return "";  // no home at all: no disk cache (the in-process level still works)
 }
 
 bool CompileCache::enabled() {
@@ -207,6 +276,8 @@ std::optional<std::string> CompileCache::load(const std::string& key) {
       return it->second.payload;
     }
   }
+  const std::string dir = directory();
+  if (!disk_usable(dir, false)) return std::nullopt;
   const std::string path = path_for(key);
   std::error_code ec;
   if (!fs::exists(path, ec)) {  // a plain miss, or a cache that cannot be read
@@ -231,15 +302,14 @@ void CompileCache::store(const std::string& key, const std::string& payload) noe
       memory_put_locked(key, payload);
     }
     const std::string dir = directory();
+    if (!disk_usable(dir, true)) return;
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return record_error("cannot create", dir, ec);
     const std::string path = path_for(key);
     // Unique per process and call, so concurrent writers never share a temporary.
     static std::atomic<unsigned> counter{0};
     const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                             std::to_string(counter.fetch_add(1));
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return record_error("cannot create", tmp, std::error_code(errno, std::generic_category()));
     Header h{};
     std::memcpy(h.magic, kMagic, 8);
@@ -282,10 +352,45 @@ void CompileCache::clear_memory() noexcept {
 std::uint64_t CompileCache::max_disk_bytes() {
   const char* v = std::getenv("NANOCUDA_CACHE_MAX_BYTES");
   if (!v || !*v) return kDefaultDiskLimit;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || v[0] == '-') return kDefaultDiskLimit;  // not a number
-  return n;
+  return parse_byte_size(v);
+}
+
+std::uint64_t CompileCache::parse_byte_size(const std::string& text) {
+  auto bad = [&] {
+    return ValueError("NANOCUDA_CACHE_MAX_BYTES='" + text +
+                      "' is not a size: expected a byte count such as 268435456, 256M, 256MiB or 1G "
+                      "(K/M/G/T and KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000; "
+                      "0 means no limit)");
+  };
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (n > (UINT64_MAX - 9) / 10) throw bad();
+    n = n * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+  }
+  if (i == 0) throw bad();
+  std::string unit;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ') continue;
+    unit += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  }
+  std::uint64_t scale = 1;
+  if (!unit.empty() && unit != "B") {
+    const std::string prefixes = "KMGT";
+    std::size_t power = prefixes.find(unit[0]);
+    std::string rest = unit.substr(1);
+    if (power == std::string::npos || !(rest.empty() || rest == "IB" || rest == "B")) throw bad();
+    const std::uint64_t base = rest == "B" ? 1000 : 1024;
+    for (std::size_t p = 0; p <= power; ++p) scale *= base;
+  }
+  if (n != 0 && scale > UINT64_MAX / n) throw bad();
+  return n * scale;
+}
+
+std::vector<std::string> CompileCache::take_warnings() {
+  std::lock_guard<std::mutex> lock(g_warn_mutex);
+  return std::exchange(g_warnings, {});
 }
 
 std::uint64_t CompileCache::trim_disk(std::uint64_t limit) noexcept {

@@ -82,6 +82,9 @@ void append_flags(const char* owner, const OptionSpec& spec, const OptionValue& 
     }
     case OptionKind::integer:
       if (!std::holds_alternative<long long>(value)) wrong_kind(owner, spec);
+      if (long long n = std::get<long long>(value); n < 0 || n > 0x7fffffff)
+        throw ValueError(std::string(owner) + ": option '" + spec.name + "' = " + std::to_string(n) +
+                         " is out of range: 0 to 2147483647");
       out.push_back(flag + "=" + std::to_string(std::get<long long>(value)));
       return;
     case OptionKind::text:

@@ -1,6 +1,9 @@
 // ObjectCode: shared immutable bytes, lazily loaded into a Library once.
 #include "nanocuda/compile/object_code.h"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -35,8 +38,12 @@ ObjectCode ObjectCode::from_bytes(CodeType type, std::string bytes, std::string 
 }
 
 ObjectCode ObjectCode::from_file(CodeType type, const std::string& path) {
+  const std::string call = std::string("ObjectCode.from_") + code_type_name(type);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // ifstream would read a folder as empty
+    throw ValueError(call + ": " + path + " is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValueError("cannot read " + path);
+  if (!in) throw ValueError(call + ": cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
   return from_bytes(type, buf.str(), path);

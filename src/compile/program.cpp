@@ -1,6 +1,8 @@
 // Program: NVRTC flags, the cache key (with local #include contents), compile and log.
 #include "nanocuda/compile/program.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +33,8 @@ constexpr const char* kStdintShimNoCccl =
     "typedef long long intptr_t; typedef unsigned long long uintptr_t;\n";
 
 bool read_file(const std::string& path, std::string& out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;  // ifstream opens folders as empty
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream buf;
@@ -107,8 +111,20 @@ Program::Program(std::string source, ProgramOptions options, std::string name)
 
 Program::Program(std::string source, SourceType type, ProgramOptions options, std::string name)
     : source_(std::move(source)), options_(std::move(options)), name_(std::move(name)), type_(type) {
+  options_.validate();
   if (name_.empty()) name_ = options_.name.empty() ? "kernel.cu" : options_.name;
   if (name_.find('/') != std::string::npos) source_dir_ = dirname_of(name_);
+  // NVRTC and nvJitLink read text sources as C strings: a NUL byte would silently end the
+  // source there. (NVVM IR may be bitcode, which holds NUL bytes.)
+  if (type_ != SourceType::nvvm) {
+    if (std::size_t nul = source_.find('\0'); nul != std::string::npos) {
+      auto end = source_.begin() + static_cast<std::ptrdiff_t>(nul);
+      auto line = 1 + std::count(source_.begin(), end, '\n');
+      throw ValueError("Program: the " + std::string(source_type_name(type_)) + " source " + name_ +
+                       " holds a NUL byte at offset " + std::to_string(nul) + " (line " + std::to_string(line) +
+                       "); the compiler would stop reading there. Remove it (sources are text)");
+    }
+  }
 }
 
 const char* Program::backend() const noexcept {
@@ -140,7 +156,11 @@ static void check_target(SourceType type, CodeType target) {
 
 Program Program::from_file(const std::string& path, ProgramOptions options) {
   std::string text;
-  if (!read_file(path, text)) throw ValueError("cannot read " + path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ValueError("Program.from_file: " + path + " is a folder, not a source file");
+  if (!read_file(path, text))
+    throw ValueError("Program.from_file: cannot read " + path + ": " + std::strerror(errno));
   return Program(std::move(text), std::move(options), path);
 }
 
@@ -165,6 +185,7 @@ static LinkerOptions linker_options_of(const ProgramOptions& o) {
 
 std::vector<std::string> Program::flags(CodeType target) const {
   check_target(type_, target);
+  options_.validate();  // fields may have been assigned after construction
   if (type_ == SourceType::ptx) return linker_options_of(options_).flags(target);
   if (type_ == SourceType::nvvm) return nvvm_flags(target);
   const auto& api = detail::nvrtc();
@@ -247,6 +268,8 @@ std::string Program::cache_key_for(CodeType target, const std::vector<std::strin
 ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>& name_expressions) const {
   const auto& api = detail::nvrtc();
   const std::vector<std::string> f = flags(target);
+  // A malformed NANOCUDA_CACHE_MAX_BYTES is an error here, not a limit silently ignored.
+  if (CompileCache::enabled()) (void)CompileCache::max_disk_bytes();
   const std::string key = cache_key_for(target, f, name_expressions);
   if (auto payload = CompileCache::load(key)) {
     std::string code;

@@ -73,9 +73,15 @@ constexpr std::array kFieldOptions = {
 };
 
 constexpr const char* kOwner = "ProgramOptions";
+constexpr int kMaxRegisters = 255;  // registers per thread on every architecture NVRTC targets
 
 int as_int(const std::string& option, const OptionValue& value) {
-  if (const long long* n = std::get_if<long long>(&value)) return static_cast<int>(*n);
+  if (const long long* n = std::get_if<long long>(&value)) {
+    if (*n < 0 || *n > kMaxRegisters)
+      throw ValueError(std::string(kOwner) + ": option '" + option + "' = " + std::to_string(*n) +
+                       " is out of range: 0 (the compiler's choice) to " + std::to_string(kMaxRegisters));
+    return static_cast<int>(*n);
+  }
   throw TypeError(std::string(kOwner) + ": option '" + option + "' takes an int");
 }
 
@@ -138,13 +144,38 @@ ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value
   else if (option == "lineinfo") lineinfo = flag();
   else if (option == "use_fast_math") fast_math = flag();
   else if (option == "device_as_default_execution_space") default_device = flag();
-  else if (option == "max_register_count") max_registers = as_int(option, value);
+  else if (option == "max_register_count" || option == "max_registers") max_registers = as_int(option, value);
   else if (option == "define_macro") defines = words();
   else if (option == "include_path") include_dirs = words();
   else {
     detail::set_named(kOwner, kNvrtcOptions, &option_names, named, option, std::move(value));
   }
   return *this;
+}
+
+void ProgramOptions::validate() const {
+  if (max_registers < 0 || max_registers > kMaxRegisters)
+    throw ValueError(std::string(kOwner) + ": max_registers = " + std::to_string(max_registers) +
+                     " is out of range: 0 (the compiler's choice) to " + std::to_string(kMaxRegisters));
+  // Flags reach the compiler as C strings: a NUL byte would silently cut one short.
+  auto check = [](const char* option, const std::string& text) {
+    if (text.find('\0') != std::string::npos)
+      throw ValueError(std::string(kOwner) + ": option '" + option +
+                       "' holds a NUL byte; compiler options are text without NUL bytes");
+  };
+  auto check_all = [&](const char* option, const std::vector<std::string>& texts) {
+    for (const auto& t : texts) check(option, t);
+  };
+  check("arch", arch);
+  check("std", std);
+  check("name", name);
+  check_all("defines", defines);
+  check_all("include_dirs", include_dirs);
+  check_all("extra_flags", extra_flags);
+  for (const auto& n : named) {
+    if (const auto* t = std::get_if<std::string>(&n.value)) check(n.name.c_str(), *t);
+    if (const auto* list = std::get_if<std::vector<std::string>>(&n.value)) check_all(n.name.c_str(), *list);
+  }
 }
 
 const OptionValue* ProgramOptions::get(const std::string& option) const {

@@ -10,8 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "nanocuda/compile/cache_trust.h"
 #include "nanocuda/compile/compile_cache.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 namespace {
@@ -109,8 +112,103 @@ TEST_F(CacheDir, EvictsLeastRecentlyUsedPastTheLimit) {
   EXPECT_FALSE(CompileCache::load("key-1"));
   ::setenv("NANOCUDA_CACHE_MAX_BYTES", "0", 1);  // unlimited
   EXPECT_EQ(CompileCache::max_disk_bytes(), 0u);
-  ::setenv("NANOCUDA_CACHE_MAX_BYTES", "lots", 1);  // not a number: the default
-  EXPECT_EQ(CompileCache::max_disk_bytes(), 256ull << 20);
+  ::setenv("NANOCUDA_CACHE_MAX_BYTES", "lots", 1);  // not a size: an error, never ignored
+  EXPECT_THROW((void)CompileCache::max_disk_bytes(), ValueError);
+}
+
+TEST_F(CacheDir, ParsesSizesWithUnits) {
+  EXPECT_EQ(CompileCache::parse_byte_size("0"), 0u);
+  EXPECT_EQ(CompileCache::parse_byte_size("20000"), 20000u);
+  EXPECT_EQ(CompileCache::parse_byte_size("1K"), 1024u);
+  EXPECT_EQ(CompileCache::parse_byte_size("256M"), 256ull << 20);
+  EXPECT_EQ(CompileCache::parse_byte_size("256MiB"), 256ull << 20);
+  EXPECT_EQ(CompileCache::parse_byte_size("1G"), 1ull << 30);
+  EXPECT_EQ(CompileCache::parse_byte_size("1gib"), 1ull << 30);
+  EXPECT_EQ(CompileCache::parse_byte_size("2 GB"), 2000000000u);
+  EXPECT_EQ(CompileCache::parse_byte_size("1T"), 1ull << 40);
+  EXPECT_EQ(CompileCache::parse_byte_size("12B"), 12u);
+  for (const char* bad : {"", "lots", "-5", "1.5G", "1X", "G", "1GiBs", "99999999999999999999", "99999999999T"})
+    EXPECT_THROW((void)CompileCache::parse_byte_size(bad), ValueError) << bad;
+  ::setenv("NANOCUDA_CACHE_MAX_BYTES", "1G", 1);
+  EXPECT_EQ(CompileCache::max_disk_bytes(), 1ull << 30);
+}
+
+// Code is loaded from the cache, so a folder or entry anyone else could have written is
+// never read (nor written): the payload stored while it was private is refused after.
+TEST_F(CacheDir, RefusesAFolderOrEntryOthersCanWrite) {
+  (void)CompileCache::take_warnings();
+  CompileCache::store("key-t", "payload-t");
+  const std::string path = CompileCache::path_for("key-t");
+  struct stat st{};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto loads = [] {
+    CompileCache::clear_memory();
+    return CompileCache::load("key-t").has_value();
+  };
+  ASSERT_TRUE(loads());
+  EXPECT_EQ(cache_trust_problem(dir_), "");
+  EXPECT_EQ(cache_trust_problem(path), "");
+
+  ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);  // a loose folder
+  EXPECT_FALSE(loads());
+  EXPECT_NE(cache_trust_problem(dir_).find("writable by group or others (mode 0777)"), std::string::npos);
+  ASSERT_EQ(::chmod(dir_.c_str(), 0700), 0);
+  ASSERT_TRUE(loads());
+
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);  // a loose entry
+  EXPECT_FALSE(loads());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(loads());
+
+  if (::geteuid() == 0) {  // another owner (only root can give a file away)
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    EXPECT_FALSE(loads());
+    EXPECT_NE(cache_trust_problem(path).find("owned by uid 65534"), std::string::npos);
+    ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+    ASSERT_TRUE(loads());
+    ASSERT_EQ(::chown(dir_.c_str(), 65534, 65534), 0);
+    EXPECT_FALSE(loads());
+    CompileCache::store("key-u", "payload-u");  // nothing written into it either
+    EXPECT_FALSE(std::filesystem::exists(CompileCache::path_for("key-u")));
+    ASSERT_EQ(::chown(dir_.c_str(), 0, 0), 0);
+  }
+
+  const std::string link = CompileCache::path_for("key-l");  // an entry that is a link
+  CompileCache::store("key-l", "payload-l");
+  std::filesystem::rename(link, dir_ + "/target");
+  std::filesystem::create_symlink(dir_ + "/target", link);
+  CompileCache::clear_memory();
+  EXPECT_FALSE(CompileCache::load("key-l"));
+  EXPECT_NE(cache_trust_problem(link).find("symbolic link"), std::string::npos);
+
+  // Each problem warned once, naming the path and the rule.
+  std::vector<std::string> warnings = CompileCache::take_warnings();
+  ASSERT_GE(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("mode 0777"), std::string::npos) << warnings[0];
+  EXPECT_TRUE(CompileCache::take_warnings().empty());
+}
+
+TEST_F(CacheDir, CreatesTheFolderPrivate) {
+  const std::string nested = dir_ + "/a/b/nanocuda";
+  ::setenv("NANOCUDA_CACHE_DIR", nested.c_str(), 1);
+  CompileCache::store("key-p", "payload-p");
+  struct stat st{};
+  ASSERT_EQ(::stat(nested.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+TEST_F(CacheDir, NoSharedFallbackWithoutHome) {
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  std::string saved_home = home ? home : "", saved_xdg = xdg ? xdg : "";
+  ::unsetenv("NANOCUDA_CACHE_DIR");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::unsetenv("HOME");
+  std::string dir = CompileCache::directory();
+  if (home) ::setenv("HOME", saved_home.c_str(), 1);
+  if (xdg) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  EXPECT_EQ(dir.rfind("/tmp", 0), std::string::npos) << dir;  // the account's home, or none
 }
 
 TEST_F(CacheDir, MemoryLevelIsBounded) {

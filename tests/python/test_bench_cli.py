@@ -14,7 +14,7 @@ from nanocuda.bench import native, registry, report, stats
 from nanocuda.bench.runner import Workload
 
 # The subcommands the README names, in the order `nanocuda bench` runs them.
-EXPECTED = ["launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "torch"]
+EXPECTED = ["launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "torch", "jax"]
 
 
 def recorded_rows():
@@ -109,7 +109,7 @@ def test_help_lists_every_subcommand_with_its_help():
 def test_building_the_cli_imports_no_torch_numpy_or_peer():
     code = ("import sys, nanocuda; assert 'nanocuda.bench' not in sys.modules; "
             "import nanocuda.cli as c; c.build_parser(); "
-            "print([m for m in ('torch', 'numpy', 'cupy', 'cuda.core', 'triton') if m in sys.modules])")
+            "print([m for m in ('torch', 'numpy', 'cupy', 'cuda.core', 'triton', 'jax') if m in sys.modules])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

@@ -92,9 +92,11 @@ def test_one_type_keyed_cache_and_one_torch_accessor():
 
 
 def test_src_uses_std_filesystem_not_hand_path_helpers():
+    # cache_trust.cpp reads owners and modes (not in std::filesystem) and makes a folder 0700.
     bad = offenders(files("src", "include"),
                     r"#\s*include\s*<(dirent\.h|sys/stat\.h)>|\b(opendir|readdir|realpath|mkdir|"
-                    r"utimensat)\s*\(|(?<!\w)::(stat|access|rename|unlink|remove)\s*\(|\brfind\('/'")
+                    r"utimensat)\s*\(|(?<!\w)::(stat|access|rename|unlink|remove)\s*\(|\brfind\('/'",
+                    allowed=("src/compile/cache_trust.cpp",))
     assert not bad, ("paths in src/ go through std::filesystem, with each std::error_code checked "
                      "(reported or recorded):\n" + "\n".join(bad))
 
@@ -155,3 +157,9 @@ def test_the_public_module_holds_no_test_hooks():
         assert name in hooks
         assert not hasattr(_nanocuda, name) and not hasattr(_nanocuda, "_" + name)
     assert "nvjitlink_library" in dir(_nanocuda._internal)
+
+
+def test_design_stays_short():
+    # DESIGN.md is the summary a reader holds at once; the long form is docs/design-notes.md.
+    lines = (ROOT / "docs" / "DESIGN.md").read_text().splitlines()
+    assert len(lines) <= 200, f"docs/DESIGN.md has {len(lines)} lines; keep it to 200 (move detail to design-notes.md)"

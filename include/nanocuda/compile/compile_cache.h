@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nanocuda {
 
@@ -19,6 +20,12 @@ namespace nanocuda {
 // 256 MiB; 0 means no limit): after a store that takes it past the limit, the entries used
 // longest ago (a hit refreshes an entry's mtime) are deleted down to 3/4 of it. The
 // in-process map holds at most 64 MiB and 512 entries, dropping the least recently used.
+//
+// Cached cubins are loaded into the process, so the directory is trusted only when it is
+// owned by this process's user and writable by nobody else (it is created with mode 0700,
+// entries 0600); an entry must be a regular file (not a link) owned by the user and not
+// group/other-writable (cache_trust.h). Anything else is never read or written: the compile goes on
+// without the disk cache and a warning is queued once (take_warnings()).
 struct CompileCacheInfo {
   std::string directory;
   bool enabled = true;
@@ -35,8 +42,9 @@ struct CompileCacheInfo {
 
 class CompileCache {
  public:
-  // $NANOCUDA_CACHE_DIR, else $XDG_CACHE_HOME/nanocuda, else ~/.cache/nanocuda.
-  // Read on every call, so changing the environment takes effect at once.
+  // $NANOCUDA_CACHE_DIR, else $XDG_CACHE_HOME/nanocuda, else $HOME/.cache/nanocuda, else
+  // the account's home (password database)/.cache/nanocuda, else "" (no disk cache: never
+  // a shared folder like /tmp). Read on every call, so the environment takes effect at once.
   [[nodiscard]] static std::string directory();
   // False when $NANOCUDA_CACHE is "0" (or "off"/"false"): nothing is read or written,
   // in memory or on disk.
@@ -51,8 +59,15 @@ class CompileCache {
   [[nodiscard]] static std::string path_for(const std::string& key);
   // Forgets the in-process entries (the disk is untouched).
   static void clear_memory() noexcept;
-  // $NANOCUDA_CACHE_MAX_BYTES, else 256 MiB; 0 means unlimited.
+  // $NANOCUDA_CACHE_MAX_BYTES, else 256 MiB; 0 means unlimited. Throws ValueError when
+  // the variable is set but is not a size (parse_byte_size), rather than ignoring it.
   [[nodiscard]] static std::uint64_t max_disk_bytes();
+  // "268435456", "256M", "256MiB", "1G", "1GB": K/M/G/T and KiB..TiB are powers of 1024,
+  // KB..TB powers of 1000. Throws ValueError naming NANOCUDA_CACHE_MAX_BYTES otherwise.
+  [[nodiscard]] static std::uint64_t parse_byte_size(const std::string& text);
+  // The warnings queued since the last call (an untrusted cache folder or entry), each
+  // given once per process; the Python layer shows them with warnings.warn.
+  [[nodiscard]] static std::vector<std::string> take_warnings();
   // Sizes and counters of both levels (scans the directory).
   [[nodiscard]] static CompileCacheInfo info();
   // Deletes the least recently used entries until the directory holds at most `limit`

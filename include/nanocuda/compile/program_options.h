@@ -60,6 +60,10 @@ struct ProgramOptions {
   [[nodiscard]] const OptionValue* get(const std::string& option) const;
   // Every name set() takes, cuda.core's order.
   [[nodiscard]] static std::vector<std::string> option_names();
+  // Throws ValueError for a field out of range (max_registers outside 0..255) or a text
+  // value holding a NUL byte; called by Program's constructor and flags(), since fields
+  // may be assigned directly.
+  void validate() const;
   // The NVRTC flags of the named options (see flags() in program.h for all of them).
   [[nodiscard]] std::vector<std::string> named_flags() const;
 

@@ -12,6 +12,7 @@
 #include "nanocuda/compile/cubin_info.h"
 #include "nanocuda/compile/fatbin.h"
 #include "nanocuda/compile/local_includes.h"
+#include "nanocuda/compile/cache_trust.h"
 #include <nanobind/stl/tuple.h>
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
@@ -124,7 +125,11 @@ void bind_compile(nb::module_& m) {
         "Link objects (PTX, LTO-IR, cubin, fatbin) into one cubin ObjectCode with nvJitLink.");
   m.def("nvrtc_version", &Program::nvrtc_version, "NVRTC's version as major*1000 + minor*10 (loads NVRTC).");
   m.def("nvrtc_library", &Program::nvrtc_path, "The NVRTC library file in use (loads NVRTC).");
-  m.def("compile_cache_dir", &CompileCache::directory, "Where compiled code is cached on disk.");
+  m.def("compile_cache_dir", &CompileCache::directory,
+        "Where compiled code is cached on disk (\"\" when there is no home folder: no disk cache).");
+  internal_module(m).def("cache_trust_problem", [](const std::string& path) { return cache_trust_problem(path); }, nb::arg("path"),
+        "Why code must not be loaded from `path` (another owner, group/other-writable, a link), "
+        "\"\" when it may (the compile cache's rule, for the torch bridge's library).");
   m.def("compile_cache_enabled", &CompileCache::enabled,
         "Whether compiled code is cached on disk (NANOCUDA_CACHE=0 turns it off).");
   m.def("clear_memory_cache", &CompileCache::clear_memory,

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "compile/compile_bindings.h"
+#include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/linker.h"
 #include "nanocuda/compile/program.h"
@@ -18,122 +19,11 @@ namespace nanocuda::py {
 
 namespace {
 
-// nanocuda's own ProgramOptions keywords (cuda.core's names are ProgramOptions::option_names()).
-const std::vector<std::string> kOwnProgramOptions = {"arch", "std", "defines", "include_dirs", "fast_math",
-                                                     "lineinfo", "debug", "max_registers",
-                                                     "relocatable_device_code", "default_device", "extra_flags"};
-
-std::vector<std::string> words(const nb::handle& v) {
-  if (nb::isinstance<nb::str>(v)) return {nb::cast<std::string>(v)};
-  std::vector<std::string> out;
-  for (nb::handle item : v) out.push_back(nb::isinstance<nb::str>(item) ? nb::cast<std::string>(item) : fspath(item));
-  return out;
-}
-
-// cuda.core's define_macro: "N", ("N", "V"), or a list of either.
-std::vector<std::string> macros(const nb::handle& v) {
-  auto one = [](const nb::handle& item) -> std::string {
-    if (nb::isinstance<nb::str>(item)) return nb::cast<std::string>(item);
-    if (nb::isinstance<nb::tuple>(item) && nb::len(item) == 2)
-      return nb::cast<std::string>(nb::str(item[0])) + "=" + nb::cast<std::string>(nb::str(item[1]));
-    throw TypeError("ProgramOptions: define_macro items are 'NAME' or ('NAME', 'VALUE'), got " +
-                    nb::cast<std::string>(nb::repr(item)));
-  };
-  if (nb::isinstance<nb::str>(v)) return {one(v)};
-  if (nb::isinstance<nb::tuple>(v) && nb::len(v) == 2 && nb::isinstance<nb::str>(v[0]) && nb::isinstance<nb::str>(v[1]))
-    return {one(v)};
-  std::vector<std::string> out;
-  for (nb::handle item : v) out.push_back(one(item));
-  return out;
-}
-
-// cuda.core's extra_sources: ((name, source), ...) flattened to [name, source, ...].
-std::vector<std::string> source_pairs(const nb::handle& v) {
-  std::vector<std::string> out;
-  for (nb::handle pair : v) {
-    if (!nb::isinstance<nb::tuple>(pair) || nb::len(pair) != 2)
-      throw TypeError("ProgramOptions: extra_sources takes (name, source) pairs");
-    out.push_back(nb::cast<std::string>(pair[0]));
-    nb::handle src = pair[1];
-    if (nb::isinstance<nb::str>(src)) out.push_back(nb::cast<std::string>(src));
-    else {
-      nb::bytes b(nb::module_::import_("builtins").attr("bytes")(src));
-      out.emplace_back(b.c_str(), b.size());
-    }
-  }
-  return out;
-}
-
-void set_program_option_unchecked(ProgramOptions& o, const std::string& key, const nb::handle& value) {
-  if (key == "defines") o.defines = macros(value);
-  else if (key == "include_dirs") o.include_dirs = words(value);
-  else if (key == "extra_flags") o.extra_flags = words(value);
-  else if (key == "fast_math") o.fast_math = nb::cast<bool>(value);
-  else if (key == "default_device") o.default_device = nb::cast<bool>(value);
-  else if (key == "max_registers") o.max_registers = nb::cast<int>(value);
-  else if (key == "define_macro") o.defines = macros(value);
-  else if (key == "extra_sources") o.set(key, source_pairs(value));
-  else {
-    bool known = false;
-    for (const auto& n : ProgramOptions::option_names()) known = known || n == key;
-    for (const auto& n : kOwnProgramOptions) known = known || n == key;
-    if (!known) {
-      std::vector<std::string> all = kOwnProgramOptions;
-      for (const auto& n : ProgramOptions::option_names())
-        if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
-      detail::throw_unknown_option("ProgramOptions", key, all);
-    }
-    o.set(key, to_option_value("ProgramOptions", key, value));
-  }
-}
-
-// A value of the wrong type (a str for max_registers, an int for defines) names the option
-// instead of surfacing nanobind's bad_cast or Python's "not iterable".
-void set_program_option(ProgramOptions& o, const std::string& key, const nb::handle& value) {
-  if (value.is_none()) return;  // cuda.core's "not given"
-  auto wrong = [&] {
-    return TypeError("ProgramOptions: " + key + "=" + nb::cast<std::string>(nb::repr(value)) +
-                     " has the wrong type (" + std::string(Py_TYPE(value.ptr())->tp_name) +
-                     "); see help(nanocuda.ProgramOptions) for each option's type");
-  };
-  try {
-    set_program_option_unchecked(o, key, value);
-  } catch (const nb::cast_error&) {
-    throw wrong();
-  } catch (nb::python_error& e) {
-    if (!e.matches(PyExc_TypeError)) throw;
-    throw wrong();
-  }
-}
-
-ProgramOptions program_options_from(const nb::handle& options) {
-  if (options.is_none()) return {};
-  if (!nb::isinstance<ProgramOptions>(options))
-    throw TypeError("Program: options must be a nanocuda.ProgramOptions, got " +
-                    nb::cast<std::string>(nb::str(options.type().attr("__name__"))));
-  return nb::cast<ProgramOptions>(options);
-}
-
-// The value a cuda.core option name reads back as (None when unset).
-nb::object program_option(const ProgramOptions& o, const std::string& key) {
-  if (key == "name") return o.name.empty() ? nb::none() : nb::cast(o.name);
-  if (key == "use_fast_math") return nb::cast(o.fast_math);
-  if (key == "max_register_count") return o.max_registers > 0 ? nb::cast(o.max_registers) : nb::none();
-  if (key == "define_macro") return nb::cast(o.defines);
-  if (key == "include_path") return nb::cast(o.include_dirs);
-  if (key == "device_as_default_execution_space") return nb::cast(o.default_device);
-  for (const auto& n : ProgramOptions::option_names())
-    if (n == key) {
-      const OptionValue* v = o.get(key);
-      if (!v) return nb::none();
-      return std::visit([](const auto& x) { return nb::cast(x); }, *v);
-    }
-  throw nb::attribute_error(("ProgramOptions has no option '" + key + "'").c_str());
-}
-
 // bytes-like -> the image; str / os.PathLike -> read that file (PTX text as str is PTX).
-ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::string& name,
+ObjectCode to_object_code(CodeType type, const nb::handle& data, const nb::handle& name_arg,
                           const nb::handle& symbol_mapping) {
+  const std::string call = std::string("ObjectCode.from_") + code_type_name(type);
+  const std::string name = name_arg.is_none() ? std::string() : text_arg(name_arg, call.c_str(), "name", "a str");
   ObjectCode code = [&] {
     if (nb::isinstance<nb::bytes>(data)) {
       nb::bytes b = nb::borrow<nb::bytes>(data);
@@ -144,7 +34,15 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::stri
       if (text.find(".version") != std::string::npos) return ObjectCode::from_bytes(type, std::move(text), name);
     }
     if (nb::isinstance<nb::str>(data) || nb::hasattr(data, "__fspath__")) {
-      ObjectCode c = ObjectCode::from_file(type, fspath(data));
+      // cuda.core reads a str as a path; text that cannot be one (it spans lines) is not
+      // opened as a file but named for what it is.
+      std::string path = fspath(data);
+      if (nb::isinstance<nb::str>(data) && path.find('\n') != std::string::npos)
+        throw ValueError(std::string("ObjectCode.from_") + code_type_name(type) + ": module is a str of " +
+                         std::to_string(path.size()) + " characters spanning lines, not a path to a file" +
+                         (type == CodeType::ptx ? ", and not PTX (it has no '.version' directive)" : "") +
+                         "; pass the image as bytes or a path to its file");
+      ObjectCode c = ObjectCode::from_file(type, path);
       return name.empty() ? c : ObjectCode::from_bytes(type, c.bytes(), name);
     }
     if (!nb::hasattr(data, "__buffer__") && !PyObject_CheckBuffer(data.ptr()))
@@ -154,8 +52,14 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const std::stri
     nb::bytes b(nb::module_::import_("builtins").attr("bytes")(data));  // bytearray, memoryview
     return ObjectCode::from_bytes(type, std::string(b.c_str(), b.size()), name);
   }();
-  if (!symbol_mapping.is_none())
-    code = code.with_lowered_names(nb::cast<std::map<std::string, std::string>>(symbol_mapping));
+  if (!symbol_mapping.is_none()) {
+    std::map<std::string, std::string> names;
+    if (!nb::isinstance<nb::dict>(symbol_mapping) ||
+        !nb::try_cast<std::map<std::string, std::string>>(symbol_mapping, names))
+      throw TypeError(call + ": symbol_mapping must be a dict of str to str ({name expression: lowered name}), got " +
+                      nb::cast<std::string>(nb::repr(symbol_mapping)));
+    code = code.with_lowered_names(std::move(names));
+  }
   return code;
 }
 
@@ -172,36 +76,16 @@ struct PyLinker {
 
 }  // namespace
 
-OptionValue to_option_value(const char* owner, const std::string& option, const nb::handle& value) {
-  if (PyBool_Check(value.ptr())) return nb::cast<bool>(value);
-  if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
-  if (nb::isinstance<nb::bytes>(value)) {
-    nb::bytes b = nb::borrow<nb::bytes>(value);
-    return std::string(b.c_str(), b.size());
-  }
-  if (nb::hasattr(value, "__fspath__")) return fspath(value);
-  if (nb::hasattr(value, "__index__")) return nb::cast<long long>(value.attr("__index__")());
-  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
-    std::vector<std::string> out;
-    for (nb::handle item : value) {
-      OptionValue v = to_option_value(owner, option, item);
-      if (auto* s = std::get_if<std::string>(&v)) out.push_back(*s);
-      else if (auto* n = std::get_if<long long>(&v)) out.push_back(std::to_string(*n));
-      else throw TypeError(std::string(owner) + ": option '" + option + "' takes str or int items");
-    }
-    return out;
-  }
-  throw TypeError(std::string(owner) + ": option '" + option + "' cannot take a " +
-                  nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
-}
-
 void bind_program(nb::module_& m) {
   nb::class_<ProgramOptions>(m, "ProgramOptions",
                              "NVRTC options: nanocuda's keywords and every cuda.core ProgramOptions name.")
       .def("__init__",
            [](ProgramOptions* self, nb::kwargs kwargs) {
              new (self) ProgramOptions{};
-             for (auto [key, value] : kwargs) set_program_option(*self, nb::cast<std::string>(key), value);
+             for (auto [key, value] : kwargs) {
+               set_program_option(*self, nb::cast<std::string>(key), value);
+               self->validate();  // now, so the error comes from the call that set it
+             }
            },
            "Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, "
            "lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and "
@@ -241,22 +125,22 @@ void bind_program(nb::module_& m) {
       });
 
   nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
-      .def_static("from_cubin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
+      .def_static("from_cubin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_fatbin", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::fatbin, d, name, sm); },
+      .def_static("from_fatbin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::fatbin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_ptx", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ptx, d, name, sm); },
+      .def_static("from_ptx", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::ptx, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From PTX text (str), bytes, or a path to read.")
-      .def_static("from_ltoir", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::ltoir, d, name, sm); },
+      .def_static("from_ltoir", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::ltoir, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
-      .def_static("from_object", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::object, d, name, sm); },
+      .def_static("from_object", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::object, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A relocatable device object (.o), for Linker; from bytes or a path.")
-      .def_static("from_library", [](nb::object d, std::string name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
+      .def_static("from_library", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A device library (.a), for Linker; from bytes or a path.")
       .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
@@ -283,9 +167,14 @@ void bind_program(nb::module_& m) {
       .def("__init__",
            [](Program* self, nb::object code, nb::object code_type, nb::object options, nb::object name) {
              // nanocuda's Program(source, options) and cuda.core's Program(code, code_type, options).
+             // Program(source, ProgramOptions) is nanocuda's short form; anything else in the
+             // second place is cuda.core's code_type, and the error says so.
              if (!code_type.is_none() && !nb::isinstance<nb::str>(code_type)) {
-               if (!options.is_none())
-                 throw TypeError("Program: code_type must be 'c++', 'ptx' or 'nvvm'");
+               if (!options.is_none() || !nb::isinstance<ProgramOptions>(code_type))
+                 throw TypeError("Program: code_type (the second argument) must be 'c++', 'ptx' or 'nvvm' "
+                                 "(or a nanocuda.ProgramOptions, as Program(code, options)), got " +
+                                 std::string(Py_TYPE(code_type.ptr())->tp_name) + " " +
+                                 nb::cast<std::string>(nb::repr(code_type)));
                options = code_type;
                code_type = nb::none();
              }
@@ -302,7 +191,7 @@ void bind_program(nb::module_& m) {
                                nb::cast<std::string>(nb::str(code.type().attr("__name__"))));
              }
              new (self) Program(std::move(text), type, program_options_from(options),
-                                name.is_none() ? std::string() : nb::cast<std::string>(name));
+                                name.is_none() ? std::string() : text_arg(name, "Program", "name", "a str"));
            },
            nb::arg("code"), nb::arg("code_type") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
            nb::arg("name") = nb::none(),
@@ -310,6 +199,9 @@ void bind_program(nb::module_& m) {
            "Program(source, options) works too.")
       .def_static("from_file",
                   [](nb::object path, nb::object options) {
+                    if (!nb::isinstance<nb::str>(path) && !nb::hasattr(path, "__fspath__"))
+                      throw TypeError(std::string("Program.from_file: path must be a str or os.PathLike, got ") +
+                                      Py_TYPE(path.ptr())->tp_name);
                     return Program::from_file(fspath(path), program_options_from(options));
                   },
                   nb::arg("path"), nb::arg("options") = nb::none(),
@@ -322,16 +214,29 @@ void bind_program(nb::module_& m) {
       .def_prop_ro("backend", [](const Program& p) { return std::string(p.backend()); },
                    "'NVRTC', 'nvJitLink' or 'NVVM'.")
       .def("compile",
-           [](const Program& p, const std::string& target, nb::object exprs, nb::object logs, nb::object cache) {
+           [](const Program& p, nb::object target_arg, nb::object exprs, nb::object logs, nb::object cache) {
+             const std::string target = text_arg(target_arg, "Program.compile", "target_type", "'cubin', 'ptx' or 'ltoir'");
              if (!cache.is_none())
                throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
                                "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
-             std::vector<std::string> names;
-             if (!exprs.is_none()) names = words(exprs);
+             if (!logs.is_none() && !nb::hasattr(logs, "write"))
+               throw TypeError("Program.compile: logs must be a file-like object with write() "
+                               "(io.StringIO, sys.stderr, ...), got " + std::string(Py_TYPE(logs.ptr())->tp_name));
+             std::vector<std::string> names = name_expressions_of(exprs, "Program.compile");
+             auto warn_cache = [] {  // an untrusted cache folder is said once, as a warning
+               for (const std::string& w : CompileCache::take_warnings())
+                 if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw nb::python_error();
+             };
              ObjectCode out = [&] {
-               nb::gil_scoped_release release;
-               return p.compile(parse_code_type(target), names);
+               try {
+                 nb::gil_scoped_release release;
+                 return p.compile(parse_code_type(target), names);
+               } catch (const std::exception&) {  // a failed compile still says why no cache
+                 warn_cache();
+                 throw;
+               }
              }();
+             warn_cache();
              if (!logs.is_none() && !out.log().empty()) logs.attr("write")(out.log());
              return out;
            },
@@ -340,11 +245,13 @@ void bind_program(nb::module_& m) {
            "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
            "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
            "when it is not empty. Raises CompileError with the log on failure.")
-      .def("flags", [](const Program& p, const std::string& target) { return p.flags(parse_code_type(target)); },
+      .def("flags", [](const Program& p, nb::object target) {
+             return p.flags(parse_code_type(text_arg(target, "Program.flags", "target", "'cubin', 'ptx' or 'ltoir'")));
+           },
            nb::arg("target") = "cubin", "The compiler flags compile(target) uses.")
-      .def("cache_key", [](const Program& p, const std::string& target, nb::object exprs) {
-             std::vector<std::string> names;
-             if (!exprs.is_none()) names = words(exprs);
+      .def("cache_key", [](const Program& p, nb::object target_arg, nb::object exprs) {
+             const std::string target = text_arg(target_arg, "Program.cache_key", "target_type", "'cubin', 'ptx' or 'ltoir'");
+             std::vector<std::string> names = name_expressions_of(exprs, "Program.cache_key");
              std::string key = p.cache_key(parse_code_type(target), names);
              return nb::bytes(key.data(), key.size());
            }, nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(),

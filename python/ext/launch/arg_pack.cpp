@@ -2,11 +2,14 @@
 #include "launch/arg_pack.h"
 
 #include <string>
+#include <vector>
 
 #include "tma/bound_tensor_map.h"
 #include "interop/interop.h"
 #include "toolkit/py_int.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/launch/param_class.h"
+#include "nanocuda/launch/param_buffer.h"
 
 namespace nb = nanobind;
 
@@ -319,6 +322,21 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
       default: pack_other(p, i, arg, slot);  // kinds added later: the switch above stays as it was
     }
   }
+}
+
+nb::bytes pack_with_layout(nb::list layout, const std::string& name, nb::args args) {
+  ParamLayout l;
+  for (nb::handle p : layout)
+    l.params.push_back({nb::cast<std::uint32_t>(p[0]), nb::cast<std::uint32_t>(p[1])});
+  if (auto c = param_classes_from_mangled_name(name); c.size() == l.params.size())
+    l.classes = std::move(c);
+  ParamBuffer buffer(l);
+  std::vector<ArgSlot> slots(l.count() + 1);
+  ParamPacker packer(l, name, buffer.data(), buffer.pointers());
+  std::vector<PyObject*> raw;
+  for (nb::handle a : args) raw.push_back(a.ptr());
+  pack_args(packer, raw.data(), raw.size(), -1, slots.data());
+  return nb::bytes(reinterpret_cast<const char*>(buffer.data()), l.total_size());
 }
 
 }  // namespace nanocuda::py

@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <string>
 
 #include "interop/dlpack_exchange.h"
 #include "toolkit/torch_tensor.h"
@@ -55,6 +56,11 @@ struct ArgSlot {
 // kernel and parameter on any mismatch; nothing is launched then.
 void pack_args(ParamPacker& packer, PyObject* const* args, std::size_t n, int device,
                ArgSlot* slots);
+
+// The bytes a launch packs for `args` against a layout [(offset, size), ...] and a kernel name
+// (a mangled name adds the parameter classes, as Kernel does); no device needed. The package
+// uses it (_internal.pack_params: jax_ops packs at trace time), the tests too (_testing.pack_args).
+nanobind::bytes pack_with_layout(nanobind::list layout, const std::string& name, nanobind::args args);
 
 // Registers how to read a TensorMap's 128 bytes (set by the TensorMap bindings).
 using TensorMapBytes = const void* (*)(PyObject* obj);

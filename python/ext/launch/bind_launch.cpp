@@ -305,6 +305,10 @@ void bind_launch(nb::module_& m) {
       "tensor's geometry changes (an address swap when only its pointer does).");
 
   // torch ops (python/nanocuda/torch_ops) move their per-call dtype/contiguity checks here.
+  internal_module(m).def("pack_params", &pack_with_layout, nb::arg("layout"), nb::arg("name"),
+                         nb::arg("args"),
+                         "The bytes a launch packs for `args` against layout [(offset, size), ...] and\n"
+                         "kernel `name`, with the launch's checks; no device needed. For jax_ops.");
   internal_module(m).def("launcher_require", [](nb::handle launcher, std::size_t index,
                                                 std::vector<std::uint32_t> dtypes, bool contiguous) {
           LaunchState& st = launcher_state(launcher);

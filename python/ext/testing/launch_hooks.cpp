@@ -91,24 +91,7 @@ void bind_launch_hooks(nb::module_& parent) {
           return out;
         }, nb::arg("launcher"),
         "{parameter: (re-encodes, address swaps)} of a Launcher's bound tensor maps (tests).");
-  m.def("pack_args",
-        [](nb::list layout, const std::string& name, nb::args args) {
-          // Packs against a hand-built layout with the launch path's code.
-          ParamLayout l;
-          for (nb::handle p : layout)
-            l.params.push_back({nb::cast<std::uint32_t>(p[0]), nb::cast<std::uint32_t>(p[1])});
-          // A mangled name gives classes, as Kernel does (extern "C" names give none).
-          if (auto c = param_classes_from_mangled_name(name); c.size() == l.params.size())
-            l.classes = std::move(c);
-          ParamBuffer buffer(l);
-          std::vector<ArgSlot> slots(l.count() + 1);
-          ParamPacker packer(l, name, buffer.data(), buffer.pointers());
-          std::vector<PyObject*> raw;
-          for (nb::handle a : args) raw.push_back(a.ptr());
-          pack_args(packer, raw.data(), raw.size(), -1, slots.data());
-          return nb::bytes(reinterpret_cast<const char*>(buffer.data()), l.total_size());
-        },
-        nb::arg("layout"), nb::arg("name"), nb::arg("args"),
+  m.def("pack_args", &pack_with_layout, nb::arg("layout"), nb::arg("name"), nb::arg("args"),
         "The bytes the launch path packs for `args` against layout [(offset, size), ...].");
 }
 
