@@ -154,6 +154,8 @@ def compile(  # noqa: A001 - mirrors the verb users expect
         code = nanocuda.compile(src, arch="90a", defines={"N": 128})
         kernel = code.get_kernel("scale")
     """
+    if not isinstance(source, str):  # Program takes bytes too; compile() documents a str
+        raise TypeError(f"compile: source must be a str of CUDA C++, got {type(source).__name__}")
     # ProgramOptions converts and checks defines (dict, list or one str) and include_dirs
     # (one folder or a list), so every entry point shares one rule.
     opts = ProgramOptions(defines=defines, include_dirs=include_dirs, **options)

@@ -25,6 +25,9 @@ class DeviceMemoryResourceOptions:
     release_threshold: int = 0
 
     def __post_init__(self) -> None:
+        if not isinstance(self.ipc_enabled, bool):
+            raise TypeError("DeviceMemoryResourceOptions: ipc_enabled must be a bool, got "
+                            f"{type(self.ipc_enabled).__name__}")
         _check_size("DeviceMemoryResourceOptions", "max_size", self.max_size)
         _check_size("DeviceMemoryResourceOptions", "release_threshold", self.release_threshold)
 

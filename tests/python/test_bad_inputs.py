@@ -282,14 +282,20 @@ CPU = [
     Case("tma-interleave-align", "tfp(0x10010, 'float16', (4, 64, 64), box=(8, 8, 16), interleave=32, swizzle=32)", V, r"32-byte aligned with 32B interleave"),
     Case("tma-interleave-swizzle", "tfp(0x10020, 'float16', (4, 64, 64), box=(8, 8, 16), interleave=32, swizzle=128)", V, r"32B interleave requires swizzle 32B"),
     Case("tma-from-bytes-short", "TensorMap.from_bytes(b'abc')", V, r"a tensor map is 128 bytes, got 3"),
-    Case("tma-from-bytes-str", "TensorMap.from_bytes('x' * 128)", T, r".", owner=GENERIC),
+    Case("tma-from-bytes-str", "TensorMap.from_bytes('x' * 128)", T, r"TensorMap.from_bytes: data must be bytes .*got str"),
+    Case("tma-from-bytes-none", "TensorMap.from_bytes(None)", T, r"TensorMap.from_bytes: data must be bytes .*got NoneType"),
     Case("tma-replace-misaligned", "tm = TensorMap.from_bytes(bytes(128)); tm.replace_address(0x1008)", V, r"16-byte aligned, got 0x1008"),
     Case("im2col-rank-2", "i2c(CAI((16, 64), '<f2'), pixels_per_column=8)", V, r"rank must be 3..5"),
     Case("im2col-pixels-2000", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=2000)", V, r"pixels_per_column = 2000: must be 1..1024"),
     Case("im2col-corner-range", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=8, lower_corner=(-129, 0))", V, r"corner offsets must be in \[-128, 127\]"),
     Case("im2col-corner-count", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=8, lower_corner=(0,))", V, r"lower_corner has 1 entries"),
     Case("im2col-channels-300", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=8, channels_per_pixel=300)", V, r"channels_per_pixel = 300: must be 1..256"),
-    Case("im2col-no-pixels", "TensorMap.im2col(CAI((1, 8, 8, 64), '<f2'))", T, r"pixels_per_column", owner=GENERIC),
+    Case("im2col-no-pixels", "TensorMap.im2col(CAI((1, 8, 8, 64), '<f2'))", T, r"TensorMap.im2col: pixels_per_column is required"),
+    Case("im2col-pixels-str", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column='8')", T, r"TensorMap.im2col: pixels_per_column must be an int, got str"),
+    Case("im2col-pixels-negative", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=-8)", V, r"TensorMap.im2col: pixels_per_column must be in \[0, "),
+    Case("im2col-channels-str", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=8, channels_per_pixel='all')", T, r"TensorMap.im2col: channels_per_pixel must be an int"),
+    Case("im2col-corner-str", "i2c(CAI((1, 8, 8, 64), '<f2'), pixels_per_column=8, lower_corner=('a', 0))", T, r"TensorMap.im2col: lower_corner must be an int"),
+    Case("im2col-pointer-no-pixels", "TensorMap.im2col_from_pointer(0x10000, 'float16', (1, 8, 8, 64))", T, r"TensorMap.im2col: pixels_per_column is required"),
     # --- compilation and files (the CPU fails before or inside NVRTC, never crashes) ---
     Case("options-bogus-kwarg", "nanocuda.ProgramOptions(bogus=1)", T, r"bogus"),
     Case("options-max-registers-str", "nanocuda.ProgramOptions(max_registers='many')", T, r"max_registers"),
@@ -297,7 +303,7 @@ CPU = [
     Case("compile-arch-bogus", "nanocuda.compile('__global__ void k() {}', arch='hopper')", V, r"arch|hopper"),
     Case("compile-syntax-error", "nanocuda.compile('extern \"C\" __global__ void k() { int x = }', arch='sm_90a')", ("CompileError", "ToolkitNotFoundError"), r"error|NVRTC"),
     Case("compile-source-bytes", "nanocuda.compile(b'__global__ void k() {}', arch='sm_90a')", T, r"."),
-    Case("compile-source-none", "nanocuda.compile(None, arch='sm_90a')", T, r".", owner=GENERIC),
+    Case("compile-source-none", "nanocuda.compile(None, arch='sm_90a')", T, r"compile: source must be a str of CUDA C\+\+, got NoneType"),
     Case("load-missing-file", "nanocuda.load('/nonexistent/kernel.cu', arch='sm_90a')", (FileNotFoundError.__name__, OSError.__name__, V), r"nonexistent"),
     Case("from-file-missing", "nanocuda.Program.from_file('/nonexistent/k.cu')", (FileNotFoundError.__name__, OSError.__name__, V, "CompileError", "RuntimeError"), r"nonexistent|k.cu"),
     Case("cubin-garbage", "nanocuda.workflow.cubin_kernel_names(b'not a cubin at all')", V, r"not a 64-bit ELF"),
@@ -315,7 +321,10 @@ CPU = [
     Case("device-pointer-str", "_nanocuda._testing.device_pointer('hello')", T, r"expected a device pointer.*got str"),
     Case("device-pointer-host", "_nanocuda._testing.device_pointer(np.zeros(4))", V, r"expected device memory.*the CPU"),
     Case("dtype-bogus", "_nanocuda._testing.parse_dtype('float7')", T, r"unsupported dtype float7"),
-    Case("result-name-str", "nanocuda.result_name('x')", T, r".", owner=GENERIC),
+    Case("result-name-str", "nanocuda.result_name('x')", T, r"result_name: code \(a CUresult\) must be an int, got str"),
+    Case("result-name-float", "nanocuda.result_name(1.5)", T, r"result_name: code \(a CUresult\) must be an int, got float"),
+    Case("result-name-huge", "nanocuda.result_name(2**40)", V, r"result_name: code \(a CUresult\) must be in"),
+    Case("result-description-none", "nanocuda.result_description(None)", T, r"result_description: code \(a CUresult\) must be an int, got NoneType"),
 ]
 
 GPU = [
@@ -336,6 +345,9 @@ GPU = [
     Case("gpu-tensormap-misaligned", "TensorMap.tiled_from_pointer(buf.ptr + 8, 'float16', (16, 16), box=(8, 8))", V, r"16-byte aligned", gpu=True),
 ]
 
+from bad_input_cases_memory import CASES as MEMORY_CASES  # noqa: E402  (tests/python is on sys.path)
+
+RT += [Case(i, code, exc, match, rt=rt) for i, code, exc, match, rt in MEMORY_CASES]
 CASES = CPU + GPU + RT
 
 CHILD = textwrap.dedent("""

@@ -130,3 +130,17 @@ def test_dlpack_orders_a_real_consumer_stream(device):
         buf.__dlpack__(stream=legal)
     with pytest.raises(ValueError, match="ambiguous"):
         buf.__dlpack__(stream=0)
+
+
+def test_raw_free_of_a_live_buffer_is_refused_and_its_close_frees_once(device):
+    # The real pool: the refused raw free leaves the Buffer usable, its close is the one free,
+    # and no deferred error (a double free) shows up afterwards.
+    mr = device.memory_resource
+    s = nanocuda.Stream(device=device)
+    b = mr.allocate(1 << 20, s)
+    with pytest.raises(ValueError, match=r"MemoryResource.deallocate\(0x[0-9a-f]+, \.\.\.\): that address belongs to a live Buffer"):
+        mr.deallocate(b.ptr, 1 << 20, s)
+    nanocuda.memset(b, 7, stream=s)
+    b.close(s)
+    s.sync()
+    assert nanocuda.take_deferred_errors() == []

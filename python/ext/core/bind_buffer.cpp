@@ -18,6 +18,7 @@
 #include "core/py_device.h"
 #include "core/py_memory_resource.h"
 #include "core/py_size.h"
+#include "core/seen_buffers.h"
 #include "nanocuda/core/peer_access.h"
 
 namespace nb = nanobind;
@@ -26,59 +27,11 @@ namespace nanocuda::py {
 
 namespace {
 
-// Keeps the exporting Python object alive for as long as a consumer holds the tensor.
-struct ExportContext {
-  PyObject* owner;
-  std::vector<int64_t> shape;
-};
-
-template <class Managed>
-void release_export(Managed* m) {
-  auto* ctx = static_cast<ExportContext*>(m->manager_ctx);
-  PyGILState_STATE gil = PyGILState_Ensure();  // consumers may call this without the GIL
-  Py_DECREF(ctx->owner);
-  PyGILState_Release(gil);
-  delete ctx;
-  delete m;
-}
-
-template <class Managed>
-void capsule_destructor(PyObject* capsule) {
-  // Only an unconsumed capsule still owns its tensor (consumers rename it "used_...").
-  const char* name = std::is_same_v<Managed, dlpack::ManagedTensor> ? "dltensor" : "dltensor_versioned";
-  if (PyCapsule_IsValid(capsule, name))
-    if (auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name))) m->deleter(m);
-}
-
-void fill(dlpack::Tensor& t, void* data, dlpack::Device dev, const DType& dtype, ExportContext* ctx) {
-  t.data = data;
-  t.device = dev;
-  t.ndim = static_cast<int32_t>(ctx->shape.size());
-  t.dtype = dtype.dl;
-  t.shape = ctx->shape.data();
-  t.strides = nullptr;  // compact row-major
-  t.byte_offset = 0;
-}
-
-nb::object export_dlpack(nb::handle owner, void* data, dlpack::Device dev, const DType& dtype,
-                         const Shape& shape, nb::handle max_version) {
-  auto* ctx = new ExportContext{owner.ptr(), shape.vector()};
-  Py_INCREF(owner.ptr());
-  bool versioned = !max_version.is_none() && nb::cast<int>(max_version[0]) >= 1;
-  if (versioned) {
-    auto* m = new dlpack::ManagedTensorVersioned{};
-    m->version = {1, 0};
-    m->manager_ctx = ctx;
-    m->deleter = release_export<dlpack::ManagedTensorVersioned>;
-    fill(m->dl_tensor, data, dev, dtype, ctx);
-    return nb::steal(PyCapsule_New(m, "dltensor_versioned",
-                                   capsule_destructor<dlpack::ManagedTensorVersioned>));
-  }
-  auto* m = new dlpack::ManagedTensor{};
-  m->manager_ctx = ctx;
-  m->deleter = release_export<dlpack::ManagedTensor>;
-  fill(m->dl_tensor, data, dev, dtype, ctx);
-  return nb::steal(PyCapsule_New(m, "dltensor", capsule_destructor<dlpack::ManagedTensor>));
+// The address as a Python int, noted so a raw MemoryResource.deallocate of it is refused.
+uint64_t address_for_python(const PyBuffer& b) {
+  auto address = static_cast<uint64_t>(b.buffer.ptr());
+  note_address_read(b);
+  return address;
 }
 
 std::vector<int64_t> shape_of(nb::handle shape, std::size_t nbytes, const DType& dtype) {
@@ -211,7 +164,7 @@ void bind_buffer(nb::module_& m) {
            nb::arg("shape") = nb::none(),
            "`size` bytes of device memory, allocated in the order of `stream` (default: the "
            "legacy stream of `device`). `dtype` and `shape` say how it is exported.")
-      .def_prop_ro("ptr", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+      .def_prop_ro("ptr", [](const PyBuffer& b) { return address_for_python(b); },
                    "The device address as an int.")
       .def_prop_ro("size", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
       .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
@@ -219,7 +172,7 @@ void bind_buffer(nb::module_& m) {
                    "The Device holding the memory.")
       .def_prop_ro("device_id", [](const PyBuffer& b) { return b.buffer.device().ordinal(); },
                    "The ordinal of the device holding the memory (cuda.core).")
-      .def_prop_ro("handle", [](const PyBuffer& b) { return static_cast<uint64_t>(b.buffer.ptr()); },
+      .def_prop_ro("handle", [](const PyBuffer& b) { return address_for_python(b); },
                    "The address as an int (cuda.core's name for ptr).")
       .def_prop_ro("memory_resource", [](const PyBuffer& b) { return b.buffer.memory_resource(); },
                    "The MemoryResource that made the memory (None for a view of foreign memory).")
@@ -324,7 +277,7 @@ void bind_buffer(nb::module_& m) {
            [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
               nb::handle copy) {
              auto& b = nb::cast<PyBuffer&>(self);
-             if (!copy.is_none() && nb::cast<bool>(copy))
+             if (!copy.is_none() && bool_arg(copy, "Buffer.__dlpack__", "copy (True, False or None)"))
                throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
              (void)dl_device;
              // Order the consumer's stream after our allocating stream, as the protocol asks.
@@ -342,7 +295,7 @@ void bind_buffer(nb::module_& m) {
         for (int64_t s : b.shape) shape.append(s);
         d["shape"] = nb::tuple(shape);
         d["typestr"] = b.dtype.typestr;
-        d["data"] = nb::make_tuple(static_cast<uint64_t>(b.buffer.ptr()), false);
+        d["data"] = nb::make_tuple(address_for_python(b), false);
         d["strides"] = nb::none();
         d["version"] = 3;
         // Consumers sync on this stream before reading (protocol v3).

@@ -4,10 +4,12 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
+#include "core/py_size.h"
 #include "core/py_device.h"
 #include "interop/interop.h"
 #include "nanocuda/core/device.h"
@@ -186,9 +188,10 @@ void bind_device(nb::module_& m) {
            }, nb::arg("options") = nb::none(),
            "A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, "
            "ipc_enabled=False) (a dict or None also work).")
-      .def("attribute", [](const Device& d, int attr) {
-             return d.attribute(static_cast<CUdevice_attribute>(attr));
-           }, nb::arg("attribute"), "Any CUdevice_attribute by its numeric value.")
+      .def("attribute", [](const Device& d, nb::handle attr) {
+             return d.attribute(static_cast<CUdevice_attribute>(
+                 int_arg(attr, "Device.attribute", "attribute (a CUdevice_attribute number)", 1, INT32_MAX)));
+           }, nb::arg("attribute").none(), "Any CUdevice_attribute by its numeric value.")
       .def("__eq__", [](const Device& a, nb::handle b) {
         return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
       })

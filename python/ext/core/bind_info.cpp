@@ -3,7 +3,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+
 #include "bindings.h"
+#include "core/py_size.h"
 #include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_api.h"
 #include "nanocuda/driver/driver_version.h"
@@ -30,10 +33,15 @@ void bind_info(nb::module_& m) {
                          "'' when code from NVRTC `nvrtc` loads on driver `driver`, else why not.");
   m.def("take_deferred_errors", &detail::take_deferred_errors,
         "Messages of errors recorded in destructors and not yet reported; clears them.");
-  m.def("result_name", [](int code) { return result_name(static_cast<CUresult>(code)); },
-        nb::arg("code"), "The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'.");
+  // A CUresult is an int (cuda.core's CUresult enums are ints too); a str or float is a
+  // TypeError naming the call, not nanobind's signature list.
+  m.def("result_name", [](nb::handle code) {
+          return result_name(static_cast<CUresult>(int_arg(code, "result_name", "code (a CUresult)", INT32_MIN, INT32_MAX)));
+        }, nb::arg("code").none(), "The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'.");
   m.def("result_description",
-        [](int code) { return result_description(static_cast<CUresult>(code)); }, nb::arg("code"),
+        [](nb::handle code) {
+          return result_description(static_cast<CUresult>(int_arg(code, "result_description", "code (a CUresult)", INT32_MIN, INT32_MAX)));
+        }, nb::arg("code").none(),
         "The driver's description of a CUresult, e.g. 'invalid argument'.");
 }
 

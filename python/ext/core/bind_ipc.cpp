@@ -125,7 +125,9 @@ void bind_ipc(nb::module_& m) {
       nb::name("from_ipc_descriptor"), nb::scope(buffer), nb::arg("mr"), nb::arg("descriptor"),
       nb::arg("stream") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("shape") = nb::none(),
       "Map a buffer another process exported, through the pool mapped with "
-      "DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only."));
+      "DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only. The exporter "
+      "must keep its Buffer open until this one is closed: a buffer it already freed still maps, "
+      "with no error (the driver cannot tell), over whatever its pool holds now."));
 
   nb::handle event = nb::type<Event>();
   event.attr("create_ipc") = staticmethod(nb::cpp_function(

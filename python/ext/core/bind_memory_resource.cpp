@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "core/py_memory_resource.h"
 #include "core/py_device.h"
 #include "core/py_size.h"
+#include "core/seen_buffers.h"
 #include "interop/interop.h"
 #include "toolkit/fastcall_signature.h"
 #include "toolkit/fastcall.h"
@@ -145,6 +147,12 @@ const PyBuffer& open_buffer(nb::handle obj, const char* call) {
   return b;
 }
 
+std::string hex_address(uint64_t ptr) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
+  return text;
+}
+
 void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::handle stream) {
   auto& mr = nb::cast<MemoryResource&>(self);
   if (nb::isinstance<PyBuffer>(target)) {
@@ -159,7 +167,14 @@ void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::hand
     return;
   }
   if (size.is_none()) throw nb::value_error("MemoryResource.deallocate: pass size= with a raw address");
-  uint64_t ptr = nb::cast<uint64_t>(target);
+  if (PyBool_Check(target.ptr()) || !PyLong_Check(target.ptr()))
+    throw nb::type_error(("MemoryResource.deallocate: buffer must be a nanocuda.Buffer or an int address, got " +
+                          std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
+  uint64_t ptr = size_arg(target, "MemoryResource.deallocate", "the address");
+  // Freeing a live Buffer's address here would free it twice (the Buffer's own close).
+  if (const PyBuffer* owner = live_buffer_at(mr, ptr))
+    throw nb::value_error(("MemoryResource.deallocate(" + hex_address(ptr) + ", ...): that address belongs to a live " +
+                           owner->buffer.describe() + "; close the Buffer instead").c_str());
   mr.deallocate(ptr, size_arg(size, "MemoryResource.deallocate"), stream_for(stream, mr.device_id(), "MemoryResource.deallocate"));
 }
 
@@ -211,7 +226,7 @@ void bind_memory_resource(nb::module_& m) {
                return;
              }
              DeviceMemoryResourceOptions o;
-             o.ipc_enabled = option<bool>(options, "ipc_enabled", false);
+             o.ipc_enabled = bool_arg(options.attr("ipc_enabled"), "DeviceMemoryResourceOptions", "ipc_enabled");
              o.max_size = size_arg(options.attr("max_size"), "DeviceMemoryResourceOptions", "max_size");
              o.release_threshold = size_arg(options.attr("release_threshold"), "DeviceMemoryResourceOptions", "release_threshold");
              new (self) DeviceMemoryResource(d, o);
@@ -235,6 +250,9 @@ void bind_memory_resource(nb::module_& m) {
            nb::arg("min_bytes_to_keep").none(), "Return unused reserved memory to the device, keeping at least this much.")
       .def_prop_rw("peer_accessible_by", &DeviceMemoryResource::peer_accessible_by,
                    [](DeviceMemoryResource& r, nb::handle devices) {
+                     if (!PySequence_Check(devices.ptr()) || PyUnicode_Check(devices.ptr()))
+                       throw nb::type_error(("peer_accessible_by: assign a list of devices (ordinals or Devices), got " +
+                                             std::string(Py_TYPE(devices.ptr())->tp_name)).c_str());
                      std::vector<int> want;
                      for (nb::handle d : devices) want.push_back(ordinal_of(d, "peer_accessible_by"));
                      for (int d : r.peer_accessible_by())

@@ -50,4 +50,8 @@ struct PyBuffer {
       : buffer(std::move(mr), size, stream), shape(static_cast<int64_t>(size)) {}
 };
 
+// The DLPack capsule for __dlpack__ (max_version None or (major, minor): versioned from 1).
+nanobind::object export_dlpack(nanobind::handle owner, void* data, dlpack::Device dev, const DType& dtype,
+                               const Shape& shape, nanobind::handle max_version);
+
 }  // namespace nanocuda::py

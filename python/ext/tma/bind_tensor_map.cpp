@@ -87,25 +87,30 @@ void bind_tensor_map(nb::module_& m) {
     type.attr(name) = nb::module_::import_("builtins").attr("property")(getter, nb::none(),
                                                                         nb::none(), doc);
   };
-  static_method("im2col", nb::cpp_function(&im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a,
+  static_method("im2col", nb::cpp_function(&im2col, "tensor"_a, nb::kw_only(), "pixels_per_column"_a = nb::none(),
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
                   "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo, nb::name("im2col"),
                   "An im2col descriptor (convolutions) for a tensor's memory, read like tiled()."));
   static_method("im2col_from_pointer",
                 nb::cpp_function(&im2col_from_pointer, "ptr"_a, "dtype"_a, "shape"_a,
-                  "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a,
+                  "strides_bytes"_a = nb::none(), nb::kw_only(), "pixels_per_column"_a = nb::none(),
                   "channels_per_pixel"_a = nb::none(), "lower_corner"_a = nb::none(),
                   "upper_corner"_a = nb::none(), es, il, sw, l2, oob, vo,
                   nb::name("im2col_from_pointer"),
                   "An im2col descriptor from a raw address, dtype, shape and byte strides."));
-  static_method("from_bytes", nb::cpp_function([](nb::bytes b) {
+  static_method("from_bytes", nb::cpp_function([](nb::handle data) {
+            if (!PyBytes_Check(data.ptr()) && !PyByteArray_Check(data.ptr()))
+              throw nb::type_error((std::string("TensorMap.from_bytes: data must be bytes (the 128 descriptor bytes "
+                                                "to_bytes() gives), got ") + Py_TYPE(data.ptr())->tp_name).c_str());
+            nb::bytes b = nb::steal<nb::bytes>(PyBytes_FromObject(data.ptr()));
+            if (!b.is_valid()) throw nb::python_error();
             if (b.size() != 128)
               throw ValueError("TensorMap.from_bytes: a tensor map is 128 bytes, got " +
                                std::to_string(b.size()));
             return new_tensor_map(TensorMap::from_bytes(std::span<const std::byte, 128>(
                                       static_cast<const std::byte*>(b.data()), 128)),
                                   PyTensorMap::Kind::Raw);
-          }, "data"_a, nb::name("from_bytes"), "A map from its 128 descriptor bytes (as to_bytes() gives)."));
+          }, "data"_a.none(), nb::name("from_bytes"), "A map from its 128 descriptor bytes (as to_bytes() gives)."));
   method("replace_address", nb::cpp_function([](nb::handle self, nb::handle ptr_or_tensor) {
             PyTensorMap& tm = self_of(self);
             std::uint64_t p = device_pointer(ptr_or_tensor, -1, "TensorMap.replace_address");

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "nanocuda/tma/descriptor_cache.h"
 #include "nanocuda/driver/error.h"
 #include "toolkit/py_int.h"
+#include "core/py_size.h"
 #include "tma/tensor_map_args.h"
 #include "tma/tiled_args_memo.h"
 
@@ -181,7 +183,12 @@ nb::object tiled_from_pointer(std::uint64_t ptr, PyObject* const* a, bool valida
 }
 
 void fill_im2col(Im2colParams& p, nb::handle lower, nb::handle upper, nb::handle channels,
-                 std::uint32_t pixels_per_column) {
+                 nb::handle pixels_per_column) {
+  // Required, keyword-only; bound with a None default so a missing one is named here (its
+  // range, 1..1024, is checked with the other im2col rules).
+  if (!pixels_per_column.is_valid() || pixels_per_column.is_none())
+    throw nb::type_error((std::string(kIm2col) + ": pixels_per_column is required (keyword-only: the pixels "
+                          "one column gathers, 1..1024)").c_str());
   if (p.rank < 3)
     throw ValueError(std::string(kIm2col) + ": rank must be 3..5 (N, spatial dims, C), got " +
                      std::to_string(p.rank));
@@ -197,16 +204,17 @@ void fill_im2col(Im2colParams& p, nb::handle lower, nb::handle upper, nb::handle
       throw ValueError(std::string(kIm2col) + ": " + name + " has " + std::to_string(t.size()) +
                        " entries, but a rank-" + std::to_string(p.rank) + " tensor has " +
                        std::to_string(spatial) + " spatial dims");
-    for (std::uint32_t j = 0; j < spatial; ++j) (*out)[j] = nb::cast<int>(t[j]);
+    for (std::uint32_t j = 0; j < spatial; ++j)
+      (*out)[j] = static_cast<int>(int_arg(t[j], kIm2col, name, INT32_MIN, INT32_MAX));
   }
   p.channels_per_pixel = channels.is_none() ? static_cast<std::uint32_t>(p.shape[p.rank - 1])
-                                            : nb::cast<std::uint32_t>(channels);
-  p.pixels_per_column = pixels_per_column;
+                                            : static_cast<std::uint32_t>(int_arg(channels, kIm2col, "channels_per_pixel", 0, UINT32_MAX));
+  p.pixels_per_column = static_cast<std::uint32_t>(int_arg(pixels_per_column, kIm2col, "pixels_per_column", 0, UINT32_MAX));
 }
 
 }  // namespace
 
-nb::object im2col(nb::handle tensor, std::uint32_t pixels_per_column, nb::handle channels,
+nb::object im2col(nb::handle tensor, nb::handle pixels_per_column, nb::handle channels,
                   nb::handle lower, nb::handle upper, nb::handle element_strides,
                   nb::handle interleave, nb::handle swizzle, nb::handle l2_promotion,
                   nb::handle oob_fill, bool validate_only) {
@@ -223,7 +231,7 @@ nb::object im2col(nb::handle tensor, std::uint32_t pixels_per_column, nb::handle
 }
 
 nb::object im2col_from_pointer(std::uint64_t ptr, nb::handle dtype, nb::handle shape,
-                               nb::handle strides, std::uint32_t pixels_per_column,
+                               nb::handle strides, nb::handle pixels_per_column,
                                nb::handle channels, nb::handle lower, nb::handle upper,
                                nb::handle element_strides, nb::handle interleave,
                                nb::handle swizzle, nb::handle l2_promotion, nb::handle oob_fill,

@@ -16,7 +16,7 @@ extern PyMethodDef g_tiled_def;
 extern PyMethodDef g_tiled_from_pointer_def;
 
 // TensorMap.im2col and im2col_from_pointer (bound with nanobind: not per-launch paths).
-nanobind::object im2col(nanobind::handle tensor, std::uint32_t pixels_per_column,
+nanobind::object im2col(nanobind::handle tensor, nanobind::handle pixels_per_column,
                         nanobind::handle channels, nanobind::handle lower,
                         nanobind::handle upper, nanobind::handle element_strides,
                         nanobind::handle interleave, nanobind::handle swizzle,
@@ -24,7 +24,7 @@ nanobind::object im2col(nanobind::handle tensor, std::uint32_t pixels_per_column
                         bool validate_only);
 nanobind::object im2col_from_pointer(std::uint64_t ptr, nanobind::handle dtype,
                                      nanobind::handle shape, nanobind::handle strides,
-                                     std::uint32_t pixels_per_column, nanobind::handle channels,
+                                     nanobind::handle pixels_per_column, nanobind::handle channels,
                                      nanobind::handle lower, nanobind::handle upper,
                                      nanobind::handle element_strides,
                                      nanobind::handle interleave, nanobind::handle swizzle,
