@@ -789,7 +789,7 @@ class Device:
         A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
         """
 
-    def attribute(self, attribute: int) -> int:
+    def attribute(self, attribute: object | None) -> int:
         """Any CUdevice_attribute by its numeric value."""
 
     def __eq__(self, arg: object, /) -> bool: ...
@@ -1800,7 +1800,7 @@ class Buffer:
     @staticmethod
     def from_ipc_descriptor(mr: DeviceMemoryResource, descriptor: IPCBufferDescriptor, stream: StreamLike | None = None, dtype: object | None = None, shape: object | None = None) -> object:
         """
-        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only.
+        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only. The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
         """
 
 class PinnedBuffer:
@@ -2091,10 +2091,10 @@ def take_deferred_errors() -> list[str]:
     Messages of errors recorded in destructors and not yet reported; clears them.
     """
 
-def result_name(code: int) -> str:
+def result_name(code: object | None) -> str:
     """The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'."""
 
-def result_description(code: int) -> str:
+def result_description(code: object | None) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class KernelAttributes:
