@@ -789,7 +789,7 @@ class Device:
         A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
         """
 
-    def attribute(self, attribute: object | None) -> int:
+    def attribute(self, attribute: int) -> int:
         """Any CUdevice_attribute by its numeric value."""
 
     def __eq__(self, arg: object, /) -> bool: ...
@@ -2091,10 +2091,10 @@ def take_deferred_errors() -> list[str]:
     Messages of errors recorded in destructors and not yet reported; clears them.
     """
 
-def result_name(code: object | None) -> str:
+def result_name(code: int) -> str:
     """The name of a CUresult, e.g. 'CUDA_ERROR_INVALID_VALUE'."""
 
-def result_description(code: object | None) -> str:
+def result_description(code: int) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class KernelAttributes:
