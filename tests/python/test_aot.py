@@ -177,6 +177,8 @@ def test_wrong_architecture_without_nvrtc(built, monkeypatch):
 
 def _run_without_nvrtc(code: str, cwd) -> subprocess.CompletedProcess:
     env = dict(os.environ, NANOCUDA_NVRTC="none", NANOCUDA_CACHE="0")
+    if os.environ.get("NANOCUDA_TEST_DRIVER_VERSION"):  # the version run's mock reports no real GPU:
+        env.pop("NANOCUDA_LIBCUDA", None)             # run as the plain suite does (real driver or none)
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -200,7 +202,8 @@ def test_wrong_architecture_read_from_a_driver(built, mock_libcuda):
     """Device 0's architecture comes from the driver (tools/mock_libcuda.c reports 0.0, which
     no image fits), with NVRTC absent: the error names it and the fatbin's targets."""
     project, _ = built
-    env = dict(os.environ, NANOCUDA_NVRTC="none", NANOCUDA_CACHE="0", NANOCUDA_LIBCUDA=mock_libcuda)
+    env = dict(os.environ, NANOCUDA_NVRTC="none", NANOCUDA_CACHE="0", NANOCUDA_LIBCUDA=mock_libcuda,
+               NANOCUDA_MOCK_DRIVER_VERSION="13.0")  # NVRTC 13's cubins: a 13.0 driver
     r = subprocess.run([sys.executable, "-c", "import nanocuda; nanocuda.load('k.cu', prebuilt='prebuilt')"],
                        cwd=project, env=env, capture_output=True, text=True)
     assert r.returncode != 0

@@ -378,6 +378,7 @@ def _run(case: Case, gpu: bool = False, mock: str = "") -> dict:
     env = dict(os.environ, NANOCUDA_CACHE_DIR=os.environ.get("NANOCUDA_TEST_CACHE", "/tmp/nanocuda-bad-inputs-cache"))
     if case.rt and not gpu:  # the rules are checked before the driver: the do-nothing driver serves
         env["NANOCUDA_LIBCUDA"] = mock
+        env["NANOCUDA_MOCK_DRIVER_VERSION"] = "13.0"  # NVRTC 13 code, also in test-driver-versions
     try:
         r = subprocess.run([sys.executable, "-c", CHILD, prelude, case.code], capture_output=True,
                            text=True, timeout=180, env=env, cwd="/tmp")
