@@ -103,15 +103,29 @@ const NvJitLinkApi& nvjitlink() {
     LoadedLibrary lib =
         load_toolkit_library("nvJitLink (libnvJitLink.so)", "libnvJitLink.so", "NANOCUDA_NVJITLINK",
                              "nvidia-nvjitlink", installed_driver_version() / 1000);
+    // nvJitLinkVersion is unversioned (12.3+); the floor is 12.4, so its absence is too old.
+    using VersionFn = nvJitLinkResult (*)(unsigned int*, unsigned int*);
+    auto version = reinterpret_cast<VersionFn>(::dlsym(lib.handle, "nvJitLinkVersion"));
+    unsigned major = 0, minor = 0;
+    if (!version || version(&major, &minor) != NVJITLINK_SUCCESS)
+      throw ToolkitNotFoundError(lib.path + " has no nvJitLinkVersion: nanocuda needs nvJitLink 12.4 or newer");
+    api.version = static_cast<int>(major * 1000 + minor * 10);
+    // Try the library's own suffix first, then older minors of the same major: a 13.x library
+    // may keep exporting _13_0 only, a 12.9 one exports _12_0 .. _12_9.
     std::string missing;
-#define NANOCUDA_LOAD_POINTER(name, symbol)                                          \
-  api.name = reinterpret_cast<decltype(&::symbol)>(::dlsym(lib.handle, #symbol));    \
-  if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #symbol;
-    NANOCUDA_NVJITLINK_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
+    for (int m = static_cast<int>(minor); m >= 0 && api.suffix.empty(); --m) {
+      const std::string suffix = "_" + std::to_string(major) + "_" + std::to_string(m);
+      missing.clear();
+#define NANOCUDA_LOAD_POINTER(name, symbol)                                                     \
+  api.name = reinterpret_cast<decltype(&::symbol)>(::dlsym(lib.handle, ("__" #name + suffix).c_str())); \
+  if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + "__" #name + suffix;
+      NANOCUDA_NVJITLINK_ENTRY_POINTS(NANOCUDA_LOAD_POINTER)
 #undef NANOCUDA_LOAD_POINTER
-    if (!missing.empty())
-      throw ToolkitNotFoundError(lib.path + " lacks nvJitLink entry points: " + missing +
-                                 " (nanocuda needs nvJitLink 13)");
+      if (missing.empty()) api.suffix = suffix;
+    }
+    if (api.suffix.empty())
+      throw ToolkitNotFoundError(lib.path + " (nvJitLink " + std::to_string(major) + "." +
+                                 std::to_string(minor) + ") lacks nvJitLink entry points: " + missing);
     api.path = lib.path;
   });
 }

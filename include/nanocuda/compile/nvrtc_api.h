@@ -28,8 +28,11 @@ namespace nanocuda::detail {
   X(nvrtcAddNameExpression)            \
   X(nvrtcGetLoweredName)
 
-// X(name, symbol): nvJitLink.h maps each call to a symbol versioned by the header's CUDA
-// release (static inline wrappers); we bind that exact symbol, so the ABI is the header's.
+// X(name, symbol): nvJitLink.h maps each call to a symbol versioned by a CUDA release
+// (`__nvJitLinkCreate_13_0`); the signatures are the same in 12.x and 13.x, only the suffix
+// differs. `symbol` gives the C type; the loader binds the suffix of the library it found
+// (its own `_<major>_<minor>`, else the newest older one it exports), so one build links
+// with nvJitLink 12 and 13 alike.
 #define NANOCUDA_NVJITLINK_ENTRY_POINTS(X)                          \
   X(nvJitLinkCreate, __nvJitLinkCreate_13_0)                        \
   X(nvJitLinkDestroy, __nvJitLinkDestroy_13_0)                      \
@@ -74,6 +77,8 @@ struct NvJitLinkApi {
   NANOCUDA_NVJITLINK_ENTRY_POINTS(NANOCUDA_DECLARE_POINTER)
 #undef NANOCUDA_DECLARE_POINTER
   std::string path;
+  int version = 0;     // major * 1000 + minor * 10, from nvJitLinkVersion
+  std::string suffix;  // the symbol version bound, e.g. "_12_9"
 };
 
 struct NvvmApi {

@@ -69,6 +69,7 @@ nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t* 
 nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char* log);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t* size);
 nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char* log);
+nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor);
 }  // extern "C"
 #endif
 
