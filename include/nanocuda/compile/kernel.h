@@ -46,6 +46,13 @@ class Kernel {
  public:
   // Made by Library::get_kernel; computes the parameter layout once, here.
   Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name);
+  // Adopts a CUkernel made elsewhere (another library's, or the driver's own): `library`,
+  // when given, is kept loaded by the Kernel; without one the caller keeps the CUkernel's
+  // library loaded. The name comes from cuKernelGetName (CUDA 12.3).
+  [[nodiscard]] static Kernel from_handle(CUkernel handle, std::shared_ptr<const Library> library = nullptr);
+  // The CUlibrary the driver says holds this kernel (cuKernelGetLibrary, CUDA 12.5);
+  // nullptr when the driver is older and cannot say.
+  [[nodiscard]] CUlibrary owning_library() const;
 
   [[nodiscard]] CUkernel handle() const noexcept;
   // The name it was looked up by (extern "C" or mangled).

@@ -5,8 +5,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+
 #include "compile/compile_bindings.h"
 #include "nanocuda/compile/kernel.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/object_code.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/launch/launch_config.h"
 
@@ -78,29 +82,68 @@ Device device_of(const nb::handle& stream, const nb::handle& device) {
   return Device(0);
 }
 
+// cuda.core's KernelAttributes: a kernel's attributes on one device, read when asked (so
+// set_max_dynamic_shared_memory shows at once); attrs[device] is the view on another device.
+struct AttributesView {
+  Kernel kernel;
+  Device device;
+};
+
+// A kernel handle as cuda.core takes it: an int, or a cuda.bindings CUkernel (int() of it).
+// A float, str or anything else is a TypeError, never truncated into a handle.
+CUkernel kernel_handle_of(const nb::handle& h) {
+  nb::handle value = h;
+  nb::object converted;
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    std::string type = Py_TYPE(h.ptr())->tp_name;
+    if (type.find("CUkernel") == std::string::npos)
+      throw TypeError("Kernel.from_handle: handle must be an int or a cuda.bindings CUkernel, got " + type);
+    converted = nb::int_(h);
+    value = converted;
+  }
+  unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ValueError("Kernel.from_handle: handle " + nb::cast<std::string>(nb::repr(h)) +
+                     " is not a CUkernel address (0 to 2**64-1)");
+  }
+  return reinterpret_cast<CUkernel>(static_cast<std::uintptr_t>(v));
+}
+
 }  // namespace
 
+#define NANOCUDA_KERNEL_ATTRIBUTE(py_name, field, doc) \
+  .def_prop_ro(py_name, [](const AttributesView& v) { return v.kernel.attributes(v.device).field; }, doc)
+
 void bind_kernel(nb::module_& m) {
-  nb::class_<KernelAttributes>(m, "KernelAttributes", "A kernel's attributes on one device.")
-      .def_ro("num_registers", &KernelAttributes::num_registers, "Registers per thread.")
-      .def_ro("num_regs", &KernelAttributes::num_registers, "Registers per thread (cuda.core's name for num_registers).")
-      .def_ro("shared_size_bytes", &KernelAttributes::shared_size_bytes, "Static shared memory per block, bytes.")
-      .def_ro("max_dynamic_shared_size_bytes", &KernelAttributes::max_dynamic_shared_size_bytes, "Dynamic shared memory a launch may request, bytes.")
-      .def_ro("max_threads_per_block", &KernelAttributes::max_threads_per_block, "Largest block this kernel can launch with.")
-      .def_ro("local_size_bytes", &KernelAttributes::local_size_bytes, "Local memory per thread, bytes.")
-      .def_ro("const_size_bytes", &KernelAttributes::const_size_bytes, "Constant memory used, bytes.")
-      .def_ro("ptx_version", &KernelAttributes::ptx_version, "PTX virtual architecture, major*10 + minor.")
-      .def_ro("binary_version", &KernelAttributes::binary_version, "Binary architecture, major*10 + minor.")
-      .def_ro("preferred_shared_memory_carveout", &KernelAttributes::preferred_shared_memory_carveout, "Preferred shared-memory share of L1, percent.")
-      .def_ro("max_shared_memory_per_block_optin",
-              &KernelAttributes::max_shared_memory_per_block_optin, "Shared memory a block may opt in to, bytes.")
-      .def_ro("cache_mode_ca", &KernelAttributes::cache_mode_ca, "Compiled with global loads cached in L1 (-dlcm=ca).")
-      .def_ro("cluster_size_must_be_set", &KernelAttributes::cluster_size_must_be_set, "A launch must give a cluster shape.")
-      .def_ro("required_cluster_width", &KernelAttributes::required_cluster_width, "Compile-time cluster width (0: none).")
-      .def_ro("required_cluster_height", &KernelAttributes::required_cluster_height, "Compile-time cluster height (0: none).")
-      .def_ro("required_cluster_depth", &KernelAttributes::required_cluster_depth, "Compile-time cluster depth (0: none).")
-      .def_ro("non_portable_cluster_size_allowed", &KernelAttributes::non_portable_cluster_size_allowed, "Clusters above 8 blocks are allowed.")
-      .def_ro("cluster_scheduling_policy_preference", &KernelAttributes::cluster_scheduling_policy_preference, "CUclusterSchedulingPolicy value.");
+  nb::class_<AttributesView>(m, "KernelAttributes", "A kernel's attributes on one device; attrs[device] gives another device's.")
+      NANOCUDA_KERNEL_ATTRIBUTE("num_registers", num_registers, "Registers per thread.")
+      NANOCUDA_KERNEL_ATTRIBUTE("num_regs", num_registers, "Registers per thread (cuda.core's name for num_registers).")
+      NANOCUDA_KERNEL_ATTRIBUTE("shared_size_bytes", shared_size_bytes, "Static shared memory per block, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_dynamic_shared_size_bytes", max_dynamic_shared_size_bytes, "Dynamic shared memory a launch may request, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_threads_per_block", max_threads_per_block, "Largest block this kernel can launch with.")
+      NANOCUDA_KERNEL_ATTRIBUTE("local_size_bytes", local_size_bytes, "Local memory per thread, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("const_size_bytes", const_size_bytes, "Constant memory used, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("ptx_version", ptx_version, "PTX virtual architecture, major*10 + minor.")
+      NANOCUDA_KERNEL_ATTRIBUTE("binary_version", binary_version, "Binary architecture, major*10 + minor.")
+      NANOCUDA_KERNEL_ATTRIBUTE("preferred_shared_memory_carveout", preferred_shared_memory_carveout, "Preferred shared-memory share of L1, percent.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_shared_memory_per_block_optin", max_shared_memory_per_block_optin, "Shared memory a block may opt in to, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("cache_mode_ca", cache_mode_ca, "Compiled with global loads cached in L1 (-dlcm=ca).")
+      NANOCUDA_KERNEL_ATTRIBUTE("cluster_size_must_be_set", cluster_size_must_be_set, "A launch must give a cluster shape.")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_width", required_cluster_width, "Compile-time cluster width (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_height", required_cluster_height, "Compile-time cluster height (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_depth", required_cluster_depth, "Compile-time cluster depth (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("non_portable_cluster_size_allowed", non_portable_cluster_size_allowed, "Clusters above 8 blocks are allowed.")
+      NANOCUDA_KERNEL_ATTRIBUTE("cluster_scheduling_policy_preference", cluster_scheduling_policy_preference, "CUclusterSchedulingPolicy value.")
+      .def_prop_ro("device", [](const AttributesView& v) { return v.device; }, "The device these attributes are read on.")
+      .def("__getitem__",
+           [](const AttributesView& v, nb::handle device) {
+             if (device.is_none() || PyBool_Check(device.ptr()) || !nb::hasattr(device, "__index__"))
+               throw TypeError("KernelAttributes[device]: device must be a nanocuda.Device or an ordinal int, got " +
+                               std::string(Py_TYPE(device.ptr())->tp_name));
+             return AttributesView{v.kernel, to_device(device)};
+           },
+           nb::arg("device"), "The same kernel's attributes on `device` (a Device or an ordinal).");
 
   nb::class_<Occupancy>(m, "KernelOccupancy", "Occupancy calculator for one kernel.")
       .def("max_active_blocks_per_multiprocessor",
@@ -174,10 +217,33 @@ void bind_kernel(nb::module_& m) {
                      return out;
                    },
                    "[ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).")
-      .def_prop_ro("attributes", [](const Kernel& k) { return k.attributes(Device(0)); },
-                   "KernelAttributes on device 0 (get_attributes(device) for others).")
-      .def("get_attributes", [](const Kernel& k, nb::object d) { return k.attributes(to_device(d)); },
+      .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device(0)}; },
+                   "KernelAttributes on device 0; attributes[device] for others.")
+      .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
            nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
+      .def_static("from_handle",
+                  [](nb::handle handle, nb::handle mod) {
+                    std::shared_ptr<const Library> library;
+                    if (!mod.is_none()) {
+                      if (!nb::isinstance<ObjectCode>(mod))
+                        throw TypeError("Kernel.from_handle: mod must be a nanocuda.ObjectCode or None, got " +
+                                        std::string(Py_TYPE(mod.ptr())->tp_name));
+                      library = nb::cast<const ObjectCode&>(mod).library();
+                    }
+                    Kernel k = Kernel::from_handle(kernel_handle_of(handle), library);
+                    if (library) {
+                      CUlibrary owner = k.owning_library();
+                      if (owner && owner != library->handle()) {
+                        std::string msg = "Kernel.from_handle: the kernel's library does not match mod's (" +
+                                          library->description() + "); mod is kept loaded, the kernel's own library is not";
+                        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+                      }
+                    }
+                    return k;
+                  },
+                  nb::arg("handle"), nb::arg("mod") = nb::none(),
+                  "A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode "
+                  "holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).")
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")
       .def("set_max_dynamic_shared_memory",

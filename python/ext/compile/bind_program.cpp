@@ -216,9 +216,9 @@ void bind_program(nb::module_& m) {
       .def("compile",
            [](const Program& p, nb::object target_arg, nb::object exprs, nb::object logs, nb::object cache) {
              const std::string target = text_arg(target_arg, "Program.compile", "target_type", "'cubin', 'ptx' or 'ltoir'");
-             if (!cache.is_none())
-               throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
-                               "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
+             if (!cache.is_none())  // the cache protocol is Python's (nanocuda/_program_cache.py)
+               return nb::module_::import_("nanocuda._program_cache")
+                   .attr("compile_with_cache")(nb::cast(p, nb::rv_policy::reference), target_arg, exprs, logs, cache);
              if (!logs.is_none() && !nb::hasattr(logs, "write"))
                throw TypeError("Program.compile: logs must be a file-like object with write() "
                                "(io.StringIO, sys.stderr, ...), got " + std::string(Py_TYPE(logs.ptr())->tp_name));
@@ -238,13 +238,14 @@ void bind_program(nb::module_& m) {
              }();
              warn_cache();
              if (!logs.is_none() && !out.log().empty()) logs.attr("write")(out.log());
-             return out;
+             return nb::cast(std::move(out));
            },
            nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(), nb::arg("logs") = nb::none(),
            nb::kw_only(), nb::arg("cache") = nb::none(),
            "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
            "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
-           "when it is not empty. Raises CompileError with the log on failure.")
+           "when it is not empty. cache= (a nanocuda.utils.ProgramCacheResource) is looked up first "
+           "and filled on a miss. Raises CompileError with the log on failure.")
       .def("flags", [](const Program& p, nb::object target) {
              return p.flags(parse_code_type(text_arg(target, "Program.flags", "target", "'cubin', 'ptx' or 'ltoir'")));
            },
@@ -294,7 +295,8 @@ void bind_program(nb::module_& m) {
       .def("as_bytes",
            [](const LinkerOptions& o, const std::string& backend) {
              if (backend != "nvjitlink" && backend != "nvJitLink")
-               throw ValueError("LinkerOptions.as_bytes: backend '" + backend + "' is not used: nanocuda links with 'nvjitlink'");
+               throw ValueError("LinkerOptions.as_bytes: backend '" + backend +
+                                "' is not used: nanocuda's LinkerOptions only supports 'nvjitlink' backend");
              nb::list out;
              for (const auto& f : o.flags(CodeType::cubin)) out.append(nb::bytes(f.data(), f.size()));
              return out;
@@ -305,6 +307,8 @@ void bind_program(nb::module_& m) {
   nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
       .def("__init__",
            [](PyLinker* self, nb::args objects, nb::object options) {
+             if (objects.size() == 0)
+               throw ValueError("Linker: At least one ObjectCode object must be provided (Linker(*object_codes))");
              LinkerOptions opts;
              if (!options.is_none()) {
                if (!nb::isinstance<LinkerOptions>(options))
@@ -318,7 +322,6 @@ void bind_program(nb::module_& m) {
                                  nb::cast<std::string>(nb::str(o.type().attr("__name__"))));
                self->linker.add(nb::cast<ObjectCode>(o));
              }
-             if (objects.size() == 0) throw ValueError("Linker: give at least one ObjectCode to link");
            },
            nb::arg("object_codes"), nb::arg("options") = nb::none(),
            "Linker(*object_codes, options=LinkerOptions(...)).")
