@@ -310,10 +310,15 @@ class FileStreamProgramCache(ProgramCacheResource):
                 total += path.stat().st_size
             except FileNotFoundError:
                 pass
-        for entry in self._tmp_files():  # writes in flight take room too
+        return total + self._tmp_bytes()
+
+    def _tmp_bytes(self) -> int:
+        """What writes in flight take (they count toward the cap too)."""
+        total = 0
+        for entry in self._tmp_files():
             try:
                 total += entry.stat().st_size
-            except FileNotFoundError:
+            except FileNotFoundError:  # renamed into place meanwhile
                 pass
         return total
 
@@ -337,8 +342,7 @@ class FileStreamProgramCache(ProgramCacheResource):
             except FileNotFoundError:
                 continue
             rows.append((max(st.st_atime, st.st_mtime), path, st))
-        total = sum(st.st_size for _, _, st in rows) + sum(
-            e.stat().st_size for e in self._tmp_files() if os.path.exists(e.path))
+        total = sum(st.st_size for _, _, st in rows) + self._tmp_bytes()
         rows.sort(key=lambda r: r[0])
         for _, path, st in rows:
             if total <= cap:

@@ -185,6 +185,18 @@ std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_
   return {min_grid, block};
 }
 
+std::pair<int, int> Kernel::max_potential_block_size_for(CUoccupancyB2DSize block_to_smem, int block_size_limit,
+                                                         const Device& device) const {
+  if (block_to_smem == nullptr)
+    throw ValueError("KernelOccupancy.max_potential_block_size: the block-size-to-shared-memory callback is null");
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  int min_grid = 0, block = 0;
+  NANOCUDA_CALL(cuOccupancyMaxPotentialBlockSize, [&] { return describe(); }, &min_grid, &block,
+                fn, block_to_smem, 0, block_size_limit);
+  return {min_grid, block};
+}
+
 std::size_t Kernel::available_dynamic_shared_memory_per_block(int blocks_per_multiprocessor,
                                                               int block_size, const Device& device) const {
   CUfunction fn = function(*device.context());

@@ -206,3 +206,40 @@ def test_default_directory_is_cuda_core_s(monkeypatch, tmp_path):
 def test_file_cache_rejects_a_bad_path(tmp_path):
     with pytest.raises(TypeError, match="path must be a str, os.PathLike or None, got int"):
         FileStreamProgramCache(3)
+
+
+def _write_keys(root, tag, n, cap):
+    from nanocuda.utils import FileStreamProgramCache
+
+    with FileStreamProgramCache(root, max_size_bytes=cap) as c:
+        for i in range(n):
+            c[f"{tag}-{i}".encode()] = f"{tag}:{i}".encode() * 8
+
+
+@pytest.mark.parametrize("cap", [None, 1000])
+def test_file_cache_shared_by_processes(tmp_path, cap):
+    import multiprocessing
+
+    root = str(tmp_path / "pc")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_keys, args=(root, t, 20, cap)) for t in "abc"]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    c = FileStreamProgramCache(root)
+    got = {k: c.get(f"{k}-19".encode()) for k in "abc"}
+    if cap is None:
+        assert len(c) == 60 and all(v == f"{k}:19".encode() * 8 for k, v in got.items())
+    else:
+        # Each process trims by what it knows; a write by a cache opened now (which measures the
+        # folder) brings it under the cap, and every entry left is whole.
+        capped = FileStreamProgramCache(root, max_size_bytes=cap)
+        capped[b"last"] = b"z" * 100
+        files = [p for p in (tmp_path / "pc" / "entries").rglob("*") if p.is_file()]
+        assert 0 < len(files) < 61 and sum(p.stat().st_size for p in files) <= cap
+        assert capped[b"last"] == b"z" * 100
+        for p in files:
+            data = p.read_bytes()
+            assert data == b"z" * 100 or data == data[:len(data) // 8] * 8

@@ -63,8 +63,32 @@ size_t smem_of(const nb::handle& positional, const nb::handle& keyword, const ch
   if (v.is_none()) return 0;
   if (PyCallable_Check(v.ptr()))
     throw TypeError(std::string("KernelOccupancy.") + call +
-                    ": a per-block-size shared memory callable is not supported; pass bytes as an int");
-  return nb::cast<size_t>(v);
+                    ": a per-block-size shared memory callable is not supported; pass bytes as an int "
+                    "(or, to max_potential_block_size, a cuda.bindings CUoccupancyB2DSize C callback)");
+  if (PyBool_Check(v.ptr()) || !nb::hasattr(v, "__index__"))
+    throw TypeError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory is a number of bytes (an int), got " +
+                    Py_TYPE(v.ptr())->tp_name);
+  long long bytes = nb::cast<long long>(v.attr("__index__")());
+  if (bytes < 0)
+    throw ValueError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory must be >= 0 bytes, got " +
+                     std::to_string(bytes));
+  return static_cast<size_t>(bytes);
+}
+
+// A cuda.bindings CUoccupancyB2DSize (a C function size_t(int)), or nullptr for anything else.
+CUoccupancyB2DSize b2d_callback_of(const nb::handle& v) {
+  if (v.is_none() || std::string(Py_TYPE(v.ptr())->tp_name).find("CUoccupancyB2DSize") == std::string::npos)
+    return nullptr;
+  nb::object address = nb::hasattr(v, "getPtr") ? v.attr("getPtr")() : nb::int_(v);
+  return reinterpret_cast<CUoccupancyB2DSize>(static_cast<std::uintptr_t>(nb::cast<unsigned long long>(address)));
+}
+
+// cuda.core's LaunchConfig form of the cluster queries reads the device from stream=, a
+// required keyword there; nanocuda also takes device=. Neither is cuda.core's TypeError.
+void require_stream_or_device(const nb::handle& stream, const nb::handle& device, const char* call) {
+  if (stream.is_none() && device.is_none())
+    throw TypeError(std::string("KernelOccupancy.") + call +
+                    "() missing 1 required keyword-only argument: 'stream' (or give device=)");
 }
 
 // (grid, block, dynamic shared memory) of a LaunchConfig argument.
@@ -143,7 +167,7 @@ void bind_kernel(nb::module_& m) {
                                std::string(Py_TYPE(device.ptr())->tp_name));
              return AttributesView{v.kernel, to_device(device)};
            },
-           nb::arg("device"), "The same kernel's attributes on `device` (a Device or an ordinal).");
+           nb::arg("device").none(), "The same kernel's attributes on `device` (a Device or an ordinal).");
 
   nb::class_<Occupancy>(m, "KernelOccupancy", "Occupancy calculator for one kernel.")
       .def("max_active_blocks_per_multiprocessor",
@@ -156,13 +180,18 @@ void bind_kernel(nb::module_& m) {
            "Blocks of block_size threads resident per SM at once.")
       .def("max_potential_block_size",
            [](const Occupancy& o, nb::object smem, int limit, nb::object smem_kw, nb::object device) {
+             if (CUoccupancyB2DSize fn = b2d_callback_of(smem_kw.is_none() ? smem : smem_kw)) {
+               auto [grid, block] = o.kernel.max_potential_block_size_for(fn, limit, to_device(device));
+               return block_size_result_type()(grid, block);
+             }
              auto [grid, block] = o.kernel.max_potential_block_size(
                  smem_of(smem, smem_kw, "max_potential_block_size"), limit, to_device(device));
              return block_size_result_type()(grid, block);
            },
            nb::arg("dynamic_shared_memory_needed") = nb::none(), nb::arg("block_size_limit") = 0,
            nb::kw_only(), nb::arg("dynamic_shared_memory") = nb::none(), nb::arg("device") = nb::none(),
-           "(min_grid_size, max_block_size) for full occupancy, a named tuple.")
+           "(min_grid_size, max_block_size) for full occupancy, a named tuple; the dynamic shared memory "
+           "is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.")
       .def("available_dynamic_shared_memory_per_block",
            [](const Occupancy& o, int blocks, int block_size, nb::object device) {
              return o.kernel.available_dynamic_shared_memory_per_block(blocks, block_size, to_device(device));
@@ -172,6 +201,7 @@ void bind_kernel(nb::module_& m) {
       .def("max_potential_cluster_size",
            [](const Occupancy& o, nb::object config, nb::object stream, nb::object device) {
              const LaunchConfig& c = launch_config_of(config, "max_potential_cluster_size");
+             require_stream_or_device(stream, device, "max_potential_cluster_size");
              return o.kernel.max_potential_cluster_size(dims(c.blocks()), dims(c.block), c.shared_mem,
                                                         device_of(stream, device));
            },
@@ -182,9 +212,10 @@ void bind_kernel(nb::module_& m) {
               size_t smem, nb::object device) {
              if (block.is_none() && cluster.is_none()) {  // cuda.core's form: a LaunchConfig
                const LaunchConfig& c = launch_config_of(config, "max_active_clusters");
-               if (!c.has_cluster())
-                 throw ValueError("KernelOccupancy.max_active_clusters: config has no cluster shape");
-               return o.kernel.max_active_clusters(dims(c.grid), dims(c.block), dims(c.cluster), c.shared_mem,
+               require_stream_or_device(stream, device, "max_active_clusters");
+               // No cluster shape is cuda.core's cluster of one block.
+               std::array<unsigned, 3> cluster_dims = c.has_cluster() ? dims(c.cluster) : std::array<unsigned, 3>{1, 1, 1};
+               return o.kernel.max_active_clusters(dims(c.grid), dims(c.block), cluster_dims, c.shared_mem,
                                                    device_of(stream, device));
              }
              if (block.is_none() || cluster.is_none())
@@ -241,7 +272,7 @@ void bind_kernel(nb::module_& m) {
                     }
                     return k;
                   },
-                  nb::arg("handle"), nb::arg("mod") = nb::none(),
+                  nb::arg("handle").none(), nb::arg("mod") = nb::none(),
                   "A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode "
                   "holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).")
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },

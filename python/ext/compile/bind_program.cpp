@@ -42,8 +42,7 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const nb::handl
                          std::to_string(path.size()) + " characters spanning lines, not a path to a file" +
                          (type == CodeType::ptx ? ", and not PTX (it has no '.version' directive)" : "") +
                          "; pass the image as bytes or a path to its file");
-      ObjectCode c = ObjectCode::from_file(type, path);
-      return name.empty() ? c : ObjectCode::from_bytes(type, c.bytes(), name);
+      return ObjectCode::from_file(type, path, name);
     }
     if (!nb::hasattr(data, "__buffer__") && !PyObject_CheckBuffer(data.ptr()))
       throw TypeError(std::string("ObjectCode.from_") + code_type_name(type) +
@@ -125,6 +124,15 @@ void bind_program(nb::module_& m) {
       });
 
   nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
+      .def("__init__",
+           [](ObjectCode*, nb::args, nb::kwargs) {
+             // cuda.core's error (RuntimeError) for the front door: the from_* constructors say what the bytes are.
+             PyErr_SetString(PyExc_RuntimeError,
+                             "ObjectCode objects cannot be instantiated directly. Use ObjectCode.from_cubin, from_ptx, "
+                             "from_ltoir, from_fatbin, from_object or from_library, or Program.compile.");
+             throw nb::python_error();
+           },
+           "Not constructible: use the from_* constructors or Program.compile.")
       .def_static("from_cubin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
@@ -143,8 +151,16 @@ void bind_program(nb::module_& m) {
       .def_static("from_library", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A device library (.a), for Linker; from bytes or a path.")
-      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
-                   "The image's bytes (PTX as text bytes).")
+      .def_prop_ro("code",
+                   [](const ObjectCode& o) -> nb::object {
+                     // cuda.core's rule: code made from a file is that path (the bytes were read
+                     // when it was made: bytes(ObjectCode) has them); else the image's bytes.
+                     if (!o.path().empty()) return nb::str(o.path().c_str());
+                     return nb::bytes(o.bytes().data(), o.bytes().size());
+                   },
+                   "The image's bytes (PTX as text bytes); for code made from a file, its path (a str).")
+      .def("__bytes__", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
+           "The image's bytes, wherever they came from.")
       .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); },
                    "'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'.")
       .def_prop_ro("name", &ObjectCode::name, "The name it was compiled or loaded under.")
@@ -217,8 +233,8 @@ void bind_program(nb::module_& m) {
            [](const Program& p, nb::object target_arg, nb::object exprs, nb::object logs, nb::object cache) {
              const std::string target = text_arg(target_arg, "Program.compile", "target_type", "'cubin', 'ptx' or 'ltoir'");
              if (!cache.is_none())  // the cache protocol is Python's (nanocuda/_program_cache.py)
-               return nb::module_::import_("nanocuda._program_cache")
-                   .attr("compile_with_cache")(nb::cast(p, nb::rv_policy::reference), target_arg, exprs, logs, cache);
+               return nb::cast<ObjectCode>(nb::module_::import_("nanocuda._program_cache")
+                   .attr("compile_with_cache")(nb::cast(p, nb::rv_policy::reference), target_arg, exprs, logs, cache));
              if (!logs.is_none() && !nb::hasattr(logs, "write"))
                throw TypeError("Program.compile: logs must be a file-like object with write() "
                                "(io.StringIO, sys.stderr, ...), got " + std::string(Py_TYPE(logs.ptr())->tp_name));
@@ -238,7 +254,7 @@ void bind_program(nb::module_& m) {
              }();
              warn_cache();
              if (!logs.is_none() && !out.log().empty()) logs.attr("write")(out.log());
-             return nb::cast(std::move(out));
+             return out;
            },
            nb::arg("target_type") = "cubin", nb::arg("name_expressions") = nb::none(), nb::arg("logs") = nb::none(),
            nb::kw_only(), nb::arg("cache") = nb::none(),
