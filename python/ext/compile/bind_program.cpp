@@ -127,10 +127,9 @@ void bind_program(nb::module_& m) {
       .def("__init__",
            [](ObjectCode*, nb::args, nb::kwargs) {
              // cuda.core's error (RuntimeError) for the front door: the from_* constructors say what the bytes are.
-             PyErr_SetString(PyExc_RuntimeError,
-                             "ObjectCode objects cannot be instantiated directly. Use ObjectCode.from_cubin, from_ptx, "
-                             "from_ltoir, from_fatbin, from_object or from_library, or Program.compile.");
-             throw nb::python_error();
+             throw nb::builtin_exception(nb::exception_type::runtime_error,
+                                         "ObjectCode objects cannot be instantiated directly. Use ObjectCode.from_cubin, "
+                                         "from_ptx, from_ltoir, from_fatbin, from_object or from_library, or Program.compile.");
            },
            "Not constructible: use the from_* constructors or Program.compile.")
       .def_static("from_cubin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
