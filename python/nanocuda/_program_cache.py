@@ -58,6 +58,16 @@ def _check_cap(call: str, max_size_bytes: object) -> int | None:
     return max_size_bytes
 
 
+def _unlink_if_unchanged(path: Path, st: os.stat_result) -> None:
+    """Deletes an entry seen as `st`, unless another process replaced it since (its new value stays)."""
+    try:
+        now = path.stat()
+        if (now.st_ino, now.st_size, now.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns):
+            path.unlink()
+    except FileNotFoundError:
+        pass
+
+
 class ProgramCacheResource(abc.ABC):
     """A bytes-in, bytes-out store of compiled programs, keyed by bytes or str (UTF-8).
 
@@ -273,11 +283,14 @@ class FileStreamProgramCache(ProgramCacheResource):
 
     def clear(self) -> None:
         """Removes every entry (and stale temporary files; a write in flight is left alone)."""
+        seen = []
         for path in list(self._entry_files()):
             try:
-                path.unlink()
+                seen.append((path, path.stat()))
             except FileNotFoundError:
                 pass
+        for path, st in seen:
+            _unlink_if_unchanged(path, st)
         self._sweep_stale_tmp()
         with self._lock:
             self._size = self._measure() if self._max_size_bytes is not None else 0
@@ -347,14 +360,7 @@ class FileStreamProgramCache(ProgramCacheResource):
         for _, path, st in rows:
             if total <= cap:
                 break
-            try:
-                now = path.stat()
-                # Another process may have replaced the file since the scan: keep its new entry.
-                if (now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_ino, st.st_size, st.st_mtime_ns):
-                    continue
-                path.unlink()
-            except FileNotFoundError:
-                pass
+            _unlink_if_unchanged(path, st)
             total -= st.st_size
         with self._lock:
             self._size = max(0, total)
