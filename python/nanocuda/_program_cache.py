@@ -26,7 +26,8 @@ def _value_bytes(call: str, value: object) -> bytes:
         return bytes(value)
     from ._nanocuda import ObjectCode
 
-    if isinstance(value, ObjectCode):
+    # cuda.core's ObjectCode stores the same way (code is its bytes or its file's path).
+    if isinstance(value, ObjectCode) or (type(value).__name__ == "ObjectCode" and hasattr(value, "code")):
         code = value.code
         if isinstance(code, str):  # made from a file path: store the file's bytes
             try:

@@ -243,3 +243,16 @@ def test_file_cache_shared_by_processes(tmp_path, cap):
         for p in files:
             data = p.read_bytes()
             assert data == b"z" * 100 or data == data[:len(data) // 8] * 8
+
+
+def test_cuda_core_object_code_is_stored_by_its_code(tmp_path):
+    class ObjectCode:  # stands in for cuda.core's (same name, a .code of bytes or a path)
+        def __init__(self, code):
+            self.code = code
+
+    src = tmp_path / "k.cubin"
+    src.write_bytes(b"from-a-file")
+    c = InMemoryProgramCache()
+    c[b"bytes"] = ObjectCode(b"image")
+    c[b"path"] = ObjectCode(str(src))
+    assert c[b"bytes"] == b"image" and c[b"path"] == b"from-a-file"
