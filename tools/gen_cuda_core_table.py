@@ -37,7 +37,6 @@ NOTES = {
     "ObjectCode.get_module": "-nanocuda loads libraries (cuLibraryLoadData), not modules; `ObjectCode.handle` is the CUlibrary",
     "Program.handle": "-nanocuda keeps no NVRTC program between calls (compiles are stateless and cached)",
     "Program.pch_status": "-precompiled-header options pass through to NVRTC, but their status is not read back",
-    "Kernel.from_handle": "-a foreign CUkernel has no Library for nanocuda to keep alive",
     "Linker.handle": "-each `link()` owns its nvJitLink session; none outlives the call",
     "ParamInfo.offset": "+", "ParamInfo.size": "+",
     "MaxPotentialBlockSizeOccupancyResult.min_grid_size": "+",
@@ -106,7 +105,6 @@ REASON = {
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's scope",
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
     "cuda.core.system.nvml": "needs NVML (libnvidia-ml), a library nanocuda does not load",
-    "cuda.core.utils.cache": "not needed: nanocuda caches every compile itself, in memory and on disk (`nanocuda.compile_cache_dir()`, `clear_memory_cache()`), so there is no cache object to pass to `Program.compile(cache=)`; `utils.make_program_cache_key` gives the key",
     "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's scope",
 }
 NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
@@ -154,9 +152,7 @@ def cuda_core_rows():
     for name in public(cuda.core.utils):
         obj = getattr(cuda.core.utils, name)
         why = None
-        if name in ("FileStreamProgramCache", "InMemoryProgramCache", "ProgramCacheResource"):
-            why = REASON["cuda.core.utils.cache"]
-        elif name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
+        if name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
                       "MemcpyOverlapMode", "MemcpySrcAccessOrder"):
             why = REASON["cuda.core.utils.batch"]
         if inspect.isclass(obj) and name == "StridedMemoryView":

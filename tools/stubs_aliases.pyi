@@ -46,3 +46,6 @@ CodeTarget: TypeAlias = Literal["cubin", "ptx", "ltoir"]
 class SupportsWrite(Protocol):
     """A file-like object with ``write(str)`` (io.StringIO, sys.stderr, ...)."""
     def write(self, s: str, /) -> object: ...
+
+# Program.compile(cache=) takes the Python-level cache ABC (python/nanocuda/_program_cache.py).
+from nanocuda._program_cache import ProgramCacheResource

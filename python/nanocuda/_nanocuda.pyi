@@ -56,6 +56,9 @@ class SupportsWrite(Protocol):
     """A file-like object with ``write(str)`` (io.StringIO, sys.stderr, ...)."""
     def write(self, s: str, /) -> object: ...
 
+# Program.compile(cache=) takes the Python-level cache ABC (python/nanocuda/_program_cache.py).
+from nanocuda._program_cache import ProgramCacheResource
+
 class Context:
     """A CUDA context (nanocuda uses each device's primary context)."""
 
@@ -2098,7 +2101,9 @@ def result_description(code: int) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class KernelAttributes:
-    """A kernel's attributes on one device."""
+    """
+    A kernel's attributes on one device; attrs[device] gives another device's.
+    """
 
     @property
     def num_registers(self) -> int:
@@ -2172,6 +2177,13 @@ class KernelAttributes:
     def cluster_scheduling_policy_preference(self) -> int:
         """CUclusterSchedulingPolicy value."""
 
+    @property
+    def device(self) -> Device:
+        """The device these attributes are read on."""
+
+    def __getitem__(self, device: DeviceLike) -> KernelAttributes:
+        """The same kernel's attributes on `device` (a Device or an ordinal)."""
+
 class KernelOccupancy:
     """Occupancy calculator for one kernel."""
 
@@ -2179,7 +2191,9 @@ class KernelOccupancy:
         """Blocks of block_size threads resident per SM at once."""
 
     def max_potential_block_size(self, dynamic_shared_memory_needed: int | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: int | None = None, device: DeviceLike | None = None) -> object:
-        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
+        """
+        (min_grid_size, max_block_size) for full occupancy, a named tuple; the dynamic shared memory is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.
+        """
 
     def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: DeviceLike | None = None) -> int:
         """Dynamic shared memory per block, bytes, at that occupancy."""
@@ -2221,10 +2235,16 @@ class Kernel:
 
     @property
     def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0 (get_attributes(device) for others)."""
+        """KernelAttributes on device 0; attributes[device] for others."""
 
     def get_attributes(self, device: DeviceLike | None = None) -> KernelAttributes:
         """KernelAttributes on `device` (default: device 0)."""
+
+    @staticmethod
+    def from_handle(handle: int, mod: ObjectCode | None = None) -> Kernel:
+        """
+        A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).
+        """
 
     @property
     def occupancy(self) -> KernelOccupancy:
@@ -2358,6 +2378,9 @@ class ObjectCode:
     Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.
     """
 
+    def __init__(self, *args, **kwargs) -> None:
+        """Not constructible: use the from_* constructors or Program.compile."""
+
     @staticmethod
     def from_cubin(module: bytes | bytearray | memoryview | str | os.PathLike[str], *, name: str = '', symbol_mapping: dict[str, str] | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
@@ -2383,8 +2406,13 @@ class ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
 
     @property
-    def code(self) -> bytes:
-        """The image's bytes (PTX as text bytes)."""
+    def code(self) -> object:
+        """
+        The image's bytes (PTX as text bytes); for code made from a file, its path (a str).
+        """
+
+    def __bytes__(self) -> bytes:
+        """The image's bytes, wherever they came from."""
 
     @property
     def code_type(self) -> str:
@@ -2451,9 +2479,9 @@ class Program:
     def backend(self) -> str:
         """'NVRTC', 'nvJitLink' or 'NVVM'."""
 
-    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: None = None) -> ObjectCode:
+    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: ProgramCacheResource | None = None) -> ObjectCode:
         """
-        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
+        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. cache= (a nanocuda.utils.ProgramCacheResource) is looked up first and filled on a miss. Raises CompileError with the log on failure.
         """
 
     def flags(self, target: CodeTarget = 'cubin') -> list[str]:

@@ -1,6 +1,8 @@
 // Kernel: cached parameter layout and per-context functions, attributes and occupancy.
 #include "nanocuda/compile/kernel.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -75,8 +77,35 @@ const std::string& Kernel::name() const noexcept { return state_->name; }
 const std::shared_ptr<const Library>& Kernel::library() const noexcept { return state_->library; }
 const ParamLayout& Kernel::param_layout() const noexcept { return state_->layout; }
 
+Kernel Kernel::from_handle(CUkernel handle, std::shared_ptr<const Library> library) {
+  if (handle == nullptr) throw ValueError("Kernel.from_handle: the handle is 0 (a null CUkernel)");
+  std::string name;
+  const auto& api = detail::driver();
+  if (detail::entry_point_available(api.cuKernelGetName)) {
+    const char* text = nullptr;
+    detail::check(api.cuKernelGetName(&text, handle), "cuKernelGetName",
+                  [] { return std::string("Kernel.from_handle"); });
+    if (text) name = text;
+  }
+  if (name.empty()) {  // drivers before 12.3 cannot name it: the handle does
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(handle)));
+    name = buf;
+  }
+  return Kernel(std::move(library), handle, std::move(name));
+}
+
+CUlibrary Kernel::owning_library() const {
+  const auto& api = detail::driver();
+  if (!detail::entry_point_available(api.cuKernelGetLibrary)) return nullptr;
+  CUlibrary lib = nullptr;
+  NANOCUDA_CALL(cuKernelGetLibrary, [&] { return describe(); }, &lib, state_->handle);
+  return lib;
+}
+
 std::string Kernel::describe() const {
-  return "Kernel " + state_->name + " in " + state_->library->description();
+  return "Kernel " + state_->name + " in " +
+         (state_->library ? state_->library->description() : std::string("a library nanocuda did not load"));
 }
 
 CUfunction Kernel::function(const Context& ctx) const {
@@ -153,6 +182,18 @@ std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_
   int min_grid = 0, block = 0;
   NANOCUDA_CALL(cuOccupancyMaxPotentialBlockSize, [&] { return describe(); }, &min_grid, &block,
                 fn, nullptr, dynamic_shared_memory, block_size_limit);
+  return {min_grid, block};
+}
+
+std::pair<int, int> Kernel::max_potential_block_size_for(CUoccupancyB2DSize block_to_smem, int block_size_limit,
+                                                         const Device& device) const {
+  if (block_to_smem == nullptr)
+    throw ValueError("KernelOccupancy.max_potential_block_size: the block-size-to-shared-memory callback is null");
+  CUfunction fn = function(*device.context());
+  CurrentContext guard(*device.context());
+  int min_grid = 0, block = 0;
+  NANOCUDA_CALL(cuOccupancyMaxPotentialBlockSize, [&] { return describe(); }, &min_grid, &block,
+                fn, block_to_smem, 0, block_size_limit);
   return {min_grid, block};
 }
 

@@ -17,6 +17,7 @@ const char* kind_words(OptionKind kind) {
     case OptionKind::one_zero: return "a bool";
     case OptionKind::integer: return "an int";
     case OptionKind::text: return "a str";
+    case OptionKind::path: return "a str (a file name) or a bool";
     case OptionKind::joined: return "an int, a str or a list of them";
     default: return "a str or a list of str";
   }
@@ -90,6 +91,11 @@ void append_flags(const char* owner, const OptionSpec& spec, const OptionValue& 
     case OptionKind::text:
       if (!std::holds_alternative<std::string>(value)) wrong_kind(owner, spec);
       out.push_back(flag + "=" + std::get<std::string>(value));
+      return;
+    case OptionKind::path:
+      if (const bool* b = std::get_if<bool>(&value)) out.push_back(flag + (*b ? "=True" : "=False"));
+      else if (const auto* s = std::get_if<std::string>(&value)) out.push_back(flag + "=" + *s);
+      else wrong_kind(owner, spec);
       return;
     case OptionKind::text_list:
       for (const auto& w : as_words(owner, spec.name, value)) out.push_back(flag + "=" + w);

@@ -21,6 +21,7 @@ struct ObjectCode::State {
   CodeType type = CodeType::cubin;
   std::string bytes;
   std::string name;
+  std::string path;
   std::string arch;
   std::string log;
   int compiler_version = 0;
@@ -37,7 +38,7 @@ ObjectCode ObjectCode::from_bytes(CodeType type, std::string bytes, std::string 
   return ObjectCode(std::move(s));
 }
 
-ObjectCode ObjectCode::from_file(CodeType type, const std::string& path) {
+ObjectCode ObjectCode::from_file(CodeType type, const std::string& path, std::string name) {
   const std::string call = std::string("ObjectCode.from_") + code_type_name(type);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))  // ifstream would read a folder as empty
@@ -46,12 +47,15 @@ ObjectCode ObjectCode::from_file(CodeType type, const std::string& path) {
   if (!in) throw ValueError(call + ": cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
-  return from_bytes(type, buf.str(), path);
+  ObjectCode code = from_bytes(type, buf.str(), name.empty() ? path : std::move(name));
+  code.state_->path = path;
+  return code;
 }
 
 CodeType ObjectCode::type() const noexcept { return state_->type; }
 const std::string& ObjectCode::bytes() const noexcept { return state_->bytes; }
 const std::string& ObjectCode::name() const noexcept { return state_->name; }
+const std::string& ObjectCode::path() const noexcept { return state_->path; }
 const std::string& ObjectCode::arch() const noexcept { return state_->arch; }
 const std::string& ObjectCode::log() const noexcept { return state_->log; }
 int ObjectCode::compiler_version() const noexcept { return state_->compiler_version; }
@@ -61,6 +65,7 @@ const std::map<std::string, std::string>& ObjectCode::lowered_names() const noex
 
 ObjectCode ObjectCode::with_lowered_names(std::map<std::string, std::string> names) const {
   ObjectCode copy = from_bytes(type(), bytes(), name());
+  copy.state_->path = path();
   copy.state_->arch = arch();
   copy.state_->log = log();
   copy.state_->compiler_version = compiler_version();

@@ -180,6 +180,9 @@ static LinkerOptions linker_options_of(const ProgramOptions& o) {
     if (const OptionValue* v = o.get(shared)) l.set(shared, *v);
   if (const OptionValue* v = o.get("link_time_optimization"); v && std::get_if<bool>(v))
     l.lto = std::get<bool>(*v);
+  // NVRTC's time takes a file; nvJitLink's -time only logs: any value turns it on, as in cuda.core.
+  if (const OptionValue* v = o.get("time"); v && !(std::get_if<bool>(v) && !std::get<bool>(*v)))
+    l.set("time", true);
   return l;
 }
 
@@ -190,7 +193,7 @@ std::vector<std::string> Program::flags(CodeType target) const {
   if (type_ == SourceType::nvvm) return nvvm_flags(target);
   const auto& api = detail::nvrtc();
   const ProgramOptions& o = options_;
-  const std::string arch = o.resolved_arch();
+  const std::string arch = o.resolved_arch(target != CodeType::cubin);
   std::vector<std::string> f;
   f.push_back((target == CodeType::ptx ? "-arch=compute_" : "-arch=sm_") + arch);
   bool lto_flag = false;
@@ -278,7 +281,7 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
     if (deserialize(*payload, code, names, log))
       return ObjectCode::from_bytes(target, std::move(code), name_)
           .with_lowered_names(std::move(names))
-          .with_arch(options_.resolved_arch())
+          .with_arch(options_.resolved_arch(target != CodeType::cubin))
           .with_log(std::move(log))
           .with_compiler_version(api.version);
   }
@@ -353,7 +356,7 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
   CompileCache::store(key, serialize(code, names, log));
   return ObjectCode::from_bytes(target, std::move(code), name_)
       .with_lowered_names(std::move(names))
-      .with_arch(options_.resolved_arch())
+      .with_arch(options_.resolved_arch(target != CodeType::cubin))
       .with_log(std::move(log))
       .with_compiler_version(api.version);
 }

@@ -45,7 +45,7 @@ std::vector<std::string> Program::nvvm_flags(CodeType target) const {
   }
   if (!o.defines.empty() || !o.include_dirs.empty())
     throw ValueError("Program(code_type='nvvm'): define_macro and include_path are for NVRTC");
-  std::vector<std::string> f{"-arch=compute_" + o.resolved_arch()};
+  std::vector<std::string> f{"-arch=compute_" + o.resolved_arch(true)};
   if (o.debug) f.push_back("-g");
   if (o.lineinfo) f.push_back("-generate-line-info");
   if (o.fast_math) {
@@ -115,10 +115,10 @@ ObjectCode Program::compile_nvvm(CodeType target) const {
   check(api.nvvmGetCompiledResult(prog, out.data()), "nvvmGetCompiledResult");
   std::string log = nvvm_log(api, prog);
   if (target == CodeType::ltoir)
-    return ObjectCode::from_bytes(CodeType::ltoir, std::move(out), name_).with_arch(options_.resolved_arch()).with_log(log);
+    return ObjectCode::from_bytes(CodeType::ltoir, std::move(out), name_).with_arch(options_.resolved_arch(true)).with_log(log);
   while (!out.empty() && out.back() == '\0') out.pop_back();
   ObjectCode ptx = ObjectCode::from_bytes(CodeType::ptx, std::move(out), name_).with_log(log);
-  if (target == CodeType::ptx) return ptx.with_arch(options_.resolved_arch());
+  if (target == CodeType::ptx) return ptx.with_arch(options_.resolved_arch(true));
   LinkerOptions lo;
   lo.arch = options_.arch;
   lo.debug = options_.debug;

@@ -44,19 +44,19 @@ constexpr std::array kNvrtcOptions = {
     OptionSpec{"diag_suppress", OptionKind::joined, "--diag-suppress"},
     OptionSpec{"diag_warn", OptionKind::joined, "--diag-warn"},
     OptionSpec{"brief_diagnostics", OptionKind::true_false, "--brief-diagnostics"},
-    OptionSpec{"time", OptionKind::text, "--time"},
+    OptionSpec{"time", OptionKind::path, "--time"},
     OptionSpec{"split_compile", OptionKind::integer, "--split-compile"},
     OptionSpec{"fdevice_syntax_only", OptionKind::flag, "--fdevice-syntax-only"},
     OptionSpec{"minimal", OptionKind::flag, "--minimal"},
     OptionSpec{"no_cache", OptionKind::flag, "--no-cache"},
-    OptionSpec{"fdevice_time_trace", OptionKind::text, "--fdevice-time-trace"},
+    OptionSpec{"fdevice_time_trace", OptionKind::path, "--fdevice-time-trace"},
     OptionSpec{"device_float128", OptionKind::flag, "--device-float128"},
     OptionSpec{"frandom_seed", OptionKind::text, "--frandom-seed"},
     OptionSpec{"ofast_compile", OptionKind::text, "--Ofast-compile"},
     OptionSpec{"pch", OptionKind::flag, "--pch"},
-    OptionSpec{"create_pch", OptionKind::text, "--create-pch"},
-    OptionSpec{"use_pch", OptionKind::text, "--use-pch"},
-    OptionSpec{"pch_dir", OptionKind::text, "--pch-dir"},
+    OptionSpec{"create_pch", OptionKind::path, "--create-pch"},
+    OptionSpec{"use_pch", OptionKind::path, "--use-pch"},
+    OptionSpec{"pch_dir", OptionKind::path, "--pch-dir"},
     OptionSpec{"pch_verbose", OptionKind::true_false, "--pch-verbose"},
     OptionSpec{"pch_messages", OptionKind::true_false, "--pch-messages"},
     OptionSpec{"instantiate_templates_in_pch", OptionKind::true_false, "--instantiate-templates-in-pch"},
@@ -146,6 +146,12 @@ ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value
   else if (option == "device_as_default_execution_space") default_device = flag();
   else if (option == "max_register_count" || option == "max_registers") max_registers = as_int(option, value);
   else if (option == "define_macro") defines = words();
+  // cuda.core adds no flag for include_path/pre_include=False: neither does nanocuda.
+  else if ((option == "include_path" || option == "pre_include") && std::get_if<bool>(&value) &&
+           !std::get<bool>(value)) {
+    if (option == "include_path") include_dirs.clear();
+    else detail::set_named(kOwner, kNvrtcOptions, &option_names, named, option, std::vector<std::string>{});
+  }
   else if (option == "include_path") include_dirs = words();
   else {
     detail::set_named(kOwner, kNvrtcOptions, &option_names, named, option, std::move(value));
@@ -208,8 +214,13 @@ std::string normalize_arch(const std::string& arch) {
   return s;
 }
 
-std::string ProgramOptions::resolved_arch() const {
+std::string ProgramOptions::resolved_arch(bool portable) const {
   if (!arch.empty()) return normalize_arch(arch);
+  if (portable) {
+    std::string a = resolved_arch(false);
+    while (!a.empty() && (a.back() == 'a' || a.back() == 'f')) a.pop_back();
+    return a;
+  }
   // Default: the GPU this process would run on. Without one there is no default (a guess
   // such as sm_75 would load on no GPU of another major version): name the option instead.
   // The call name marks this error, so the Python layer words it in Python (errors.cpp).

@@ -79,3 +79,23 @@ TEST(NamedOptions, SourceAndTargetTypes) {
 }
 
 }  // namespace
+
+namespace {
+
+// cuda.core's file-name options also take a bool (spelled as cuda.core does); numbers are refused.
+TEST(NamedOptions, PathOptionsTakeAFileNameOrABool) {
+  ProgramOptions o;
+  o.set("arch", std::string("sm_90")).set("time", true).set("create_pch", std::string("k.pch"));
+  auto flags = Program("", o).flags(CodeType::cubin);
+  EXPECT_TRUE(has(flags, "--time=True"));
+  EXPECT_TRUE(has(flags, "--create-pch=k.pch"));
+  EXPECT_THROW(o.set("use_pch", 3LL), nanocuda::TypeError);
+  o.set("include_path", false);  // cuda.core adds nothing for False
+  EXPECT_TRUE(o.include_dirs.empty());
+  // A PTX program's time is the linker's -time (it only logs).
+  ProgramOptions p;
+  p.set("arch", std::string("sm_90")).set("time", std::string("t.csv"));
+  EXPECT_TRUE(has(Program(".version 8.0", nanocuda::SourceType::ptx, p).flags(CodeType::cubin), "-time"));
+}
+
+}  // namespace

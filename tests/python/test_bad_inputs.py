@@ -235,7 +235,7 @@ CPU = [
     Case("event-options-unknown", "nanocuda.EventOptions(timing=True)", T, r"unknown option 'timing'"),
     Case("event-options-disagree", "nanocuda.EventOptions(timing_enabled=True, enable_timing=False)", V, r"disagree"),
     Case("cache-key-extra-str", "nanocuda.utils.make_program_cache_key(code='', code_type='c++', options=None, target_type='cubin', extra_digest='x')", T, r"extra_digest must be bytes"),
-    Case("cache-key-nvvm", "nanocuda.utils.make_program_cache_key(code='', code_type='nvvm', options=None, target_type='ptx')", V, r"make_program_cache_key: .*only C\+\+"),
+    Case("cache-key-nvvm-cubin", "nanocuda.utils.make_program_cache_key(code='', code_type='nvvm', options=None, target_type='cubin')", V, r"make_program_cache_key: target_type 'cubin' is not valid for code_type 'nvvm'"),
     # --- buffers and memory options ---
     Case("buffer-negative", "nanocuda.Buffer(-1)", V, r"Buffer: size must be >= 0"),
     Case("buffer-negative-5", "nanocuda.Buffer(-5)", V, r"Buffer: size must be >= 0, got -5"),

@@ -160,7 +160,8 @@ def test_object_code_from_bytes_and_file(tmp_path):
     path = tmp_path / "saxpy.cubin"
     path.write_bytes(cubin)
     assert nanocuda.ObjectCode.from_cubin(cubin).code == cubin
-    assert nanocuda.ObjectCode.from_cubin(path).code == cubin
+    assert nanocuda.ObjectCode.from_cubin(path).code == str(path)  # cuda.core: code made from a file is its path
+    assert bytes(nanocuda.ObjectCode.from_cubin(path)) == cubin
     assert nanocuda.ObjectCode.from_cubin(str(path)).name == str(path)
     ptx = nanocuda.compile(SAXPY, arch="sm_90a", target="ptx").code.decode()
     assert nanocuda.ObjectCode.from_ptx(ptx).code_type == "ptx"

@@ -101,8 +101,13 @@ def test_kernel_occupancy_with_cuda_core_signatures():
     clustered = LaunchConfig(grid=16, block=128, cluster=2)
     assert occ.max_active_clusters(clustered, stream=stream) > 0
     assert occ.max_active_clusters((16, 1, 1), (128, 1, 1), (2, 1, 1)) > 0  # nanocuda's form
-    with pytest.raises(ValueError, match=r"config has no cluster shape"):
-        occ.max_active_clusters(config, stream=stream)
+    assert occ.max_active_clusters(config, stream=stream) > 0  # no cluster shape: clusters of one block
+    with pytest.raises(TypeError, match=r"keyword-only argument: 'stream'"):
+        occ.max_active_clusters(clustered)
+    with pytest.raises(TypeError, match=r"keyword-only argument: 'stream'"):
+        occ.max_potential_cluster_size(config)
+    with pytest.raises(TypeError, match=r"the dynamic shared memory is a number of bytes"):
+        occ.max_potential_block_size(..., 0)
     with pytest.raises(TypeError, match=r"callable is not supported"):
         occ.max_potential_block_size(lambda block_size: 0, 0)
 

@@ -95,7 +95,8 @@ def test_make_program_cache_key():
 
     k = key()
     assert isinstance(k, bytes) and len(k) == 32 and key() == k
-    assert key(code=SRC.encode()) == k  # str is encoded as UTF-8
+    with pytest.raises(TypeError, match="code must be str for code_type 'c\\+\\+'"):
+        key(code=SRC.encode())  # bytes are NVVM's (cuda.core's rule)
     assert key(code=SRC + " ") != k
     assert key(options=ProgramOptions(arch="sm_80")) != k
     assert key(options=ProgramOptions(arch="sm_90", use_fast_math=True)) != k
@@ -103,9 +104,8 @@ def test_make_program_cache_key():
     assert key(name_expressions=("k",)) != k
     assert key(name_expressions=("a", "b")) == key(name_expressions=("b", "a"))  # order is not significant
     assert key(extra_digest=b"headers v1") not in (k, key(extra_digest=b"headers v2"))
-    with pytest.raises(ValueError, match="make_program_cache_key: .*only C\\+\\+ compiles are cached; code_type 'ptx'"):
-        key(code_type="ptx")
-    with pytest.raises(ValueError, match="make_program_cache_key: unknown code type 'elf'"):
+    assert key(code_type="ptx", code=".version 8.0") != key(code_type="ptx", code=".version 8.1")  # PTX keys too
+    with pytest.raises(ValueError, match="make_program_cache_key: target_type 'elf' is not valid for code_type"):
         key(target_type="elf")
     with pytest.raises(ValueError, match="make_program_cache_key: .*'fortran'"):
         key(code_type="fortran")

@@ -26,6 +26,7 @@ enum class OptionKind {
   one_zero,    // bool: flag=1 / flag=0 (libNVVM)
   integer,     // int: flag=N
   text,        // str: flag=VALUE
+  path,        // str (a file): flag=VALUE; a bool is spelled flag=True/False, as cuda.core does
   text_list,   // str or list: flag=VALUE once per item
   joined,      // int/str or list: flag=A,B,C
   prefix_list, // str or list: flagVALUE once per item (-D, -U, -I)

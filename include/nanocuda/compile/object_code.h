@@ -19,7 +19,8 @@ class ObjectCode {
  public:
   // `bytes` is the image as produced by nvcc/NVRTC; PTX may or may not end in NUL.
   static ObjectCode from_bytes(CodeType type, std::string bytes, std::string name = {});
-  static ObjectCode from_file(CodeType type, const std::string& path);
+  // Reads the file now; `name` defaults to the path, which path() keeps.
+  static ObjectCode from_file(CodeType type, const std::string& path, std::string name = {});
   static ObjectCode from_cubin(std::string bytes) { return from_bytes(CodeType::cubin, std::move(bytes)); }
   static ObjectCode from_fatbin(std::string bytes) { return from_bytes(CodeType::fatbin, std::move(bytes)); }
   static ObjectCode from_ptx(std::string text) { return from_bytes(CodeType::ptx, std::move(text)); }
@@ -29,6 +30,8 @@ class ObjectCode {
   [[nodiscard]] const std::string& bytes() const noexcept;
   // Where it came from (the program name or file path); for messages.
   [[nodiscard]] const std::string& name() const noexcept;
+  // The file it was read from (from_file); empty for code made from bytes.
+  [[nodiscard]] const std::string& path() const noexcept;
   // Name expression -> lowered (mangled) name, for templates compiled with name
   // expressions: get_kernel("gemm<128, 64>") looks the expression up here first.
   [[nodiscard]] const std::map<std::string, std::string>& lowered_names() const noexcept;

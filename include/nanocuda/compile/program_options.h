@@ -68,7 +68,10 @@ struct ProgramOptions {
   [[nodiscard]] std::vector<std::string> named_flags() const;
 
   // The arch number with suffix ("90a"), resolving the default from Device(0) when empty.
-  [[nodiscard]] std::string resolved_arch() const;
+  // `portable` (PTX, LTO-IR and NVVM output): the device default drops its "a"/"f" suffix,
+  // as cuda.core's does, so the code links and JITs for the plain arch too ("sm_90" inputs
+  // of a Linker); an arch that was set is kept as given.
+  [[nodiscard]] std::string resolved_arch(bool portable = false) const;
 };
 
 // "sm_90a" / "compute_90a" / "90a" -> "90a"; throws ValueError for anything else.

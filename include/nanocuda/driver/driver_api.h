@@ -65,6 +65,7 @@ namespace nanocuda::detail {
   X(cuLibraryGetKernelCount, 12040)              \
   X(cuLibraryEnumerateKernels, 12040)            \
   X(cuKernelGetName, 12030)                      \
+  X(cuKernelGetLibrary, 12050)                   \
   X(cuKernelGetFunction, 12000)                  \
   X(cuKernelGetAttribute, 12000)                 \
   X(cuKernelSetAttribute, 12000)                 \

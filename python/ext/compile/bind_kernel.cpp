@@ -5,8 +5,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+
 #include "compile/compile_bindings.h"
 #include "nanocuda/compile/kernel.h"
+#include "nanocuda/compile/library.h"
+#include "nanocuda/compile/object_code.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/launch/launch_config.h"
 
@@ -59,8 +63,32 @@ size_t smem_of(const nb::handle& positional, const nb::handle& keyword, const ch
   if (v.is_none()) return 0;
   if (PyCallable_Check(v.ptr()))
     throw TypeError(std::string("KernelOccupancy.") + call +
-                    ": a per-block-size shared memory callable is not supported; pass bytes as an int");
-  return nb::cast<size_t>(v);
+                    ": a per-block-size shared memory callable is not supported; pass bytes as an int "
+                    "(or, to max_potential_block_size, a cuda.bindings CUoccupancyB2DSize C callback)");
+  if (PyBool_Check(v.ptr()) || !nb::hasattr(v, "__index__"))
+    throw TypeError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory is a number of bytes (an int), got " +
+                    Py_TYPE(v.ptr())->tp_name);
+  long long bytes = nb::cast<long long>(v.attr("__index__")());
+  if (bytes < 0)
+    throw ValueError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory must be >= 0 bytes, got " +
+                     std::to_string(bytes));
+  return static_cast<size_t>(bytes);
+}
+
+// A cuda.bindings CUoccupancyB2DSize (a C function size_t(int)), or nullptr for anything else.
+CUoccupancyB2DSize b2d_callback_of(const nb::handle& v) {
+  if (v.is_none() || std::string(Py_TYPE(v.ptr())->tp_name).find("CUoccupancyB2DSize") == std::string::npos)
+    return nullptr;
+  nb::object address = nb::hasattr(v, "getPtr") ? v.attr("getPtr")() : nb::int_(v);
+  return reinterpret_cast<CUoccupancyB2DSize>(static_cast<std::uintptr_t>(nb::cast<unsigned long long>(address)));
+}
+
+// cuda.core's LaunchConfig form of the cluster queries reads the device from stream=, a
+// required keyword there; nanocuda also takes device=. Neither is cuda.core's TypeError.
+void require_stream_or_device(const nb::handle& stream, const nb::handle& device, const char* call) {
+  if (stream.is_none() && device.is_none())
+    throw TypeError(std::string("KernelOccupancy.") + call +
+                    "() missing 1 required keyword-only argument: 'stream' (or give device=)");
 }
 
 // (grid, block, dynamic shared memory) of a LaunchConfig argument.
@@ -78,29 +106,68 @@ Device device_of(const nb::handle& stream, const nb::handle& device) {
   return Device(0);
 }
 
+// cuda.core's KernelAttributes: a kernel's attributes on one device, read when asked (so
+// set_max_dynamic_shared_memory shows at once); attrs[device] is the view on another device.
+struct AttributesView {
+  Kernel kernel;
+  Device device;
+};
+
+// A kernel handle as cuda.core takes it: an int, or a cuda.bindings CUkernel (int() of it).
+// A float, str or anything else is a TypeError, never truncated into a handle.
+CUkernel kernel_handle_of(const nb::handle& h) {
+  nb::handle value = h;
+  nb::object converted;
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
+    std::string type = Py_TYPE(h.ptr())->tp_name;
+    if (type.find("CUkernel") == std::string::npos)
+      throw TypeError("Kernel.from_handle: handle must be an int or a cuda.bindings CUkernel, got " + type);
+    converted = nb::int_(h);
+    value = converted;
+  }
+  unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ValueError("Kernel.from_handle: handle " + nb::cast<std::string>(nb::repr(h)) +
+                     " is not a CUkernel address (0 to 2**64-1)");
+  }
+  return reinterpret_cast<CUkernel>(static_cast<std::uintptr_t>(v));
+}
+
 }  // namespace
 
+#define NANOCUDA_KERNEL_ATTRIBUTE(py_name, field, doc) \
+  .def_prop_ro(py_name, [](const AttributesView& v) { return v.kernel.attributes(v.device).field; }, doc)
+
 void bind_kernel(nb::module_& m) {
-  nb::class_<KernelAttributes>(m, "KernelAttributes", "A kernel's attributes on one device.")
-      .def_ro("num_registers", &KernelAttributes::num_registers, "Registers per thread.")
-      .def_ro("num_regs", &KernelAttributes::num_registers, "Registers per thread (cuda.core's name for num_registers).")
-      .def_ro("shared_size_bytes", &KernelAttributes::shared_size_bytes, "Static shared memory per block, bytes.")
-      .def_ro("max_dynamic_shared_size_bytes", &KernelAttributes::max_dynamic_shared_size_bytes, "Dynamic shared memory a launch may request, bytes.")
-      .def_ro("max_threads_per_block", &KernelAttributes::max_threads_per_block, "Largest block this kernel can launch with.")
-      .def_ro("local_size_bytes", &KernelAttributes::local_size_bytes, "Local memory per thread, bytes.")
-      .def_ro("const_size_bytes", &KernelAttributes::const_size_bytes, "Constant memory used, bytes.")
-      .def_ro("ptx_version", &KernelAttributes::ptx_version, "PTX virtual architecture, major*10 + minor.")
-      .def_ro("binary_version", &KernelAttributes::binary_version, "Binary architecture, major*10 + minor.")
-      .def_ro("preferred_shared_memory_carveout", &KernelAttributes::preferred_shared_memory_carveout, "Preferred shared-memory share of L1, percent.")
-      .def_ro("max_shared_memory_per_block_optin",
-              &KernelAttributes::max_shared_memory_per_block_optin, "Shared memory a block may opt in to, bytes.")
-      .def_ro("cache_mode_ca", &KernelAttributes::cache_mode_ca, "Compiled with global loads cached in L1 (-dlcm=ca).")
-      .def_ro("cluster_size_must_be_set", &KernelAttributes::cluster_size_must_be_set, "A launch must give a cluster shape.")
-      .def_ro("required_cluster_width", &KernelAttributes::required_cluster_width, "Compile-time cluster width (0: none).")
-      .def_ro("required_cluster_height", &KernelAttributes::required_cluster_height, "Compile-time cluster height (0: none).")
-      .def_ro("required_cluster_depth", &KernelAttributes::required_cluster_depth, "Compile-time cluster depth (0: none).")
-      .def_ro("non_portable_cluster_size_allowed", &KernelAttributes::non_portable_cluster_size_allowed, "Clusters above 8 blocks are allowed.")
-      .def_ro("cluster_scheduling_policy_preference", &KernelAttributes::cluster_scheduling_policy_preference, "CUclusterSchedulingPolicy value.");
+  nb::class_<AttributesView>(m, "KernelAttributes", "A kernel's attributes on one device; attrs[device] gives another device's.")
+      NANOCUDA_KERNEL_ATTRIBUTE("num_registers", num_registers, "Registers per thread.")
+      NANOCUDA_KERNEL_ATTRIBUTE("num_regs", num_registers, "Registers per thread (cuda.core's name for num_registers).")
+      NANOCUDA_KERNEL_ATTRIBUTE("shared_size_bytes", shared_size_bytes, "Static shared memory per block, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_dynamic_shared_size_bytes", max_dynamic_shared_size_bytes, "Dynamic shared memory a launch may request, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_threads_per_block", max_threads_per_block, "Largest block this kernel can launch with.")
+      NANOCUDA_KERNEL_ATTRIBUTE("local_size_bytes", local_size_bytes, "Local memory per thread, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("const_size_bytes", const_size_bytes, "Constant memory used, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("ptx_version", ptx_version, "PTX virtual architecture, major*10 + minor.")
+      NANOCUDA_KERNEL_ATTRIBUTE("binary_version", binary_version, "Binary architecture, major*10 + minor.")
+      NANOCUDA_KERNEL_ATTRIBUTE("preferred_shared_memory_carveout", preferred_shared_memory_carveout, "Preferred shared-memory share of L1, percent.")
+      NANOCUDA_KERNEL_ATTRIBUTE("max_shared_memory_per_block_optin", max_shared_memory_per_block_optin, "Shared memory a block may opt in to, bytes.")
+      NANOCUDA_KERNEL_ATTRIBUTE("cache_mode_ca", cache_mode_ca, "Compiled with global loads cached in L1 (-dlcm=ca).")
+      NANOCUDA_KERNEL_ATTRIBUTE("cluster_size_must_be_set", cluster_size_must_be_set, "A launch must give a cluster shape.")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_width", required_cluster_width, "Compile-time cluster width (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_height", required_cluster_height, "Compile-time cluster height (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("required_cluster_depth", required_cluster_depth, "Compile-time cluster depth (0: none).")
+      NANOCUDA_KERNEL_ATTRIBUTE("non_portable_cluster_size_allowed", non_portable_cluster_size_allowed, "Clusters above 8 blocks are allowed.")
+      NANOCUDA_KERNEL_ATTRIBUTE("cluster_scheduling_policy_preference", cluster_scheduling_policy_preference, "CUclusterSchedulingPolicy value.")
+      .def_prop_ro("device", [](const AttributesView& v) { return v.device; }, "The device these attributes are read on.")
+      .def("__getitem__",
+           [](const AttributesView& v, nb::handle device) {
+             if (device.is_none() || PyBool_Check(device.ptr()) || !nb::hasattr(device, "__index__"))
+               throw TypeError("KernelAttributes[device]: device must be a nanocuda.Device or an ordinal int, got " +
+                               std::string(Py_TYPE(device.ptr())->tp_name));
+             return AttributesView{v.kernel, to_device(device)};
+           },
+           nb::arg("device").none(), "The same kernel's attributes on `device` (a Device or an ordinal).");
 
   nb::class_<Occupancy>(m, "KernelOccupancy", "Occupancy calculator for one kernel.")
       .def("max_active_blocks_per_multiprocessor",
@@ -113,13 +180,18 @@ void bind_kernel(nb::module_& m) {
            "Blocks of block_size threads resident per SM at once.")
       .def("max_potential_block_size",
            [](const Occupancy& o, nb::object smem, int limit, nb::object smem_kw, nb::object device) {
+             if (CUoccupancyB2DSize fn = b2d_callback_of(smem_kw.is_none() ? smem : smem_kw)) {
+               auto [grid, block] = o.kernel.max_potential_block_size_for(fn, limit, to_device(device));
+               return block_size_result_type()(grid, block);
+             }
              auto [grid, block] = o.kernel.max_potential_block_size(
                  smem_of(smem, smem_kw, "max_potential_block_size"), limit, to_device(device));
              return block_size_result_type()(grid, block);
            },
            nb::arg("dynamic_shared_memory_needed") = nb::none(), nb::arg("block_size_limit") = 0,
            nb::kw_only(), nb::arg("dynamic_shared_memory") = nb::none(), nb::arg("device") = nb::none(),
-           "(min_grid_size, max_block_size) for full occupancy, a named tuple.")
+           "(min_grid_size, max_block_size) for full occupancy, a named tuple; the dynamic shared memory "
+           "is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.")
       .def("available_dynamic_shared_memory_per_block",
            [](const Occupancy& o, int blocks, int block_size, nb::object device) {
              return o.kernel.available_dynamic_shared_memory_per_block(blocks, block_size, to_device(device));
@@ -129,6 +201,7 @@ void bind_kernel(nb::module_& m) {
       .def("max_potential_cluster_size",
            [](const Occupancy& o, nb::object config, nb::object stream, nb::object device) {
              const LaunchConfig& c = launch_config_of(config, "max_potential_cluster_size");
+             require_stream_or_device(stream, device, "max_potential_cluster_size");
              return o.kernel.max_potential_cluster_size(dims(c.blocks()), dims(c.block), c.shared_mem,
                                                         device_of(stream, device));
            },
@@ -139,9 +212,10 @@ void bind_kernel(nb::module_& m) {
               size_t smem, nb::object device) {
              if (block.is_none() && cluster.is_none()) {  // cuda.core's form: a LaunchConfig
                const LaunchConfig& c = launch_config_of(config, "max_active_clusters");
-               if (!c.has_cluster())
-                 throw ValueError("KernelOccupancy.max_active_clusters: config has no cluster shape");
-               return o.kernel.max_active_clusters(dims(c.grid), dims(c.block), dims(c.cluster), c.shared_mem,
+               require_stream_or_device(stream, device, "max_active_clusters");
+               // No cluster shape is cuda.core's cluster of one block.
+               std::array<unsigned, 3> cluster_dims = c.has_cluster() ? dims(c.cluster) : std::array<unsigned, 3>{1, 1, 1};
+               return o.kernel.max_active_clusters(dims(c.grid), dims(c.block), cluster_dims, c.shared_mem,
                                                    device_of(stream, device));
              }
              if (block.is_none() || cluster.is_none())
@@ -174,10 +248,33 @@ void bind_kernel(nb::module_& m) {
                      return out;
                    },
                    "[ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).")
-      .def_prop_ro("attributes", [](const Kernel& k) { return k.attributes(Device(0)); },
-                   "KernelAttributes on device 0 (get_attributes(device) for others).")
-      .def("get_attributes", [](const Kernel& k, nb::object d) { return k.attributes(to_device(d)); },
+      .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device(0)}; },
+                   "KernelAttributes on device 0; attributes[device] for others.")
+      .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
            nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
+      .def_static("from_handle",
+                  [](nb::handle handle, nb::handle mod) {
+                    std::shared_ptr<const Library> library;
+                    if (!mod.is_none()) {
+                      if (!nb::isinstance<ObjectCode>(mod))
+                        throw TypeError("Kernel.from_handle: mod must be a nanocuda.ObjectCode or None, got " +
+                                        std::string(Py_TYPE(mod.ptr())->tp_name));
+                      library = nb::cast<const ObjectCode&>(mod).library();
+                    }
+                    Kernel k = Kernel::from_handle(kernel_handle_of(handle), library);
+                    if (library) {
+                      CUlibrary owner = k.owning_library();
+                      if (owner && owner != library->handle()) {
+                        std::string msg = "Kernel.from_handle: the kernel's library does not match mod's (" +
+                                          library->description() + "); mod is kept loaded, the kernel's own library is not";
+                        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+                      }
+                    }
+                    return k;
+                  },
+                  nb::arg("handle").none(), nb::arg("mod") = nb::none(),
+                  "A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode "
+                  "holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).")
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")
       .def("set_max_dynamic_shared_memory",

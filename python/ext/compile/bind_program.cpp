@@ -42,8 +42,7 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const nb::handl
                          std::to_string(path.size()) + " characters spanning lines, not a path to a file" +
                          (type == CodeType::ptx ? ", and not PTX (it has no '.version' directive)" : "") +
                          "; pass the image as bytes or a path to its file");
-      ObjectCode c = ObjectCode::from_file(type, path);
-      return name.empty() ? c : ObjectCode::from_bytes(type, c.bytes(), name);
+      return ObjectCode::from_file(type, path, name);
     }
     if (!nb::hasattr(data, "__buffer__") && !PyObject_CheckBuffer(data.ptr()))
       throw TypeError(std::string("ObjectCode.from_") + code_type_name(type) +
@@ -125,6 +124,14 @@ void bind_program(nb::module_& m) {
       });
 
   nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
+      .def("__init__",
+           [](ObjectCode*, nb::args, nb::kwargs) {
+             // cuda.core's error (RuntimeError) for the front door: the from_* constructors say what the bytes are.
+             throw nb::builtin_exception(nb::exception_type::runtime_error,
+                                         "ObjectCode objects cannot be instantiated directly. Use ObjectCode.from_cubin, "
+                                         "from_ptx, from_ltoir, from_fatbin, from_object or from_library, or Program.compile.");
+           },
+           "Not constructible: use the from_* constructors or Program.compile.")
       .def_static("from_cubin", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::cubin, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "From bytes, or a path to read.")
@@ -143,8 +150,16 @@ void bind_program(nb::module_& m) {
       .def_static("from_library", [](nb::object d, nb::object name, nb::object sm) { return to_object_code(CodeType::library, d, name, sm); },
                   nb::arg("module"), nb::kw_only(), nb::arg("name") = "", nb::arg("symbol_mapping") = nb::none(),
                   "A device library (.a), for Linker; from bytes or a path.")
-      .def_prop_ro("code", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
-                   "The image's bytes (PTX as text bytes).")
+      .def_prop_ro("code",
+                   [](const ObjectCode& o) -> nb::object {
+                     // cuda.core's rule: code made from a file is that path (the bytes were read
+                     // when it was made: bytes(ObjectCode) has them); else the image's bytes.
+                     if (!o.path().empty()) return nb::str(o.path().c_str());
+                     return nb::bytes(o.bytes().data(), o.bytes().size());
+                   },
+                   "The image's bytes (PTX as text bytes); for code made from a file, its path (a str).")
+      .def("__bytes__", [](const ObjectCode& o) { return nb::bytes(o.bytes().data(), o.bytes().size()); },
+           "The image's bytes, wherever they came from.")
       .def_prop_ro("code_type", [](const ObjectCode& o) { return std::string(code_type_name(o.type())); },
                    "'cubin', 'fatbin', 'ptx', 'ltoir', 'object' or 'library'.")
       .def_prop_ro("name", &ObjectCode::name, "The name it was compiled or loaded under.")
@@ -216,9 +231,9 @@ void bind_program(nb::module_& m) {
       .def("compile",
            [](const Program& p, nb::object target_arg, nb::object exprs, nb::object logs, nb::object cache) {
              const std::string target = text_arg(target_arg, "Program.compile", "target_type", "'cubin', 'ptx' or 'ltoir'");
-             if (!cache.is_none())
-               throw TypeError("Program.compile: cache= (a cuda.core ProgramCacheResource) is not supported; "
-                               "nanocuda caches every compile itself (nanocuda.compile_cache_dir())");
+             if (!cache.is_none())  // the cache protocol is Python's (nanocuda/_program_cache.py)
+               return nb::cast<ObjectCode>(nb::module_::import_("nanocuda._program_cache")
+                   .attr("compile_with_cache")(nb::cast(p, nb::rv_policy::reference), target_arg, exprs, logs, cache));
              if (!logs.is_none() && !nb::hasattr(logs, "write"))
                throw TypeError("Program.compile: logs must be a file-like object with write() "
                                "(io.StringIO, sys.stderr, ...), got " + std::string(Py_TYPE(logs.ptr())->tp_name));
@@ -244,7 +259,8 @@ void bind_program(nb::module_& m) {
            nb::kw_only(), nb::arg("cache") = nb::none(),
            "Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names "
            "(ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) "
-           "when it is not empty. Raises CompileError with the log on failure.")
+           "when it is not empty. cache= (a nanocuda.utils.ProgramCacheResource) is looked up first "
+           "and filled on a miss. Raises CompileError with the log on failure.")
       .def("flags", [](const Program& p, nb::object target) {
              return p.flags(parse_code_type(text_arg(target, "Program.flags", "target", "'cubin', 'ptx' or 'ltoir'")));
            },
@@ -294,7 +310,8 @@ void bind_program(nb::module_& m) {
       .def("as_bytes",
            [](const LinkerOptions& o, const std::string& backend) {
              if (backend != "nvjitlink" && backend != "nvJitLink")
-               throw ValueError("LinkerOptions.as_bytes: backend '" + backend + "' is not used: nanocuda links with 'nvjitlink'");
+               throw ValueError("LinkerOptions.as_bytes: backend '" + backend +
+                                "' is not used: nanocuda's LinkerOptions only supports 'nvjitlink' backend");
              nb::list out;
              for (const auto& f : o.flags(CodeType::cubin)) out.append(nb::bytes(f.data(), f.size()));
              return out;
@@ -305,6 +322,8 @@ void bind_program(nb::module_& m) {
   nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
       .def("__init__",
            [](PyLinker* self, nb::args objects, nb::object options) {
+             if (objects.size() == 0)
+               throw ValueError("Linker: At least one ObjectCode object must be provided (Linker(*object_codes))");
              LinkerOptions opts;
              if (!options.is_none()) {
                if (!nb::isinstance<LinkerOptions>(options))
@@ -318,7 +337,6 @@ void bind_program(nb::module_& m) {
                                  nb::cast<std::string>(nb::str(o.type().attr("__name__"))));
                self->linker.add(nb::cast<ObjectCode>(o));
              }
-             if (objects.size() == 0) throw ValueError("Linker: give at least one ObjectCode to link");
            },
            nb::arg("object_codes"), nb::arg("options") = nb::none(),
            "Linker(*object_codes, options=LinkerOptions(...)).")

@@ -209,7 +209,8 @@ OptionValue to_option_value(const char* owner, const std::string& option, const 
     if (v == -1 && PyErr_Occurred()) throw nb::python_error();
     return v;
   }
-  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+  // Any sequence (list, tuple, range, ...), as cuda.core iterates them; dicts are not sequences.
+  if (PySequence_Check(value.ptr())) {
     std::vector<std::string> out;
     for (nb::handle item : value) {
       OptionValue v = to_option_value(owner, option, item);
