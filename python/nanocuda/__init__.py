@@ -78,6 +78,7 @@ from ._memory_options import (
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
+from . import checkpoint, texture  # cuda.core's submodules (pure Python until first use)
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing
@@ -186,8 +187,10 @@ __all__ = [
     "TensorMapDescriptor",
     "TensorMapDescriptorOptions",
     "args_viewable_as_strided_memory",
+    "checkpoint",
     "graph",
     "system",
+    "texture",
     "utils",
 ]
 

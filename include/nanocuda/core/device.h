@@ -66,6 +66,7 @@ struct DeviceAttributeInfo {
   CUdevice_attribute attribute;
   const char* name;  // snake_case, as the accessor is named
   const char* doc;
+  bool is_flag;  // a yes/no answer (0 or 1): a bool in cuda.core's DeviceProperties
 };
 [[nodiscard]] const DeviceAttributeInfo* device_attributes(std::size_t* count) noexcept;
 
