@@ -26,10 +26,10 @@ def _get_driver() -> Any:
     """The checkpoint calls, once the driver is known to have them (CUDA 12.8+); RuntimeError
     starting with cuda.core's wording otherwise."""
     try:
-        _nanocuda._checkpoint.require_support()
+        _nanocuda._internal.checkpoint.require_support()
     except DriverTooOldError as e:
         raise RuntimeError(f"{_UNSUPPORTED} ({e})") from e
-    return _nanocuda._checkpoint
+    return _nanocuda._internal.checkpoint
 
 
 def _binding_version() -> tuple[int, int, int]:

@@ -163,18 +163,15 @@ std::string ResourceDesc::describe() const {
          ", num_channels=" + std::to_string(channels_) + ")";
 }
 
-CUDA_RESOURCE_DESC ResourceDesc::to_cu(const char* call) const {
+CUDA_RESOURCE_DESC ResourceDesc::to_cu() const {
+  // The arrays are held by this descriptor (closing the caller's copy does not release them).
   CUDA_RESOURCE_DESC d{};
   switch (kind_) {
     case Kind::array:
-      if (array_->is_closed())
-        throw ValueError(std::string(call) + ": the OpaqueArray behind " + describe() + " is closed");
       d.resType = CU_RESOURCE_TYPE_ARRAY;
       d.res.array.hArray = array_->handle();
       break;
     case Kind::mipmapped_array:
-      if (mipmapped_->is_closed())
-        throw ValueError(std::string(call) + ": the MipmappedArray behind " + describe() + " is closed");
       d.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
       d.res.mipmap.hMipmappedArray = mipmapped_->handle();
       break;
@@ -207,7 +204,7 @@ TextureObject::TextureObject(const ResourceDesc& resource, const TextureOptions&
     throw ValueError(std::string(call) + ": max_anisotropy must be in 0..16, got " + std::to_string(o.max_anisotropy));
   for (float v : {o.mipmap_level_bias, o.min_mipmap_level_clamp, o.max_mipmap_level_clamp})
     if (!std::isfinite(v)) throw ValueError(std::string(call) + ": mipmap levels and bias must be finite numbers");
-  CUDA_RESOURCE_DESC res = resource_.to_cu(call);
+  CUDA_RESOURCE_DESC res = resource_.to_cu();
   CUDA_TEXTURE_DESC t{};
   for (int i = 0; i < 3; ++i) t.addressMode[i] = to_cu(o.address_mode[static_cast<std::size_t>(i)]);
   t.filterMode = to_cu(o.filter_mode);
@@ -235,7 +232,7 @@ SurfaceObject::SurfaceObject(const ResourceDesc& resource, const Device& device)
   if (resource_.kind() != ResourceDesc::Kind::array)
     throw ValueError(std::string(call) + ": a surface needs an array-backed ResourceDescriptor "
                      "(ResourceDescriptor.from_opaque_array), got kind '" + resource_.kind_name() + "'");
-  CUDA_RESOURCE_DESC res = resource_.to_cu(call);
+  CUDA_RESOURCE_DESC res = resource_.to_cu();
   if (!resource_.array()->shape().surface_load_store)
     throw ValueError(std::string(call) + ": " + resource_.array()->describe() + " was not created with "
                      "is_surface_load_store=True, so it cannot back a surface");

@@ -41,8 +41,8 @@ class ResourceDesc {
   // The device of the backing memory (-1: unknown, the current device is used).
   [[nodiscard]] int device_ordinal() const noexcept { return device_; }
   [[nodiscard]] const OpaqueArray* array() const noexcept { return array_ ? &*array_ : nullptr; }
-  // The driver's view; `call` names the caller if an array has been closed since.
-  [[nodiscard]] CUDA_RESOURCE_DESC to_cu(const char* call) const;
+  // The driver's view.
+  [[nodiscard]] CUDA_RESOURCE_DESC to_cu() const;
   [[nodiscard]] std::string describe() const;
 
  private:

@@ -1,4 +1,4 @@
-// `_nanocuda._checkpoint`: CUDA checkpoint/restore calls (glue for nanocuda.checkpoint.Process).
+// `_nanocuda._internal.checkpoint`: CUDA checkpoint/restore calls (glue for nanocuda.checkpoint.Process).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -17,7 +17,7 @@ namespace nanocuda::py {
 
 void bind_checkpoint(nb::module_& m) {
   namespace ck = nanocuda::checkpoint;
-  nb::module_ c = m.def_submodule("_checkpoint", "CUDA checkpoint/restore; use nanocuda.checkpoint.");
+  nb::module_ c = internal_module(m).def_submodule("checkpoint", "CUDA checkpoint/restore; use nanocuda.checkpoint.");
   c.def("require_support", &ck::require_support);
   c.def("state", [](int pid) { return std::string(ck::state_name(ck::state(pid))); });
   c.def("restore_thread_id", &ck::restore_thread_id);

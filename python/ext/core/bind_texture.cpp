@@ -1,4 +1,4 @@
-// `_nanocuda._texture`: CUDA arrays, resource descriptions, texture and surface objects (glue
+// `_nanocuda._internal.texture`: CUDA arrays, resource descriptions, texture and surface objects (glue
 // for the nanocuda.texture package, which gives them cuda.core's classes and names).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
@@ -54,14 +54,12 @@ void array_copy(const OpaqueArray& a, nb::handle other, nb::handle stream, bool 
                           (to_array ? "" : "writable ") + "contiguous buffer-protocol object, got " +
                           Py_TYPE(other.ptr())->tp_name).c_str());
   }
-  try {
-    if (to_array) a.copy_from_host(view.buf, static_cast<std::size_t>(view.len), s);
-    else a.copy_to_host(view.buf, static_cast<std::size_t>(view.len), s);
-  } catch (...) {
-    PyBuffer_Release(&view);
-    throw;
-  }
-  PyBuffer_Release(&view);
+  struct Release {  // the view goes back on every path out
+    Py_buffer* v;
+    ~Release() { PyBuffer_Release(v); }
+  } release{&view};
+  if (to_array) a.copy_from_host(view.buf, static_cast<std::size_t>(view.len), s);
+  else a.copy_to_host(view.buf, static_cast<std::size_t>(view.len), s);
 }
 
 const Buffer& linear_buffer(nb::handle buffer, const char* call) {
@@ -80,7 +78,7 @@ std::array<float, 4> border(const std::vector<double>& v) {
 }  // namespace
 
 void bind_texture(nb::module_& m) {
-  nb::module_ t = m.def_submodule("_texture", "CUDA arrays, textures and surfaces; use nanocuda.texture.");
+  nb::module_ t = internal_module(m).def_submodule("texture", "CUDA arrays, textures and surfaces; use nanocuda.texture.");
 
   nb::class_<OpaqueArray>(t, "Array", "A CUDA array (nanocuda.texture.OpaqueArray holds one).")
       .def_prop_ro("handle", [](const OpaqueArray& a) { return reinterpret_cast<std::uintptr_t>(a.handle()); })

@@ -8,7 +8,7 @@ from typing import Any
 from .. import _nanocuda
 from ..typing import ArrayFormatType
 
-_core = _nanocuda._texture
+_core = _nanocuda._internal.texture
 
 
 def _normalize_array_format(format: Any, call: str) -> ArrayFormatType:
