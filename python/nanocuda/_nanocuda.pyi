@@ -767,6 +767,12 @@ class Device:
         """ComputeCapability(major, minor), a named tuple."""
 
     @property
+    def pci_bus_id(self) -> str:
+        """
+        '0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number alone is properties.pci_bus_id.
+        """
+
+    @property
     def arch(self) -> str:
         """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
 
@@ -971,10 +977,6 @@ class Device:
     @property
     def ecc_enabled(self) -> int:
         """Device has ECC support enabled"""
-
-    @property
-    def pci_bus_id(self) -> int:
-        """PCI bus ID of the device"""
 
     @property
     def pci_device_id(self) -> int:

@@ -149,6 +149,13 @@ std::string Device::uuid_string() const {
   return text;
 }
 
+std::string Device::pci_bus_id_text() const {
+  char buf[32] = {};
+  NANOCUDA_CALL(cuDeviceGetPCIBusId, [&] { return device_text(ordinal_); }, buf, static_cast<int>(sizeof buf - 1),
+                handle_);
+  return std::string(buf).substr(0, 12);  // the driver may add a function suffix beyond "dddd:bb:dd.f"
+}
+
 std::pair<int, int> Device::compute_capability() const {
   return {compute_capability_major(), compute_capability_minor()};
 }

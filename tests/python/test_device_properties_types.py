@@ -27,6 +27,7 @@ def test_types_on_the_mock(mock_libcuda):
                      "async_engine_count"):
             assert type(getattr(p, name)) is int, name
         assert type(nanocuda.Device(0).concurrent_kernels) is int  # Device's own accessors stay ints
+        assert type(nanocuda.Device(0).pci_bus_id) is str and type(p.pci_bus_id) is int  # as in cuda.core
         e = nanocuda.Device(0).create_stream().record()
         assert e.__rsub__(42) is NotImplemented and e.__isub__(42) is NotImplemented
         try:

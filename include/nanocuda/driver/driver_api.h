@@ -150,7 +150,8 @@ namespace nanocuda::detail {
   X(cuCheckpointProcessLock, 12080)              \
   X(cuCheckpointProcessCheckpoint, 12080)        \
   X(cuCheckpointProcessRestore, 12080)           \
-  X(cuCheckpointProcessUnlock, 12080)
+  X(cuCheckpointProcessUnlock, 12080)          \
+  X(cuDeviceGetPCIBusId, 4010)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bindings.h"
@@ -173,6 +174,9 @@ void bind_device(nb::module_& m) {
              auto [major, minor] = d.compute_capability();
              return g_compute_capability(major, minor);
            }, "ComputeCapability(major, minor), a named tuple.")
+      .def_prop_ro("pci_bus_id", &Device::pci_bus_id_text,
+                   "'0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number "
+                   "alone is properties.pci_bus_id.")
       .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles).")
       .def_prop_ro("total_memory", &Device::total_memory, "Bytes of device memory.")
       .def_prop_ro("memory_info", &Device::memory_info, "(free, total) bytes.")
@@ -235,7 +239,8 @@ void bind_device(nb::module_& m) {
   nb::dict table;
   for (std::size_t i = 0; i < n; ++i) {
     CUdevice_attribute a = attrs[i].attribute;
-    cls.def_prop_ro(attrs[i].name, [a](const Device& d) { return d.attribute(a); }, attrs[i].doc);
+    if (std::string_view(attrs[i].name) != "pci_bus_id")  // cuda.core's Device.pci_bus_id is the text (below)
+      cls.def_prop_ro(attrs[i].name, [a](const Device& d) { return d.attribute(a); }, attrs[i].doc);
     if (attrs[i].is_flag)
       props.def_prop_ro(attrs[i].name, [i, a](DeviceProperties& p) { return p.get(i, a) != 0; }, attrs[i].doc);
     else
