@@ -124,6 +124,7 @@ def test_arrays_on_the_mock(mock_libcuda):
         raises(make(shape=(8, 0)), ValueError, "shape[1] must be >= 1, got 0")
         raises(make(shape=(8, -2)), ValueError, "shape[1] must be >= 1, got -2")
         raises(make(shape=(8, 2.5)), TypeError, "shape[1] is float")
+        raises(make(num_channels="4"), TypeError, "num_channels must be an int")
         raises(lambda: d.create_opaque_array({"shape": (8,), "colour": 1}), TypeError, "create_opaque_array", "colour")
         raises(lambda: d.create_opaque_array("nope"), TypeError, "OpaqueArrayOptions")
 
@@ -152,6 +153,7 @@ def test_arrays_on_the_mock(mock_libcuda):
         assert [m.get_level(i).shape for i in range(4)] == [(64, 32), (32, 16), (16, 8), (8, 4)]
         raises(lambda: m.get_level(4), ValueError, "num_levels=4")
         raises(lambda: m.get_level(-1), ValueError, ">= 0")
+        raises(lambda: m.get_level(1.0), TypeError, "level must be an int")
         level = m.get_level(1)
         del m; gc.collect()
         assert level.handle != 0  # the level keeps the mipmapped array alive
@@ -191,6 +193,10 @@ def test_textures_and_surfaces_on_the_mock(mock_libcuda):
         raises(tex(address_mode=()), ValueError, "address_mode tuple must have 1-3")
         raises(tex(address_mode=("wrap", "bad")), ValueError, "address_mode[1]")
         raises(tex(mipmap_level_bias=float("nan")), ValueError, "finite")
+        raises(tex(mipmap_level_bias="x"), TypeError, "mipmap_level_bias must be a number")
+        raises(tex(border_color=5), TypeError, "border_color must be a tuple")
+        raises(tex(border_color=(0, 0, "x", 0)), TypeError, "border_color[2]")
+        raises(tex(max_anisotropy=2.0), TypeError, "max_anisotropy must be an int")
         raises(lambda: d.create_texture_object(resource=object()), TypeError, "resource must be a ResourceDescriptor")
         raises(lambda: d.create_texture_object(resource=res, options="nope"), TypeError,
                "must be provided as an object of type TextureObjectOptions")
@@ -221,6 +227,8 @@ def test_textures_and_surfaces_on_the_mock(mock_libcuda):
         raises(pitch(width=0), ValueError, "width must be >= 1")
         raises(pitch(height=0), ValueError, "height must be >= 1")
         raises(pitch(num_channels=3), ValueError, "num_channels")
+        raises(pitch(width=2.0), TypeError, "width must be an int")
+        raises(linear(format="uint8", num_channels=1, size_bytes="8"), TypeError, "size_bytes must be an int")
 
         # surfaces: only arrays made with is_surface_load_store
         sa = d.create_opaque_array(OpaqueArrayOptions(shape=(8, 8), format="uint8", num_channels=4,

@@ -56,6 +56,13 @@ def _options(cls: type, options: Any, call: str) -> Any:
     return options
 
 
+def _int(value: Any, name: str, call: str) -> int:
+    """``value`` as an int; TypeError naming ``call`` and ``name`` for a bool, float, str, ..."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{call}: {name} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
 def _stream_arg(stream: Any, call: str) -> Any:
     if stream is None:
         raise TypeError(f"{call}: stream is required (a Stream or GraphBuilder expected)")
@@ -168,5 +175,5 @@ def _create_opaque_array(device: Any, options: Any) -> OpaqueArray:
     options = _options(OpaqueArrayOptions, options, call)
     fmt = _normalize_array_format(options.format, call)
     impl = _core.create_array(device.device_id, _shape_tuple(options.shape, call), fmt.value,
-                              int(options.num_channels), bool(options.is_surface_load_store))
+                              _int(options.num_channels, "num_channels", call), bool(options.is_surface_load_store))
     return OpaqueArray._wrap(impl)

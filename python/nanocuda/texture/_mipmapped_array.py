@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import _nanocuda
 from ..typing import ArrayFormatType
-from ._array import OpaqueArray, _core, _normalize_array_format, _options, _shape_tuple
+from ._array import OpaqueArray, _core, _int, _normalize_array_format, _options, _shape_tuple
 
 
 @dataclass
@@ -82,9 +82,7 @@ class MipmappedArray:
 
     def get_level(self, level: int) -> OpaqueArray:
         """Level ``level`` (0 is the base) as an OpaqueArray that keeps this array's storage alive."""
-        if isinstance(level, bool) or not hasattr(level, "__index__"):
-            raise TypeError(f"MipmappedArray.get_level: level must be an int, got {type(level).__name__}")
-        return OpaqueArray._wrap(self._impl.level(int(level)))
+        return OpaqueArray._wrap(self._impl.level(_int(level, "level", "MipmappedArray.get_level")))
 
     def close(self) -> None:
         """Drops this object's reference to the storage (idempotent); it is destroyed once no
@@ -106,6 +104,6 @@ def _create_mipmapped_array(device: Any, options: Any) -> MipmappedArray:
     options = _options(MipmappedArrayOptions, options, call)
     fmt = _normalize_array_format(options.format, call)
     impl = _core.create_mipmapped(device.device_id, _shape_tuple(options.shape, call), fmt.value,
-                                  int(options.num_channels), bool(options.is_surface_load_store),
-                                  int(options.num_levels))
+                                  _int(options.num_channels, "num_channels", call),
+                                  bool(options.is_surface_load_store), _int(options.num_levels, "num_levels", call))
     return MipmappedArray._wrap(impl)

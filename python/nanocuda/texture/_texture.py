@@ -8,7 +8,7 @@ from typing import Any, Union
 
 from .. import _nanocuda
 from ..typing import AddressModeType, ArrayFormatType, FilterModeType, ReadModeType
-from ._array import OpaqueArray, _core, _normalize_array_format, _options
+from ._array import OpaqueArray, _core, _int, _normalize_array_format, _options
 from ._mipmapped_array import MipmappedArray
 
 _AddressModes = Union[AddressModeType, str, tuple]
@@ -113,7 +113,9 @@ class ResourceDescriptor:
         if not isinstance(buffer, _nanocuda.Buffer):
             raise TypeError(f"{call}: buffer must be a Buffer, got {type(buffer).__name__}")
         fmt = _normalize_array_format(format, call)
-        return cls._wrap(_core.resource_from_linear(buffer, fmt.value, int(num_channels), size_bytes), buffer)
+        size = None if size_bytes is None else _int(size_bytes, "size_bytes", call)
+        return cls._wrap(_core.resource_from_linear(buffer, fmt.value, _int(num_channels, "num_channels", call), size),
+                         buffer)
 
     @classmethod
     def from_pitch2d(cls, buffer: Any, *, format: Any, num_channels: int, width: int, height: int,
@@ -124,8 +126,9 @@ class ResourceDescriptor:
         if not isinstance(buffer, _nanocuda.Buffer):
             raise TypeError(f"{call}: buffer must be a Buffer, got {type(buffer).__name__}")
         fmt = _normalize_array_format(format, call)
-        impl = _core.resource_from_pitch2d(buffer, fmt.value, int(num_channels), int(width), int(height),
-                                           int(pitch_bytes))
+        impl = _core.resource_from_pitch2d(buffer, fmt.value, _int(num_channels, "num_channels", call),
+                                           _int(width, "width", call), _int(height, "height", call),
+                                           _int(pitch_bytes, "pitch_bytes", call))
         return cls._wrap(impl, buffer)
 
     @property
@@ -224,6 +227,12 @@ class TextureObject:
         return f"<nanocuda.texture.TextureObject handle={self.handle:#x} over {self._resource!r}>"
 
 
+def _float(value: Any, name: str, call: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"{call}: {name} must be a number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
 def _resource_arg(resource: Any, call: str) -> ResourceDescriptor:
     if not isinstance(resource, ResourceDescriptor):
         raise TypeError(f"{call}: resource must be a ResourceDescriptor, got {type(resource).__name__}")
@@ -239,15 +248,19 @@ def _create_texture_object(device: Any, resource: Any, options: Any) -> TextureO
         modes = _normalize_address_modes(o.address_mode)
     except (TypeError, ValueError) as e:
         raise type(e)(f"{call}: {e}") from None
-    max_anisotropy = o.max_anisotropy
-    if isinstance(max_anisotropy, bool) or not hasattr(max_anisotropy, "__index__"):
-        raise TypeError(f"{call}: max_anisotropy must be an int, got {type(max_anisotropy).__name__}")
-    border = None if o.border_color is None else [float(c) for c in o.border_color]
+    max_anisotropy = _int(o.max_anisotropy, "max_anisotropy", call)
+    border = None
+    if o.border_color is not None:
+        if isinstance(o.border_color, (str, bytes)) or not hasattr(o.border_color, "__iter__"):
+            raise TypeError(f"{call}: border_color must be a tuple of 4 floats or None, got "
+                            f"{type(o.border_color).__name__}")
+        border = [_float(c, f"border_color[{i}]", call) for i, c in enumerate(o.border_color)]
     impl = _core.create_texture(
         device.device_id, resource._impl, [m.value for m in modes], str(o.filter_mode), str(o.read_mode),
         bool(o.normalized_coords), bool(o.srgb), bool(o.disable_trilinear_optimization), bool(o.seamless_cubemap),
-        int(max_anisotropy), str(o.mipmap_filter_mode), float(o.mipmap_level_bias), float(o.min_mipmap_level_clamp),
-        float(o.max_mipmap_level_clamp), border)
+        int(max_anisotropy), str(o.mipmap_filter_mode), _float(o.mipmap_level_bias, "mipmap_level_bias", call),
+        _float(o.min_mipmap_level_clamp, "min_mipmap_level_clamp", call),
+        _float(o.max_mipmap_level_clamp, "max_mipmap_level_clamp", call), border)
     tex = object.__new__(TextureObject)
     tex._impl = impl
     tex._resource = resource
