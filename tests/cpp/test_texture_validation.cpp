@@ -98,9 +98,13 @@ TEST(DeviceAttributes, FlagsAreMarked) {
   int flags = 0;
   for (std::size_t i = 0; i < n; ++i) {
     flags += attrs[i].is_flag;
-    if (std::string(attrs[i].name) == "concurrent_kernels" || std::string(attrs[i].name) == "gpu_overlap")
-      EXPECT_TRUE(attrs[i].is_flag) << attrs[i].name;
-    if (std::string(attrs[i].name) == "max_threads_per_block") EXPECT_FALSE(attrs[i].is_flag);
+    const std::string name = attrs[i].name;
+    if (name == "concurrent_kernels" || name == "gpu_overlap") {
+      EXPECT_TRUE(attrs[i].is_flag) << name;
+    }
+    if (name == "max_threads_per_block") {
+      EXPECT_FALSE(attrs[i].is_flag);
+    }
   }
   EXPECT_EQ(flags, 55);
 }
