@@ -49,14 +49,7 @@ NOTES = {
     "Kernel.attributes": "+",
     "Device.create_context": "-explicit contexts are outside nanocuda's scope (see `Context`)",
     "Device.resources": "-green contexts are outside nanocuda's scope", "Stream.resources": "-green contexts are outside nanocuda's scope",
-    "Device.create_mipmapped_array": "-texture and surface objects are outside nanocuda's scope",
-    "Device.create_opaque_array": "-texture and surface objects are outside nanocuda's scope",
-    "Device.create_surface_object": "-texture and surface objects are outside nanocuda's scope",
-    "Device.create_texture_object": "-texture and surface objects are outside nanocuda's scope",
     "Device.to_system_device": "-needs NVML (libnvidia-ml), a library nanocuda does not load",
-    "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
-    "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
-    "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceMemoryResource.register": "-not needed: a process maps each exporter's pool once and finds it by uuid "
                                      "itself when a Buffer is unpickled",
     "DeviceMemoryResource.from_registry": "-not needed: a process maps each exporter's pool once and finds it by "
@@ -182,12 +175,15 @@ def cuda_core_rows():
                                                      "GraphDebugPrintOptions"):
                 add_class(key, f"{short}.{name}", obj, name)
                 continue
-            # nanocuda.typing has cuda.core.typing's names: those rows resolve like any other.
-            member = f"{short}.{name}" if key == "cuda.core.typing" else None
+            # nanocuda.typing, .texture and .checkpoint have cuda.core's names: those rows resolve like any other.
+            resolves = key in ("cuda.core.typing", "cuda.core.texture", "cuda.core.checkpoint")
+            member = f"{short}.{name}" if resolves else None
             rows.append((key, f"{short}.{name}", None, member, None if member else REASON[key]))
             if inspect.isclass(obj) and not hasattr(obj, "__members__"):
                 for m in public(obj):
-                    rows.append((key, f"{short}.{name}.{m}", None, None, REASON[key]))
+                    owner = f"{short}.{name}" if resolves else None
+                    rows.append((key, f"{short}.{name}.{m}", owner, m if resolves else None,
+                                 None if resolves else REASON[key]))
     return rows
 
 
@@ -350,7 +346,7 @@ def main() -> None:
         "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
         "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
         "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
-        "(explicit graph nodes, green contexts, textures, NVML, checkpointing, graphics interop, memory-pool "
+        "(explicit graph nodes, green contexts, NVML, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
         "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",

@@ -85,7 +85,17 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "GraphBuilder.record_event": {"event": "Event"},
     "GraphBuilder.wait_event": {"event": "Event"},
     "GraphBuilder.free": {"ptr": "int"},
+    "Device.create_opaque_array": {"options": "_texture.OpaqueArrayOptions | dict[str, Any]"},
+    "Device.create_mipmapped_array": {"options": "_texture.MipmappedArrayOptions | dict[str, Any]"},
+    "Device.create_texture_object": {"resource": "_texture.ResourceDescriptor",
+                                     "options": "_texture.TextureObjectOptions | dict[str, Any]"},
+    "Device.create_surface_object": {"resource": "_texture.ResourceDescriptor"},
+    "Event.__rsub__": {"other": "Any"},
+    "Event.__isub__": {"other": "Any"},
 }
+# Bindings that return an object of the nanocuda.texture package: their return types.
+TEXTURE_RETURNS = {"create_opaque_array": "OpaqueArray", "create_mipmapped_array": "MipmappedArray",
+                   "create_texture_object": "TextureObject", "create_surface_object": "SurfaceObject"}
 _OPEN = {"object", "object | None"}
 
 
@@ -170,6 +180,8 @@ def main() -> None:
                         "def launch(stream: object, config: LaunchConfig, kernel: Kernel, *args: object) -> None:")
     text = re.sub(r"(def bind\(self, config: LaunchConfig, \*, stream: object \| None = None, "
                   r"tensor_maps: object \| None = None\)) -> object:", r"\1 -> Launcher:", text)
+    for method, cls in TEXTURE_RETURNS.items():
+        text = re.sub(rf"(    def {method}\(self, [^)]*\)) -> object:", rf"\1 -> _texture.{cls}:", text)
     # Takes nb::args only to refuse arguments with its own message: the stub says it takes none.
     text = text.replace("    def get_all_devices(*args, **kwargs) -> tuple:",
                         "    def get_all_devices() -> tuple[Device, ...]:")

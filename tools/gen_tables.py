@@ -34,12 +34,21 @@ def errors(text: str):
         yield m.group(2), int(m.group(3)), clean(m.group(1))
 
 
+# Deprecated attributes that cuda.core's DeviceProperties still offers (the driver still answers).
+KEEP_DEPRECATED = {
+    "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP",
+    "CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER",
+    "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH",
+}
+
+
 def attributes(text: str):
     body = enum_body(text, "CUdevice_attribute")
     seen = set()
     for m in re.finditer(r"(CU_DEVICE_ATTRIBUTE_[A-Z0-9_]+)\s*=\s*(\d+)\s*,?\s*(?:/\*\*<(.*?)\*/)?", body, re.S):
         name, value, doc = m.group(1), int(m.group(2)), clean(m.group(3) or "")
-        if name.endswith("_MAX") or value in seen or "eprecated" in doc or "DEPRECATED" in name:
+        deprecated = "eprecated" in doc or "DEPRECATED" in name
+        if name.endswith("_MAX") or value in seen or (deprecated and name not in KEEP_DEPRECATED):
             continue
         seen.add(value)
         yield name, value, name[len("CU_DEVICE_ATTRIBUTE_"):].lower(), doc

@@ -118,6 +118,10 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
+  /* CUDA arrays, textures and surfaces get non-zero handles too (0 reads as closed). */
+  else if (!strcmp(symbol, "cuArray3DCreate") || !strcmp(symbol, "cuMipmappedArrayCreate") ||
+           !strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuTexObjectCreate") || !strcmp(symbol, "cuSurfObjectCreate")) *fn = (void*)device_ptr;
   /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
   else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
   else *fn = (void*)ok;

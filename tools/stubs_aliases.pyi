@@ -3,6 +3,7 @@
 # not in the module at run time.
 import os
 from typing import Any, Literal, Protocol, TypeAlias
+from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
 
 class SupportsCudaStream(Protocol):
     """An object with ``__cuda_stream__() -> (0, handle)`` (CuPy, cuda.core streams)."""

@@ -21,6 +21,8 @@ void bind_buffer(nanobind::module_& m);
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
 void bind_info(nanobind::module_& m);
+void bind_texture(nanobind::module_& m);     // _texture: arrays, textures, surfaces
+void bind_checkpoint(nanobind::module_& m);  // _checkpoint
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);

@@ -186,8 +186,10 @@ __all__ = [
     "TensorMapDescriptor",
     "TensorMapDescriptorOptions",
     "args_viewable_as_strided_memory",
+    "checkpoint",
     "graph",
     "system",
+    "texture",
     "utils",
 ]
 
@@ -214,7 +216,16 @@ class _NoDriverAttributeError(DriverNotFoundError, AttributeError):
     AttributeError, so help(), pydoc, hasattr() and inspect.getmembers() pass over it."""
 
 
+# cuda.core's submodules that import nanocuda.typing, imported on first use (`import nanocuda`
+# stays light): nanocuda.texture, nanocuda.checkpoint.
+_LAZY_SUBMODULES = ("checkpoint", "texture")
+
+
 def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     kind = _DEFAULT_STREAMS.get(name)
     if kind is None:
         raise AttributeError(f"module 'nanocuda' has no attribute {name!r}")
@@ -225,7 +236,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list:
-    return sorted(set(globals()) | set(_DEFAULT_STREAMS))
+    return sorted(set(globals()) | set(_DEFAULT_STREAMS) | set(_LAZY_SUBMODULES))
 
 
 import atexit as _atexit

@@ -25,7 +25,7 @@ import nanocuda
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MODULES = ["nanocuda", "nanocuda.graph", "nanocuda.utils", "nanocuda.system", "nanocuda.typing",
-           "nanocuda.torch_ops", "nanocuda.torch_bridge"]
+           "nanocuda.texture", "nanocuda.checkpoint", "nanocuda.torch_ops", "nanocuda.torch_bridge"]
 
 
 def _missing_tools():

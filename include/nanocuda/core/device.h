@@ -31,6 +31,8 @@ class Device {
   [[nodiscard]] std::array<unsigned char, 16> uuid() const;
   // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it.
   [[nodiscard]] std::string uuid_string() const;
+  // "0000:00:06.0" (domain:bus:device.function), as cuda.core's Device.pci_bus_id gives it.
+  [[nodiscard]] std::string pci_bus_id_text() const;
   [[nodiscard]] std::pair<int, int> compute_capability() const;
   // The NVRTC/nvcc target suffix: "90a" for 9.0 (arch-specific features on sm_90 and
   // later), "86" for 8.6.
@@ -66,6 +68,7 @@ struct DeviceAttributeInfo {
   CUdevice_attribute attribute;
   const char* name;  // snake_case, as the accessor is named
   const char* doc;
+  bool is_flag;  // a yes/no answer (0 or 1): a bool in cuda.core's DeviceProperties
 };
 [[nodiscard]] const DeviceAttributeInfo* device_attributes(std::size_t* count) noexcept;
 

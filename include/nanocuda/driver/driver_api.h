@@ -135,7 +135,24 @@ namespace nanocuda::detail {
   X(cuMemUnmap, 10020)                           \
   X(cuMemSetAccess, 10020)                       \
   X(cuIpcGetEventHandle, 4010)                   \
-  X(cuIpcOpenEventHandle, 4010)
+  X(cuIpcOpenEventHandle, 4010)                  \
+  X(cuArray3DCreate, 3020)                       \
+  X(cuArrayDestroy, 2000)                        \
+  X(cuMipmappedArrayCreate, 5000)                \
+  X(cuMipmappedArrayGetLevel, 5000)              \
+  X(cuMipmappedArrayDestroy, 5000)               \
+  X(cuMemcpy3DAsync, 3020)                       \
+  X(cuTexObjectCreate, 5000)                     \
+  X(cuTexObjectDestroy, 5000)                    \
+  X(cuSurfObjectCreate, 5000)                    \
+  X(cuSurfObjectDestroy, 5000)                   \
+  X(cuCheckpointProcessGetRestoreThreadId, 12080) \
+  X(cuCheckpointProcessGetState, 12080)          \
+  X(cuCheckpointProcessLock, 12080)              \
+  X(cuCheckpointProcessCheckpoint, 12080)        \
+  X(cuCheckpointProcessRestore, 12080)           \
+  X(cuCheckpointProcessUnlock, 12080)          \
+  X(cuDeviceGetPCIBusId, 4010)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {

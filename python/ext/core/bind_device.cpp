@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bindings.h"
@@ -43,6 +44,11 @@ struct DeviceProperties {
 };
 
 int current_ordinal() { return Device::current_ordinal(); }
+
+// A function of the nanocuda.texture package (imported on first use, never at import).
+nb::object texture_call(const char* module, const char* name) {
+  return nb::module_::import_((std::string("nanocuda.texture.") + module).c_str()).attr(name);
+}
 
 nb::object properties_of(const Device& d) {
   nb::int_ key(d.ordinal());
@@ -168,6 +174,9 @@ void bind_device(nb::module_& m) {
              auto [major, minor] = d.compute_capability();
              return g_compute_capability(major, minor);
            }, "ComputeCapability(major, minor), a named tuple.")
+      .def_prop_ro("pci_bus_id", &Device::pci_bus_id_text,
+                   "'0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number "
+                   "alone is properties.pci_bus_id.")
       .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles).")
       .def_prop_ro("total_memory", &Device::total_memory, "Bytes of device memory.")
       .def_prop_ro("memory_info", &Device::memory_info, "(free, total) bytes.")
@@ -188,6 +197,28 @@ void bind_device(nb::module_& m) {
            }, nb::arg("options") = nb::none(),
            "A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, "
            "ipc_enabled=False) (a dict or None also work).")
+      // Textures and surfaces: the nanocuda.texture package makes its cuda.core-shaped objects
+      // over _nanocuda._texture; these are cuda.core's entry points to it.
+      .def("create_opaque_array", [](nb::handle self, nb::handle options) {
+             return texture_call("_array", "_create_opaque_array")(self, options);
+           }, nb::arg("options"),
+           "A new nanocuda.texture.OpaqueArray from OpaqueArrayOptions(shape, format, num_channels, "
+           "is_surface_load_store=False) (or a dict of them).")
+      .def("create_mipmapped_array", [](nb::handle self, nb::handle options) {
+             return texture_call("_mipmapped_array", "_create_mipmapped_array")(self, options);
+           }, nb::arg("options"),
+           "A new nanocuda.texture.MipmappedArray from MipmappedArrayOptions(shape, format, "
+           "num_channels, num_levels, is_surface_load_store=False) (or a dict of them).")
+      .def("create_texture_object", [](nb::handle self, nb::handle resource, nb::handle options) {
+             return texture_call("_texture", "_create_texture_object")(self, resource, options);
+           }, nb::arg("resource"), nb::arg("options").none() = nb::none(),
+           "A new nanocuda.texture.TextureObject reading `resource` (a ResourceDescriptor) as "
+           "`options` (TextureObjectOptions, a dict of them, or None for the defaults) say.")
+      .def("create_surface_object", [](nb::handle self, nb::handle resource) {
+             return texture_call("_surface", "_create_surface_object")(self, resource);
+           }, nb::arg("resource"),
+           "A new nanocuda.texture.SurfaceObject over `resource` (a ResourceDescriptor of an "
+           "OpaqueArray made with is_surface_load_store=True).")
       .def("attribute", [](const Device& d, nb::handle attr) {
              return d.attribute(static_cast<CUdevice_attribute>(
                  int_arg(attr, "Device.attribute", "attribute (a CUdevice_attribute number)", 1, INT32_MAX)));
@@ -208,8 +239,12 @@ void bind_device(nb::module_& m) {
   nb::dict table;
   for (std::size_t i = 0; i < n; ++i) {
     CUdevice_attribute a = attrs[i].attribute;
-    cls.def_prop_ro(attrs[i].name, [a](const Device& d) { return d.attribute(a); }, attrs[i].doc);
-    props.def_prop_ro(attrs[i].name, [i, a](DeviceProperties& p) { return p.get(i, a); }, attrs[i].doc);
+    if (std::string_view(attrs[i].name) != "pci_bus_id")  // cuda.core's Device.pci_bus_id is the text (below)
+      cls.def_prop_ro(attrs[i].name, [a](const Device& d) { return d.attribute(a); }, attrs[i].doc);
+    if (attrs[i].is_flag)
+      props.def_prop_ro(attrs[i].name, [i, a](DeviceProperties& p) { return p.get(i, a) != 0; }, attrs[i].doc);
+    else
+      props.def_prop_ro(attrs[i].name, [i, a](DeviceProperties& p) { return p.get(i, a); }, attrs[i].doc);
     table[attrs[i].name] = static_cast<int>(a);
   }
   props.def("__repr__", [](const DeviceProperties& p) {
