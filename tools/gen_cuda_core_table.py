@@ -37,7 +37,6 @@ NOTES = {
     "ObjectCode.get_module": "-nanocuda loads libraries (cuLibraryLoadData), not modules; `ObjectCode.handle` is the CUlibrary",
     "Program.handle": "-nanocuda keeps no NVRTC program between calls (compiles are stateless and cached)",
     "Program.pch_status": "-precompiled-header options pass through to NVRTC, but their status is not read back",
-    "Kernel.from_handle": "-a foreign CUkernel has no Library for nanocuda to keep alive",
     "Linker.handle": "-each `link()` owns its nvJitLink session; none outlives the call",
     "ParamInfo.offset": "+", "ParamInfo.size": "+",
     "MaxPotentialBlockSizeOccupancyResult.min_grid_size": "+",

@@ -73,6 +73,8 @@ class Context:
 
     def __repr__(self) -> str: ...
 
+    def __reduce__(self) -> object: ...
+
 class DeviceProperties:
     """
     Every device attribute under cuda.core's names, read once and cached (Device.properties).
@@ -801,8 +803,6 @@ class Device:
 
     def __int__(self) -> int: ...
 
-    def __repr__(self) -> str: ...
-
     @property
     def max_threads_per_block(self) -> int:
         """Maximum number of threads per block"""
@@ -1452,6 +1452,13 @@ class Device:
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder on a new stream of this device."""
 
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> tuple:
+        """
+        Pickles as the ordinal: unpickling gives Device(ordinal) of the receiving process.
+        """
+
 DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
@@ -1554,10 +1561,12 @@ class Stream:
 
     def __hash__(self) -> int: ...
 
-    def __repr__(self) -> str: ...
-
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder capturing this stream."""
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
 
 class Event:
     """A CUDA event: a marker in a stream, for ordering and timing."""
@@ -1636,8 +1645,6 @@ class Event:
     def __sub__(self, start: Event) -> float:
         """end - start: milliseconds between two timing events (cuda.core)."""
 
-    def __repr__(self) -> str: ...
-
     @staticmethod
     def create_ipc(device: DeviceLike | None = None) -> Event:
         """
@@ -1654,6 +1661,12 @@ class Event:
     @staticmethod
     def from_ipc_descriptor(handle: bytes, device: DeviceLike | None = None) -> Event:
         """Open an event another process exported with get_ipc_descriptor()."""
+
+    def __repr__(self) -> str: ...
+
+    def __rsub__(self, arg: object, /) -> object: ...
+
+    def __isub__(self, arg: object, /) -> object: ...
 
 class Buffer:
     """
@@ -1787,8 +1800,6 @@ class Buffer:
     @property
     def __cuda_array_interface__(self) -> dict: ...
 
-    def __repr__(self) -> str: ...
-
     @property
     def ipc_descriptor(self) -> IPCBufferDescriptor: ...
 
@@ -1802,6 +1813,12 @@ class Buffer:
         """
         Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only. The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
         """
+
+    def __eq__(self, arg: object, /) -> object: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
 
 class PinnedBuffer:
     """
@@ -2238,13 +2255,25 @@ class Kernel:
     def set_preferred_shared_memory_carveout(self, percent: int, *, device: DeviceLike | None = None) -> None:
         """Preferred shared-memory share of L1/shared, 0-100 percent (a hint)."""
 
-    def __repr__(self) -> str: ...
-
     def bind(self, config: LaunchConfig, *, stream: StreamLike | None = None, tensor_maps: object | None = None) -> Launcher:
         """
         Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
 
         tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
+        """
+
+    def __eq__(self, arg: object, /) -> object: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
+
+    @staticmethod
+    def from_handle(handle: int, mod: ObjectCode | None = None) -> Kernel:
+        """
+        A Kernel over a CUkernel handle made elsewhere (an int, or cuda.bindings' CUkernel); `mod`, an ObjectCode, is kept loaded with it.
         """
 
 class ProgramOptions:
@@ -2419,6 +2448,11 @@ class ObjectCode:
 
     def __repr__(self) -> str: ...
 
+    def __reduce__(self) -> tuple:
+        """
+        Pickles as its bytes, code type, name and symbol mapping (loaded again on first use).
+        """
+
 class Program:
     """C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile."""
 
@@ -2470,6 +2504,10 @@ class Program:
     @property
     def is_closed(self) -> bool:
         """Always False (close() has nothing to free)."""
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
 
 class LinkerOptions:
     """nvJitLink options, by cuda.core's LinkerOptions names."""

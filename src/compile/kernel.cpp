@@ -1,6 +1,7 @@
 // Kernel: cached parameter layout and per-context functions, attributes and occupancy.
 #include "nanocuda/compile/kernel.h"
 
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -46,6 +47,13 @@ ParamLayout query_layout(CUkernel kernel, const std::string& name, const std::st
   return layout;
 }
 
+// "0x7f..." for messages about an adopted handle.
+std::string handle_text(CUkernel handle) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", static_cast<void*>(handle));
+  return text;
+}
+
 // The launch shape the cluster-occupancy queries take (no stream: they only read it).
 CUlaunchConfig occupancy_config(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                 std::size_t dynamic_shared_memory) {
@@ -75,7 +83,24 @@ const std::string& Kernel::name() const noexcept { return state_->name; }
 const std::shared_ptr<const Library>& Kernel::library() const noexcept { return state_->library; }
 const ParamLayout& Kernel::param_layout() const noexcept { return state_->layout; }
 
+Kernel Kernel::from_handle(CUkernel handle, std::shared_ptr<const Library> library) {
+  if (handle == nullptr) throw ValueError("Kernel.from_handle: the handle is 0 (NULL), not a CUkernel");
+  const char* name = nullptr;
+  NANOCUDA_CALL(cuKernelGetName, [&] { return "Kernel.from_handle(" + handle_text(handle) + ")"; },
+                &name, handle);
+  return Kernel(std::move(library), handle, name ? name : "");
+}
+
+CUlibrary Kernel::driver_library() const {
+  const auto& api = detail::driver();
+  if (!detail::entry_point_available(api.cuKernelGetLibrary)) return nullptr;
+  CUlibrary lib = nullptr;
+  NANOCUDA_CALL(cuKernelGetLibrary, [&] { return describe(); }, &lib, state_->handle);
+  return lib;
+}
+
 std::string Kernel::describe() const {
+  if (!state_->library) return "Kernel " + state_->name + " (adopted handle " + handle_text(state_->handle) + ")";
   return "Kernel " + state_->name + " in " + state_->library->description();
 }
 

@@ -46,6 +46,12 @@ class Kernel {
  public:
   // Made by Library::get_kernel; computes the parameter layout once, here.
   Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name);
+  // Adopts a CUkernel handle made elsewhere (cuda.core's Kernel.from_handle): its name is read
+  // from the driver; `library` (may be null) is kept loaded for as long as the Kernel lives.
+  [[nodiscard]] static Kernel from_handle(CUkernel handle, std::shared_ptr<const Library> library = nullptr);
+  // The CUlibrary the driver says this kernel belongs to (cuKernelGetLibrary); null where the
+  // driver (before CUDA 12.5) cannot say.
+  [[nodiscard]] CUlibrary driver_library() const;
 
   [[nodiscard]] CUkernel handle() const noexcept;
   // The name it was looked up by (extern "C" or mangled).

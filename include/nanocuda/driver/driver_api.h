@@ -34,6 +34,7 @@ namespace nanocuda::detail {
   X(cuCtxSetCurrent, 4000)                       \
   X(cuCtxGetDevice, 2000)                        \
   X(cuCtxSynchronize, 2000)                      \
+  X(cuCtxGetStreamPriorityRange, 5050)           \
   X(cuStreamCreateWithPriority, 5050)            \
   X(cuStreamDestroy, 4000)                       \
   X(cuStreamSynchronize, 2000)                   \
@@ -65,6 +66,7 @@ namespace nanocuda::detail {
   X(cuLibraryGetKernelCount, 12040)              \
   X(cuLibraryEnumerateKernels, 12040)            \
   X(cuKernelGetName, 12030)                      \
+  X(cuKernelGetLibrary, 12050)                   \
   X(cuKernelGetFunction, 12000)                  \
   X(cuKernelGetAttribute, 12000)                 \
   X(cuKernelSetAttribute, 12000)                 \

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "compile/compile_bindings.h"
+#include "core/py_size.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/launch/launch_config.h"
@@ -60,7 +61,7 @@ size_t smem_of(const nb::handle& positional, const nb::handle& keyword, const ch
   if (PyCallable_Check(v.ptr()))
     throw TypeError(std::string("KernelOccupancy.") + call +
                     ": a per-block-size shared memory callable is not supported; pass bytes as an int");
-  return nb::cast<size_t>(v);
+  return size_arg(v, (std::string("KernelOccupancy.") + call).c_str(), "dynamic_shared_memory");
 }
 
 // (grid, block, dynamic shared memory) of a LaunchConfig argument.
@@ -154,7 +155,7 @@ void bind_kernel(nb::module_& m) {
            "Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster) "
            "with grid in clusters, as LaunchConfig counts it.");
 
-  nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.")
+  nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.", nb::is_weak_referenceable())
       .def_prop_ro("name", &Kernel::name, "The kernel's (mangled, for C++) name.")
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uint64_t>(k.handle()); },
                    "The CUkernel handle as an int.")
@@ -189,8 +190,7 @@ void bind_kernel(nb::module_& m) {
              k.set_preferred_shared_memory_carveout(percent, to_device(d));
            },
            nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none(),
-           "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).")
-      .def("__repr__", [](const Kernel& k) { return "<nanocuda." + k.describe() + ">"; });
+           "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).");
 }
 
 }  // namespace nanocuda::py
