@@ -226,6 +226,7 @@ def test_wrong_types_are_type_errors_on_mock(mock_libcuda):
 
 
 @pytest.mark.parametrize("name", ["Buffer", "LaunchConfig", "ObjectCode", "Kernel", "Program", "Device",
-                                  "Stream", "Event", "Context"])
+                                  "Stream", "Event", "Context", "Linker", "MemoryResource",
+                                  "DeviceMemoryResource", "PinnedMemoryResource", "ManagedMemoryResource"])
 def test_types_are_weak_referenceable(name):
     assert getattr(nanocuda, name).__weakrefoffset__ > 0

@@ -300,7 +300,8 @@ void bind_program(nb::module_& m) {
            nb::arg("backend") = "nvjitlink", "The nvJitLink flags, as bytes, a link to cubin uses.")
       .def_static("option_names", &LinkerOptions::option_names, "Every cuda.core LinkerOptions name accepted.");
 
-  nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
+  nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.",
+                       nb::is_weak_referenceable())
       .def("__init__",
            [](PyLinker* self, nb::args objects, nb::object options) {
              LinkerOptions opts;

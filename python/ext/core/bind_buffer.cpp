@@ -191,7 +191,7 @@ void bind_buffer(nb::module_& m) {
              if (dst.is_none()) {  // a new buffer from the same resource (or the device's)
                nb::object s = stream.is_none() ? nb::cast(b.buffer.stream()) : nb::borrow(stream);
                const auto& mr = b.buffer.memory_resource();
-               out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), s)
+               out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), nb::arg("stream") = s)
                         : allocate_on_device(b.buffer.device(), nb::int_(b.buffer.size()), s);
              }
              buffer_copy(as_buffer(out, "Buffer.copy_to", "dst"), b, stream, "Buffer.copy_to");

@@ -185,7 +185,7 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   auto mr = MemoryResource::for_device(d);
   if (dynamic_cast<PyMemoryResource*>(mr.get())) {
     nb::object resource = nb::cast(mr);
-    nb::object r = resource.attr("allocate")(size, stream);
+    nb::object r = resource.attr("allocate")(size, nb::arg("stream") = stream);  // cuda.core's keyword-only stream
     check_allocation(resource, r, size_arg(size, "Device.allocate"));
     if (!nb::isinstance<PyBuffer>(r))  // Device.allocate returns a Buffer
       throw nb::type_error((std::string(Py_TYPE(resource.ptr())->tp_name) + ".allocate returned an int: "

@@ -234,7 +234,8 @@ void bind_memory_resource(nb::module_& m) {
       m, "MemoryResource",
       "Where Buffers' memory comes from. Subclass it in Python: implement allocate(size, stream) "
       "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
-      "is_device_accessible / is_host_accessible / device_id properties.")
+      "is_device_accessible / is_host_accessible / device_id properties.",
+      nb::is_weak_referenceable())  // inherited by every resource class
       .def(nb::init<>())
       .def("allocate", &py_allocate, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
