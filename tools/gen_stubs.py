@@ -56,6 +56,8 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
                                    "name": "str", "symbol_mapping": "dict[str, str]"}
        for kind in ("cubin", "fatbin", "ptx", "ltoir", "object", "library")},
     "ObjectCode.get_kernel": {"name": "str | bytes"},
+    "Kernel.from_handle": {"handle": "int", "mod": "ObjectCode"},
+    "Device.memory_resource": {"resource": "MemoryResource | None"},
     "Program.__init__": {"code": "str | bytes | bytearray",
                          "code_type": "Literal['c++', 'ptx', 'nvvm'] | ProgramOptions",
                          "options": "ProgramOptions", "name": "str"},

@@ -27,6 +27,8 @@ static CUresult version(int* v) {
 /* Exported like the real driver's, so a version query needs no cuInit or cuGetProcAddress. */
 CUresult cuDriverGetVersion(int* v) { return version(v); }
 static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
+/* An H100's stream priorities: least 0, greatest -5. */
+static CUresult priority_range(int* least, int* greatest) { *least = 0; *greatest = -5; return 0; }
 static CUresult handle(void** out) { *out = (void*)0x1000; return 0; }
 static CUresult handle2(void** out) { *out = (void*)0x2000; return 0; }
 /* Allocations get a non-zero address (a Buffer at 0 reads as closed). */
@@ -103,6 +105,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
     }
   if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
+  else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;

@@ -26,6 +26,7 @@ void bind_checkpoint(nanobind::module_& m);  // _checkpoint
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);
+void bind_protocols(nanobind::module_& m);  // last: ==, hash, repr and pickling of the bound types
 // Hooks in _testing (python/ext/testing/), the one ext folder that calls the raw driver.
 void bind_interop_hooks(nanobind::module_& m);
 void bind_tma_hooks(nanobind::module_& m);

@@ -47,6 +47,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind
   nanocuda::py::bind_graph(m);
   nanocuda::py::bind_torch_bridge(m);
+  nanocuda::py::bind_protocols(m);
   // _testing: after everything its hooks take as arguments.
   nanocuda::py::bind_interop_hooks(m);
   nanocuda::py::bind_tma_hooks(m);

@@ -12,7 +12,6 @@ import types
 # not in the module at run time.
 import os
 from typing import Any, Literal, Protocol, TypeAlias
-from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
 
 class SupportsCudaStream(Protocol):
     """An object with ``__cuda_stream__() -> (0, handle)`` (CuPy, cuda.core streams)."""
@@ -57,9 +56,6 @@ class SupportsWrite(Protocol):
     """A file-like object with ``write(str)`` (io.StringIO, sys.stderr, ...)."""
     def write(self, s: str, /) -> object: ...
 
-# Program.compile(cache=) takes the Python-level cache ABC (python/nanocuda/_program_cache.py).
-from nanocuda._program_cache import ProgramCacheResource
-
 class Context:
     """A CUDA context (nanocuda uses each device's primary context)."""
 
@@ -76,6 +72,8 @@ class Context:
     def __hash__(self) -> int: ...
 
     def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
 
 class DeviceProperties:
     """
@@ -139,779 +137,6 @@ class DeviceProperties:
     @property
     def texture_alignment(self) -> int:
         """Alignment requirement for textures"""
-
-    @property
-    def gpu_overlap(self) -> bool:
-        """
-        Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
-        """
-
-    @property
-    def multiprocessor_count(self) -> int:
-        """Number of multiprocessors on device"""
-
-    @property
-    def kernel_exec_timeout(self) -> bool:
-        """Specifies whether there is a run time limit on kernels"""
-
-    @property
-    def integrated(self) -> bool:
-        """Device is integrated with host memory"""
-
-    @property
-    def can_map_host_memory(self) -> bool:
-        """Device can map host memory into CUDA address space"""
-
-    @property
-    def compute_mode(self) -> int:
-        """Compute mode (See CUcomputemode for details)"""
-
-    @property
-    def maximum_texture1d_width(self) -> int:
-        """Maximum 1D texture width"""
-
-    @property
-    def maximum_texture2d_width(self) -> int:
-        """Maximum 2D texture width"""
-
-    @property
-    def maximum_texture2d_height(self) -> int:
-        """Maximum 2D texture height"""
-
-    @property
-    def maximum_texture3d_width(self) -> int:
-        """Maximum 3D texture width"""
-
-    @property
-    def maximum_texture3d_height(self) -> int:
-        """Maximum 3D texture height"""
-
-    @property
-    def maximum_texture3d_depth(self) -> int:
-        """Maximum 3D texture depth"""
-
-    @property
-    def maximum_texture2d_layered_width(self) -> int:
-        """Maximum 2D layered texture width"""
-
-    @property
-    def maximum_texture2d_layered_height(self) -> int:
-        """Maximum 2D layered texture height"""
-
-    @property
-    def maximum_texture2d_layered_layers(self) -> int:
-        """Maximum layers in a 2D layered texture"""
-
-    @property
-    def surface_alignment(self) -> int:
-        """Alignment requirement for surfaces"""
-
-    @property
-    def concurrent_kernels(self) -> bool:
-        """Device can possibly execute multiple kernels concurrently"""
-
-    @property
-    def ecc_enabled(self) -> bool:
-        """Device has ECC support enabled"""
-
-    @property
-    def pci_bus_id(self) -> int:
-        """PCI bus ID of the device"""
-
-    @property
-    def pci_device_id(self) -> int:
-        """PCI device ID of the device"""
-
-    @property
-    def tcc_driver(self) -> bool:
-        """Device is using TCC driver model"""
-
-    @property
-    def memory_clock_rate(self) -> int:
-        """Peak memory clock frequency in kilohertz"""
-
-    @property
-    def global_memory_bus_width(self) -> int:
-        """Global memory bus width in bits"""
-
-    @property
-    def l2_cache_size(self) -> int:
-        """Size of L2 cache in bytes"""
-
-    @property
-    def max_threads_per_multiprocessor(self) -> int:
-        """Maximum resident threads per multiprocessor"""
-
-    @property
-    def async_engine_count(self) -> int:
-        """Number of asynchronous engines"""
-
-    @property
-    def unified_addressing(self) -> bool:
-        """Device shares a unified address space with the host"""
-
-    @property
-    def maximum_texture1d_layered_width(self) -> int:
-        """Maximum 1D layered texture width"""
-
-    @property
-    def maximum_texture1d_layered_layers(self) -> int:
-        """Maximum layers in a 1D layered texture"""
-
-    @property
-    def can_tex2d_gather(self) -> bool:
-        """Deprecated, do not use."""
-
-    @property
-    def maximum_texture2d_gather_width(self) -> int:
-        """Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
-
-    @property
-    def maximum_texture2d_gather_height(self) -> int:
-        """Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
-
-    @property
-    def maximum_texture3d_width_alternate(self) -> int:
-        """Alternate maximum 3D texture width"""
-
-    @property
-    def maximum_texture3d_height_alternate(self) -> int:
-        """Alternate maximum 3D texture height"""
-
-    @property
-    def maximum_texture3d_depth_alternate(self) -> int:
-        """Alternate maximum 3D texture depth"""
-
-    @property
-    def pci_domain_id(self) -> int:
-        """PCI domain ID of the device"""
-
-    @property
-    def texture_pitch_alignment(self) -> int:
-        """Pitch alignment requirement for textures"""
-
-    @property
-    def maximum_texturecubemap_width(self) -> int:
-        """Maximum cubemap texture width/height"""
-
-    @property
-    def maximum_texturecubemap_layered_width(self) -> int:
-        """Maximum cubemap layered texture width/height"""
-
-    @property
-    def maximum_texturecubemap_layered_layers(self) -> int:
-        """Maximum layers in a cubemap layered texture"""
-
-    @property
-    def maximum_surface1d_width(self) -> int:
-        """Maximum 1D surface width"""
-
-    @property
-    def maximum_surface2d_width(self) -> int:
-        """Maximum 2D surface width"""
-
-    @property
-    def maximum_surface2d_height(self) -> int:
-        """Maximum 2D surface height"""
-
-    @property
-    def maximum_surface3d_width(self) -> int:
-        """Maximum 3D surface width"""
-
-    @property
-    def maximum_surface3d_height(self) -> int:
-        """Maximum 3D surface height"""
-
-    @property
-    def maximum_surface3d_depth(self) -> int:
-        """Maximum 3D surface depth"""
-
-    @property
-    def maximum_surface1d_layered_width(self) -> int:
-        """Maximum 1D layered surface width"""
-
-    @property
-    def maximum_surface1d_layered_layers(self) -> int:
-        """Maximum layers in a 1D layered surface"""
-
-    @property
-    def maximum_surface2d_layered_width(self) -> int:
-        """Maximum 2D layered surface width"""
-
-    @property
-    def maximum_surface2d_layered_height(self) -> int:
-        """Maximum 2D layered surface height"""
-
-    @property
-    def maximum_surface2d_layered_layers(self) -> int:
-        """Maximum layers in a 2D layered surface"""
-
-    @property
-    def maximum_surfacecubemap_width(self) -> int:
-        """Maximum cubemap surface width"""
-
-    @property
-    def maximum_surfacecubemap_layered_width(self) -> int:
-        """Maximum cubemap layered surface width"""
-
-    @property
-    def maximum_surfacecubemap_layered_layers(self) -> int:
-        """Maximum layers in a cubemap layered surface"""
-
-    @property
-    def maximum_texture1d_linear_width(self) -> int:
-        """
-        Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
-        """
-
-    @property
-    def maximum_texture2d_linear_width(self) -> int:
-        """Maximum 2D linear texture width"""
-
-    @property
-    def maximum_texture2d_linear_height(self) -> int:
-        """Maximum 2D linear texture height"""
-
-    @property
-    def maximum_texture2d_linear_pitch(self) -> int:
-        """Maximum 2D linear texture pitch in bytes"""
-
-    @property
-    def maximum_texture2d_mipmapped_width(self) -> int:
-        """Maximum mipmapped 2D texture width"""
-
-    @property
-    def maximum_texture2d_mipmapped_height(self) -> int:
-        """Maximum mipmapped 2D texture height"""
-
-    @property
-    def compute_capability_major(self) -> int:
-        """Major compute capability version number"""
-
-    @property
-    def compute_capability_minor(self) -> int:
-        """Minor compute capability version number"""
-
-    @property
-    def maximum_texture1d_mipmapped_width(self) -> int:
-        """Maximum mipmapped 1D texture width"""
-
-    @property
-    def stream_priorities_supported(self) -> bool:
-        """Device supports stream priorities"""
-
-    @property
-    def global_l1_cache_supported(self) -> bool:
-        """Device supports caching globals in L1"""
-
-    @property
-    def local_l1_cache_supported(self) -> bool:
-        """Device supports caching locals in L1"""
-
-    @property
-    def max_shared_memory_per_multiprocessor(self) -> int:
-        """Maximum shared memory available per multiprocessor in bytes"""
-
-    @property
-    def max_registers_per_multiprocessor(self) -> int:
-        """Maximum number of 32-bit registers available per multiprocessor"""
-
-    @property
-    def managed_memory(self) -> bool:
-        """Device can allocate managed memory on this system"""
-
-    @property
-    def multi_gpu_board(self) -> bool:
-        """Device is on a multi-GPU board"""
-
-    @property
-    def multi_gpu_board_group_id(self) -> int:
-        """Unique id for a group of devices on the same multi-GPU board"""
-
-    @property
-    def host_native_atomic_supported(self) -> bool:
-        """
-        Link between the device and the host supports all native atomic operations
-        """
-
-    @property
-    def single_to_double_precision_perf_ratio(self) -> int:
-        """
-        Ratio of single precision performance (in floating-point operations per second) to double precision performance
-        """
-
-    @property
-    def pageable_memory_access(self) -> bool:
-        """
-        Device supports coherently accessing pageable memory without calling cudaHostRegister on it
-        """
-
-    @property
-    def concurrent_managed_access(self) -> bool:
-        """Device can coherently access managed memory concurrently with the CPU"""
-
-    @property
-    def compute_preemption_supported(self) -> bool:
-        """Device supports compute preemption."""
-
-    @property
-    def can_use_host_pointer_for_registered_mem(self) -> bool:
-        """
-        Device can access host registered memory at the same virtual address as the CPU
-        """
-
-    @property
-    def cooperative_launch(self) -> bool:
-        """
-        Device supports launching cooperative kernels via cuLaunchCooperativeKernel
-        """
-
-    @property
-    def max_shared_memory_per_block_optin(self) -> int:
-        """Maximum optin shared memory per block"""
-
-    @property
-    def can_flush_remote_writes(self) -> bool:
-        """
-        The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See CUDA_MEMOP for additional details.
-        """
-
-    @property
-    def host_register_supported(self) -> bool:
-        """Device supports host memory registration via cudaHostRegister."""
-
-    @property
-    def pageable_memory_access_uses_host_page_tables(self) -> bool:
-        """Device accesses pageable memory via the host's page tables."""
-
-    @property
-    def direct_managed_mem_access_from_host(self) -> bool:
-        """
-        The host can directly access managed memory on the device without migration.
-        """
-
-    @property
-    def virtual_memory_management_supported(self) -> bool:
-        """
-        Device supports virtual memory management APIs like cuMemAddressReserve, cuMemCreate, cuMemMap and related APIs
-        """
-
-    @property
-    def handle_type_posix_file_descriptor_supported(self) -> bool:
-        """
-        Device supports exporting memory to a posix file descriptor with cuMemExportToShareableHandle, if requested via cuMemCreate
-        """
-
-    @property
-    def handle_type_win32_handle_supported(self) -> bool:
-        """
-        Device supports exporting memory to a Win32 NT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
-        """
-
-    @property
-    def handle_type_win32_kmt_handle_supported(self) -> bool:
-        """
-        Device supports exporting memory to a Win32 KMT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
-        """
-
-    @property
-    def max_blocks_per_multiprocessor(self) -> int:
-        """Maximum number of blocks per multiprocessor"""
-
-    @property
-    def generic_compression_supported(self) -> bool:
-        """Device supports compression of memory"""
-
-    @property
-    def max_persisting_l2_cache_size(self) -> int:
-        """Maximum L2 persisting lines capacity setting in bytes."""
-
-    @property
-    def max_access_policy_window_size(self) -> int:
-        """Maximum value of CUaccessPolicyWindownum_bytes."""
-
-    @property
-    def gpu_direct_rdma_with_cuda_vmm_supported(self) -> bool:
-        """Device supports specifying the GPUDirect RDMA flag with cuMemCreate"""
-
-    @property
-    def reserved_shared_memory_per_block(self) -> int:
-        """Shared memory reserved by CUDA driver per block in bytes"""
-
-    @property
-    def sparse_cuda_array_supported(self) -> bool:
-        """Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays"""
-
-    @property
-    def read_only_host_register_supported(self) -> bool:
-        """
-        Device supports using the cuMemHostRegister flag CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
-        """
-
-    @property
-    def timeline_semaphore_interop_supported(self) -> bool:
-        """External timeline semaphore interop is supported on the device"""
-
-    @property
-    def memory_pools_supported(self) -> bool:
-        """Device supports using the cuMemAllocAsync and cuMemPool family of APIs"""
-
-    @property
-    def gpu_direct_rdma_supported(self) -> bool:
-        """
-        Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
-        """
-
-    @property
-    def gpu_direct_rdma_flush_writes_options(self) -> int:
-        """
-        The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the CUflushGPUDirectRDMAWritesOptions enum
-        """
-
-    @property
-    def gpu_direct_rdma_writes_ordering(self) -> int:
-        """
-        GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
-        """
-
-    @property
-    def mempool_supported_handle_types(self) -> int:
-        """Handle types supported with mempool based IPC"""
-
-    @property
-    def cluster_launch(self) -> bool:
-        """Indicates device supports cluster launch"""
-
-    @property
-    def deferred_mapping_cuda_array_supported(self) -> bool:
-        """Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays"""
-
-    @property
-    def can_use_64_bit_stream_mem_ops(self) -> bool:
-        """
-        64-bit operations are supported in cuStreamBatchMemOp and related MemOp APIs.
-        """
-
-    @property
-    def can_use_stream_wait_value_nor(self) -> bool:
-        """CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs."""
-
-    @property
-    def dma_buf_supported(self) -> bool:
-        """Device supports buffer sharing with dma_buf mechanism."""
-
-    @property
-    def ipc_event_supported(self) -> bool:
-        """Device supports IPC Events."""
-
-    @property
-    def mem_sync_domain_count(self) -> int:
-        """Number of memory domains the device supports."""
-
-    @property
-    def tensor_map_access_supported(self) -> bool:
-        """Device supports accessing memory using Tensor Map."""
-
-    @property
-    def handle_type_fabric_supported(self) -> bool:
-        """
-        Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
-        """
-
-    @property
-    def unified_function_pointers(self) -> bool:
-        """Device supports unified function pointers."""
-
-    @property
-    def numa_config(self) -> int:
-        """
-        NUMA configuration of a device: value is of type CUdeviceNumaConfig enum
-        """
-
-    @property
-    def numa_id(self) -> int:
-        """NUMA node ID of the GPU memory"""
-
-    @property
-    def multicast_supported(self) -> bool:
-        """Device supports switch multicast and reduction operations."""
-
-    @property
-    def mps_enabled(self) -> bool:
-        """Indicates if contexts created on this device will be shared via MPS"""
-
-    @property
-    def host_numa_id(self) -> int:
-        """
-        NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
-        """
-
-    @property
-    def d3d12_cig_supported(self) -> bool:
-        """Device supports CIG with D3D12."""
-
-    @property
-    def mem_decompress_algorithm_mask(self) -> int:
-        """
-        The returned valued shall be interpreted as a bitmask, where the individual bits are described by the CUmemDecompressAlgorithm enum.
-        """
-
-    @property
-    def mem_decompress_maximum_length(self) -> int:
-        """
-        The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
-        """
-
-    @property
-    def vulkan_cig_supported(self) -> bool:
-        """Device supports CIG with Vulkan."""
-
-    @property
-    def gpu_pci_device_id(self) -> int:
-        """The combined 16-bit PCI device ID and 16-bit PCI vendor ID."""
-
-    @property
-    def gpu_pci_subsystem_id(self) -> int:
-        """
-        The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
-        """
-
-    @property
-    def host_numa_virtual_memory_management_supported(self) -> bool:
-        """
-        Device supports HOST_NUMA location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
-        """
-
-    @property
-    def host_numa_memory_pools_supported(self) -> bool:
-        """
-        Device supports HOST_NUMA location with the cuMemAllocAsync and cuMemPool family of APIs
-        """
-
-    @property
-    def host_numa_multinode_ipc_supported(self) -> bool:
-        """
-        Device supports HOST_NUMA location IPC between nodes in a multi-node system.
-        """
-
-    @property
-    def host_memory_pools_supported(self) -> bool:
-        """
-        Device suports HOST location with the cuMemAllocAsync and cuMemPool family of APIs
-        """
-
-    @property
-    def host_virtual_memory_management_supported(self) -> bool:
-        """
-        Device supports HOST location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
-        """
-
-    @property
-    def host_alloc_dma_buf_supported(self) -> bool:
-        """
-        Device supports page-locked host memory buffer sharing with dma_buf mechanism.
-        """
-
-    @property
-    def only_partial_host_native_atomic_supported(self) -> bool:
-        """
-        Link between the device and the host supports only some native atomic operations
-        """
-
-    def __repr__(self) -> str: ...
-
-class Device:
-    """
-    A CUDA device, using its primary context (shared with PyTorch and CuPy). As in cuda.core, there is one Device object per ordinal per thread: Device(0) is Device(0); Device() is the current device (or 0); making one does not initialize the GPU.
-
-    Example::
-
-        d = nanocuda.Device(0)
-        print(d.name, d.compute_capability, d.memory_info)
-    """
-
-    def __init__(self, device_id: DeviceLike | None = None) -> None:
-        """
-        The Device of ordinal `device_id` (a Device is returned as is; None: the current context's device, else 0).
-        """
-
-    @staticmethod
-    def count() -> int:
-        """Number of CUDA devices."""
-
-    @staticmethod
-    def get_all_devices() -> tuple[Device, ...]:
-        """
-        Every device, as a tuple of this thread's Device objects (cuda.core's name).
-        """
-
-    @staticmethod
-    def driver_version() -> int:
-        """The driver's CUDA version, major*1000 + minor*10."""
-
-    @property
-    def ordinal(self) -> int:
-        """The device index (0, 1, ...)."""
-
-    @property
-    def device_id(self) -> int:
-        """The device index (cuda.core's name for ordinal)."""
-
-    @property
-    def name(self) -> str:
-        """The product name, e.g. 'NVIDIA H100 80GB HBM3'."""
-
-    @property
-    def uuid(self) -> str:
-        """'GPU-...' as nvidia-smi prints it."""
-
-    @property
-    def compute_capability(self) -> object:
-        """ComputeCapability(major, minor), a named tuple."""
-
-    @property
-    def pci_bus_id(self) -> str:
-        """
-        '0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number alone is properties.pci_bus_id.
-        """
-
-    @property
-    def arch(self) -> str:
-        """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
-
-    @property
-    def total_memory(self) -> int:
-        """Bytes of device memory."""
-
-    @property
-    def memory_info(self) -> tuple[int, int]:
-        """(free, total) bytes."""
-
-    @property
-    def properties(self) -> object:
-        """DeviceProperties: every attribute, cached."""
-
-    @property
-    def context(self) -> Context:
-        """The device's primary context (retained on first use)."""
-
-    @property
-    def default_stream(self) -> Stream:
-        """The legacy default stream of this device."""
-
-    def set_current(self) -> None:
-        """Make this device's primary context current on this thread."""
-
-    def sync(self) -> None:
-        """Wait for all work on the device."""
-
-    def create_stream(self, obj: StreamLike | None = None, options: object | None = None) -> Stream:
-        """
-        A new Stream on this device with StreamOptions(nonblocking=True, priority=None) (a dict or None also work), or `obj` (anything with __cuda_stream__) adopted.
-        """
-
-    def create_event(self, options: object | None = None) -> Event:
-        """
-        A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
-        """
-
-    def create_opaque_array(self, options: _texture.OpaqueArrayOptions | dict[str, Any]) -> _texture.OpaqueArray:
-        """
-        A new nanocuda.texture.OpaqueArray from OpaqueArrayOptions(shape, format, num_channels, is_surface_load_store=False) (or a dict of them).
-        """
-
-    def create_mipmapped_array(self, options: _texture.MipmappedArrayOptions | dict[str, Any]) -> _texture.MipmappedArray:
-        """
-        A new nanocuda.texture.MipmappedArray from MipmappedArrayOptions(shape, format, num_channels, num_levels, is_surface_load_store=False) (or a dict of them).
-        """
-
-    def create_texture_object(self, resource: _texture.ResourceDescriptor, options: _texture.TextureObjectOptions | dict[str, Any] | None = None) -> _texture.TextureObject:
-        """
-        A new nanocuda.texture.TextureObject reading `resource` (a ResourceDescriptor) as `options` (TextureObjectOptions, a dict of them, or None for the defaults) say.
-        """
-
-    def create_surface_object(self, resource: _texture.ResourceDescriptor) -> _texture.SurfaceObject:
-        """
-        A new nanocuda.texture.SurfaceObject over `resource` (a ResourceDescriptor of an OpaqueArray made with is_surface_load_store=True).
-        """
-
-    def attribute(self, attribute: int) -> int:
-        """Any CUdevice_attribute by its numeric value."""
-
-    def __eq__(self, arg: object, /) -> bool: ...
-
-    def __hash__(self) -> int: ...
-
-    def __index__(self) -> int:
-        """The ordinal, so a Device works wherever an ordinal is taken."""
-
-    def __int__(self) -> int: ...
-
-    def __repr__(self) -> str: ...
-
-    @property
-    def max_threads_per_block(self) -> int:
-        """Maximum number of threads per block"""
-
-    @property
-    def max_block_dim_x(self) -> int:
-        """Maximum block dimension X"""
-
-    @property
-    def max_block_dim_y(self) -> int:
-        """Maximum block dimension Y"""
-
-    @property
-    def max_block_dim_z(self) -> int:
-        """Maximum block dimension Z"""
-
-    @property
-    def max_grid_dim_x(self) -> int:
-        """Maximum grid dimension X"""
-
-    @property
-    def max_grid_dim_y(self) -> int:
-        """Maximum grid dimension Y"""
-
-    @property
-    def max_grid_dim_z(self) -> int:
-        """Maximum grid dimension Z"""
-
-    @property
-    def max_shared_memory_per_block(self) -> int:
-        """Maximum shared memory available per block in bytes"""
-
-    @property
-    def total_constant_memory(self) -> int:
-        """
-        Memory available on device for __constant__ variables in a CUDA C kernel in bytes
-        """
-
-    @property
-    def warp_size(self) -> int:
-        """Warp size in threads"""
-
-    @property
-    def max_pitch(self) -> int:
-        """Maximum pitch in bytes allowed by memory copies"""
-
-    @property
-    def max_registers_per_block(self) -> int:
-        """Maximum number of 32-bit registers available per block"""
-
-    @property
-    def clock_rate(self) -> int:
-        """Typical clock frequency in kilohertz"""
-
-    @property
-    def texture_alignment(self) -> int:
-        """Alignment requirement for textures"""
-
-    @property
-    def gpu_overlap(self) -> int:
-        """
-        Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
-        """
 
     @property
     def multiprocessor_count(self) -> int:
@@ -982,6 +207,10 @@ class Device:
         """Device has ECC support enabled"""
 
     @property
+    def pci_bus_id(self) -> int:
+        """PCI bus ID of the device"""
+
+    @property
     def pci_device_id(self) -> int:
         """PCI device ID of the device"""
 
@@ -1020,10 +249,6 @@ class Device:
     @property
     def maximum_texture1d_layered_layers(self) -> int:
         """Maximum layers in a 1D layered texture"""
-
-    @property
-    def can_tex2d_gather(self) -> int:
-        """Deprecated, do not use."""
 
     @property
     def maximum_texture2d_gather_width(self) -> int:
@@ -1122,10 +347,727 @@ class Device:
         """Maximum layers in a cubemap layered surface"""
 
     @property
-    def maximum_texture1d_linear_width(self) -> int:
+    def maximum_texture2d_linear_width(self) -> int:
+        """Maximum 2D linear texture width"""
+
+    @property
+    def maximum_texture2d_linear_height(self) -> int:
+        """Maximum 2D linear texture height"""
+
+    @property
+    def maximum_texture2d_linear_pitch(self) -> int:
+        """Maximum 2D linear texture pitch in bytes"""
+
+    @property
+    def maximum_texture2d_mipmapped_width(self) -> int:
+        """Maximum mipmapped 2D texture width"""
+
+    @property
+    def maximum_texture2d_mipmapped_height(self) -> int:
+        """Maximum mipmapped 2D texture height"""
+
+    @property
+    def compute_capability_major(self) -> int:
+        """Major compute capability version number"""
+
+    @property
+    def compute_capability_minor(self) -> int:
+        """Minor compute capability version number"""
+
+    @property
+    def maximum_texture1d_mipmapped_width(self) -> int:
+        """Maximum mipmapped 1D texture width"""
+
+    @property
+    def stream_priorities_supported(self) -> int:
+        """Device supports stream priorities"""
+
+    @property
+    def global_l1_cache_supported(self) -> int:
+        """Device supports caching globals in L1"""
+
+    @property
+    def local_l1_cache_supported(self) -> int:
+        """Device supports caching locals in L1"""
+
+    @property
+    def max_shared_memory_per_multiprocessor(self) -> int:
+        """Maximum shared memory available per multiprocessor in bytes"""
+
+    @property
+    def max_registers_per_multiprocessor(self) -> int:
+        """Maximum number of 32-bit registers available per multiprocessor"""
+
+    @property
+    def managed_memory(self) -> int:
+        """Device can allocate managed memory on this system"""
+
+    @property
+    def multi_gpu_board(self) -> int:
+        """Device is on a multi-GPU board"""
+
+    @property
+    def multi_gpu_board_group_id(self) -> int:
+        """Unique id for a group of devices on the same multi-GPU board"""
+
+    @property
+    def host_native_atomic_supported(self) -> int:
         """
-        Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+        Link between the device and the host supports all native atomic operations
         """
+
+    @property
+    def single_to_double_precision_perf_ratio(self) -> int:
+        """
+        Ratio of single precision performance (in floating-point operations per second) to double precision performance
+        """
+
+    @property
+    def pageable_memory_access(self) -> int:
+        """
+        Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+        """
+
+    @property
+    def concurrent_managed_access(self) -> int:
+        """Device can coherently access managed memory concurrently with the CPU"""
+
+    @property
+    def compute_preemption_supported(self) -> int:
+        """Device supports compute preemption."""
+
+    @property
+    def can_use_host_pointer_for_registered_mem(self) -> int:
+        """
+        Device can access host registered memory at the same virtual address as the CPU
+        """
+
+    @property
+    def cooperative_launch(self) -> int:
+        """
+        Device supports launching cooperative kernels via cuLaunchCooperativeKernel
+        """
+
+    @property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """Maximum optin shared memory per block"""
+
+    @property
+    def can_flush_remote_writes(self) -> int:
+        """
+        The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See CUDA_MEMOP for additional details.
+        """
+
+    @property
+    def host_register_supported(self) -> int:
+        """Device supports host memory registration via cudaHostRegister."""
+
+    @property
+    def pageable_memory_access_uses_host_page_tables(self) -> int:
+        """Device accesses pageable memory via the host's page tables."""
+
+    @property
+    def direct_managed_mem_access_from_host(self) -> int:
+        """
+        The host can directly access managed memory on the device without migration.
+        """
+
+    @property
+    def virtual_memory_management_supported(self) -> int:
+        """
+        Device supports virtual memory management APIs like cuMemAddressReserve, cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def handle_type_posix_file_descriptor_supported(self) -> int:
+        """
+        Device supports exporting memory to a posix file descriptor with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def handle_type_win32_handle_supported(self) -> int:
+        """
+        Device supports exporting memory to a Win32 NT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def handle_type_win32_kmt_handle_supported(self) -> int:
+        """
+        Device supports exporting memory to a Win32 KMT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
+        """
+
+    @property
+    def max_blocks_per_multiprocessor(self) -> int:
+        """Maximum number of blocks per multiprocessor"""
+
+    @property
+    def generic_compression_supported(self) -> int:
+        """Device supports compression of memory"""
+
+    @property
+    def max_persisting_l2_cache_size(self) -> int:
+        """Maximum L2 persisting lines capacity setting in bytes."""
+
+    @property
+    def max_access_policy_window_size(self) -> int:
+        """Maximum value of CUaccessPolicyWindownum_bytes."""
+
+    @property
+    def gpu_direct_rdma_with_cuda_vmm_supported(self) -> int:
+        """Device supports specifying the GPUDirect RDMA flag with cuMemCreate"""
+
+    @property
+    def reserved_shared_memory_per_block(self) -> int:
+        """Shared memory reserved by CUDA driver per block in bytes"""
+
+    @property
+    def sparse_cuda_array_supported(self) -> int:
+        """Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays"""
+
+    @property
+    def read_only_host_register_supported(self) -> int:
+        """
+        Device supports using the cuMemHostRegister flag CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
+        """
+
+    @property
+    def timeline_semaphore_interop_supported(self) -> int:
+        """External timeline semaphore interop is supported on the device"""
+
+    @property
+    def memory_pools_supported(self) -> int:
+        """Device supports using the cuMemAllocAsync and cuMemPool family of APIs"""
+
+    @property
+    def gpu_direct_rdma_supported(self) -> int:
+        """
+        Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+        """
+
+    @property
+    def gpu_direct_rdma_flush_writes_options(self) -> int:
+        """
+        The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the CUflushGPUDirectRDMAWritesOptions enum
+        """
+
+    @property
+    def gpu_direct_rdma_writes_ordering(self) -> int:
+        """
+        GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See CUGPUDirectRDMAWritesOrdering for the numerical values returned here.
+        """
+
+    @property
+    def mempool_supported_handle_types(self) -> int:
+        """Handle types supported with mempool based IPC"""
+
+    @property
+    def cluster_launch(self) -> int:
+        """Indicates device supports cluster launch"""
+
+    @property
+    def deferred_mapping_cuda_array_supported(self) -> int:
+        """Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays"""
+
+    @property
+    def can_use_64_bit_stream_mem_ops(self) -> int:
+        """
+        64-bit operations are supported in cuStreamBatchMemOp and related MemOp APIs.
+        """
+
+    @property
+    def can_use_stream_wait_value_nor(self) -> int:
+        """CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs."""
+
+    @property
+    def dma_buf_supported(self) -> int:
+        """Device supports buffer sharing with dma_buf mechanism."""
+
+    @property
+    def ipc_event_supported(self) -> int:
+        """Device supports IPC Events."""
+
+    @property
+    def mem_sync_domain_count(self) -> int:
+        """Number of memory domains the device supports."""
+
+    @property
+    def tensor_map_access_supported(self) -> int:
+        """Device supports accessing memory using Tensor Map."""
+
+    @property
+    def handle_type_fabric_supported(self) -> int:
+        """
+        Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
+        """
+
+    @property
+    def unified_function_pointers(self) -> int:
+        """Device supports unified function pointers."""
+
+    @property
+    def numa_config(self) -> int:
+        """
+        NUMA configuration of a device: value is of type CUdeviceNumaConfig enum
+        """
+
+    @property
+    def numa_id(self) -> int:
+        """NUMA node ID of the GPU memory"""
+
+    @property
+    def multicast_supported(self) -> int:
+        """Device supports switch multicast and reduction operations."""
+
+    @property
+    def mps_enabled(self) -> int:
+        """Indicates if contexts created on this device will be shared via MPS"""
+
+    @property
+    def host_numa_id(self) -> int:
+        """
+        NUMA ID of the host node closest to the device. Returns -1 when system does not support NUMA.
+        """
+
+    @property
+    def d3d12_cig_supported(self) -> int:
+        """Device supports CIG with D3D12."""
+
+    @property
+    def mem_decompress_algorithm_mask(self) -> int:
+        """
+        The returned valued shall be interpreted as a bitmask, where the individual bits are described by the CUmemDecompressAlgorithm enum.
+        """
+
+    @property
+    def mem_decompress_maximum_length(self) -> int:
+        """
+        The returned valued is the maximum length in bytes of a single decompress operation that is allowed.
+        """
+
+    @property
+    def vulkan_cig_supported(self) -> int:
+        """Device supports CIG with Vulkan."""
+
+    @property
+    def gpu_pci_device_id(self) -> int:
+        """The combined 16-bit PCI device ID and 16-bit PCI vendor ID."""
+
+    @property
+    def gpu_pci_subsystem_id(self) -> int:
+        """
+        The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+        """
+
+    @property
+    def host_numa_virtual_memory_management_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def host_numa_memory_pools_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location with the cuMemAllocAsync and cuMemPool family of APIs
+        """
+
+    @property
+    def host_numa_multinode_ipc_supported(self) -> int:
+        """
+        Device supports HOST_NUMA location IPC between nodes in a multi-node system.
+        """
+
+    @property
+    def host_memory_pools_supported(self) -> int:
+        """
+        Device suports HOST location with the cuMemAllocAsync and cuMemPool family of APIs
+        """
+
+    @property
+    def host_virtual_memory_management_supported(self) -> int:
+        """
+        Device supports HOST location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
+        """
+
+    @property
+    def host_alloc_dma_buf_supported(self) -> int:
+        """
+        Device supports page-locked host memory buffer sharing with dma_buf mechanism.
+        """
+
+    @property
+    def only_partial_host_native_atomic_supported(self) -> int:
+        """
+        Link between the device and the host supports only some native atomic operations
+        """
+
+    def __repr__(self) -> str: ...
+
+class Device:
+    """
+    A CUDA device, using its primary context (shared with PyTorch and CuPy). As in cuda.core, there is one Device object per ordinal per thread: Device(0) is Device(0); Device() is the current device (or 0); making one does not initialize the GPU.
+
+    Example::
+
+        d = nanocuda.Device(0)
+        print(d.name, d.compute_capability, d.memory_info)
+    """
+
+    def __init__(self, device_id: DeviceLike | None = None) -> None:
+        """
+        The Device of ordinal `device_id` (a Device is returned as is; None: the current context's device, else 0).
+        """
+
+    @staticmethod
+    def count() -> int:
+        """Number of CUDA devices."""
+
+    @staticmethod
+    def get_all_devices() -> tuple[Device, ...]:
+        """
+        Every device, as a tuple of this thread's Device objects (cuda.core's name).
+        """
+
+    @staticmethod
+    def driver_version() -> int:
+        """The driver's CUDA version, major*1000 + minor*10."""
+
+    @property
+    def ordinal(self) -> int:
+        """The device index (0, 1, ...)."""
+
+    @property
+    def device_id(self) -> int:
+        """The device index (cuda.core's name for ordinal)."""
+
+    @property
+    def name(self) -> str:
+        """The product name, e.g. 'NVIDIA H100 80GB HBM3'."""
+
+    @property
+    def uuid(self) -> str:
+        """'GPU-...' as nvidia-smi prints it."""
+
+    @property
+    def compute_capability(self) -> object:
+        """ComputeCapability(major, minor), a named tuple."""
+
+    @property
+    def arch(self) -> str:
+        """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
+
+    @property
+    def total_memory(self) -> int:
+        """Bytes of device memory."""
+
+    @property
+    def memory_info(self) -> tuple[int, int]:
+        """(free, total) bytes."""
+
+    @property
+    def properties(self) -> object:
+        """DeviceProperties: every attribute, cached."""
+
+    @property
+    def context(self) -> Context:
+        """The device's primary context (retained on first use)."""
+
+    @property
+    def default_stream(self) -> Stream:
+        """The legacy default stream of this device."""
+
+    def set_current(self) -> None:
+        """Make this device's primary context current on this thread."""
+
+    def sync(self) -> None:
+        """Wait for all work on the device."""
+
+    def create_stream(self, obj: StreamLike | None = None, options: object | None = None) -> Stream:
+        """
+        A new Stream on this device with StreamOptions(nonblocking=True, priority=None) (a dict or None also work), or `obj` (anything with __cuda_stream__) adopted.
+        """
+
+    def create_event(self, options: object | None = None) -> Event:
+        """
+        A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
+        """
+
+    def attribute(self, attribute: int) -> int:
+        """Any CUdevice_attribute by its numeric value."""
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __index__(self) -> int:
+        """The ordinal, so a Device works wherever an ordinal is taken."""
+
+    def __int__(self) -> int: ...
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """Maximum number of threads per block"""
+
+    @property
+    def max_block_dim_x(self) -> int:
+        """Maximum block dimension X"""
+
+    @property
+    def max_block_dim_y(self) -> int:
+        """Maximum block dimension Y"""
+
+    @property
+    def max_block_dim_z(self) -> int:
+        """Maximum block dimension Z"""
+
+    @property
+    def max_grid_dim_x(self) -> int:
+        """Maximum grid dimension X"""
+
+    @property
+    def max_grid_dim_y(self) -> int:
+        """Maximum grid dimension Y"""
+
+    @property
+    def max_grid_dim_z(self) -> int:
+        """Maximum grid dimension Z"""
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        """Maximum shared memory available per block in bytes"""
+
+    @property
+    def total_constant_memory(self) -> int:
+        """
+        Memory available on device for __constant__ variables in a CUDA C kernel in bytes
+        """
+
+    @property
+    def warp_size(self) -> int:
+        """Warp size in threads"""
+
+    @property
+    def max_pitch(self) -> int:
+        """Maximum pitch in bytes allowed by memory copies"""
+
+    @property
+    def max_registers_per_block(self) -> int:
+        """Maximum number of 32-bit registers available per block"""
+
+    @property
+    def clock_rate(self) -> int:
+        """Typical clock frequency in kilohertz"""
+
+    @property
+    def texture_alignment(self) -> int:
+        """Alignment requirement for textures"""
+
+    @property
+    def multiprocessor_count(self) -> int:
+        """Number of multiprocessors on device"""
+
+    @property
+    def kernel_exec_timeout(self) -> int:
+        """Specifies whether there is a run time limit on kernels"""
+
+    @property
+    def integrated(self) -> int:
+        """Device is integrated with host memory"""
+
+    @property
+    def can_map_host_memory(self) -> int:
+        """Device can map host memory into CUDA address space"""
+
+    @property
+    def compute_mode(self) -> int:
+        """Compute mode (See CUcomputemode for details)"""
+
+    @property
+    def maximum_texture1d_width(self) -> int:
+        """Maximum 1D texture width"""
+
+    @property
+    def maximum_texture2d_width(self) -> int:
+        """Maximum 2D texture width"""
+
+    @property
+    def maximum_texture2d_height(self) -> int:
+        """Maximum 2D texture height"""
+
+    @property
+    def maximum_texture3d_width(self) -> int:
+        """Maximum 3D texture width"""
+
+    @property
+    def maximum_texture3d_height(self) -> int:
+        """Maximum 3D texture height"""
+
+    @property
+    def maximum_texture3d_depth(self) -> int:
+        """Maximum 3D texture depth"""
+
+    @property
+    def maximum_texture2d_layered_width(self) -> int:
+        """Maximum 2D layered texture width"""
+
+    @property
+    def maximum_texture2d_layered_height(self) -> int:
+        """Maximum 2D layered texture height"""
+
+    @property
+    def maximum_texture2d_layered_layers(self) -> int:
+        """Maximum layers in a 2D layered texture"""
+
+    @property
+    def surface_alignment(self) -> int:
+        """Alignment requirement for surfaces"""
+
+    @property
+    def concurrent_kernels(self) -> int:
+        """Device can possibly execute multiple kernels concurrently"""
+
+    @property
+    def ecc_enabled(self) -> int:
+        """Device has ECC support enabled"""
+
+    @property
+    def pci_bus_id(self) -> int:
+        """PCI bus ID of the device"""
+
+    @property
+    def pci_device_id(self) -> int:
+        """PCI device ID of the device"""
+
+    @property
+    def tcc_driver(self) -> int:
+        """Device is using TCC driver model"""
+
+    @property
+    def memory_clock_rate(self) -> int:
+        """Peak memory clock frequency in kilohertz"""
+
+    @property
+    def global_memory_bus_width(self) -> int:
+        """Global memory bus width in bits"""
+
+    @property
+    def l2_cache_size(self) -> int:
+        """Size of L2 cache in bytes"""
+
+    @property
+    def max_threads_per_multiprocessor(self) -> int:
+        """Maximum resident threads per multiprocessor"""
+
+    @property
+    def async_engine_count(self) -> int:
+        """Number of asynchronous engines"""
+
+    @property
+    def unified_addressing(self) -> int:
+        """Device shares a unified address space with the host"""
+
+    @property
+    def maximum_texture1d_layered_width(self) -> int:
+        """Maximum 1D layered texture width"""
+
+    @property
+    def maximum_texture1d_layered_layers(self) -> int:
+        """Maximum layers in a 1D layered texture"""
+
+    @property
+    def maximum_texture2d_gather_width(self) -> int:
+        """Maximum 2D texture width if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
+
+    @property
+    def maximum_texture2d_gather_height(self) -> int:
+        """Maximum 2D texture height if CUDA_ARRAY3D_TEXTURE_GATHER is set"""
+
+    @property
+    def maximum_texture3d_width_alternate(self) -> int:
+        """Alternate maximum 3D texture width"""
+
+    @property
+    def maximum_texture3d_height_alternate(self) -> int:
+        """Alternate maximum 3D texture height"""
+
+    @property
+    def maximum_texture3d_depth_alternate(self) -> int:
+        """Alternate maximum 3D texture depth"""
+
+    @property
+    def pci_domain_id(self) -> int:
+        """PCI domain ID of the device"""
+
+    @property
+    def texture_pitch_alignment(self) -> int:
+        """Pitch alignment requirement for textures"""
+
+    @property
+    def maximum_texturecubemap_width(self) -> int:
+        """Maximum cubemap texture width/height"""
+
+    @property
+    def maximum_texturecubemap_layered_width(self) -> int:
+        """Maximum cubemap layered texture width/height"""
+
+    @property
+    def maximum_texturecubemap_layered_layers(self) -> int:
+        """Maximum layers in a cubemap layered texture"""
+
+    @property
+    def maximum_surface1d_width(self) -> int:
+        """Maximum 1D surface width"""
+
+    @property
+    def maximum_surface2d_width(self) -> int:
+        """Maximum 2D surface width"""
+
+    @property
+    def maximum_surface2d_height(self) -> int:
+        """Maximum 2D surface height"""
+
+    @property
+    def maximum_surface3d_width(self) -> int:
+        """Maximum 3D surface width"""
+
+    @property
+    def maximum_surface3d_height(self) -> int:
+        """Maximum 3D surface height"""
+
+    @property
+    def maximum_surface3d_depth(self) -> int:
+        """Maximum 3D surface depth"""
+
+    @property
+    def maximum_surface1d_layered_width(self) -> int:
+        """Maximum 1D layered surface width"""
+
+    @property
+    def maximum_surface1d_layered_layers(self) -> int:
+        """Maximum layers in a 1D layered surface"""
+
+    @property
+    def maximum_surface2d_layered_width(self) -> int:
+        """Maximum 2D layered surface width"""
+
+    @property
+    def maximum_surface2d_layered_height(self) -> int:
+        """Maximum 2D layered surface height"""
+
+    @property
+    def maximum_surface2d_layered_layers(self) -> int:
+        """Maximum layers in a 2D layered surface"""
+
+    @property
+    def maximum_surfacecubemap_width(self) -> int:
+        """Maximum cubemap surface width"""
+
+    @property
+    def maximum_surfacecubemap_layered_width(self) -> int:
+        """Maximum cubemap layered surface width"""
+
+    @property
+    def maximum_surfacecubemap_layered_layers(self) -> int:
+        """Maximum layers in a cubemap layered surface"""
 
     @property
     def maximum_texture2d_linear_width(self) -> int:
@@ -1510,6 +1452,13 @@ class Device:
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder on a new stream of this device."""
 
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> tuple:
+        """
+        Pickles as the ordinal: unpickling gives Device(ordinal) of the receiving process.
+        """
+
 DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
@@ -1612,10 +1561,12 @@ class Stream:
 
     def __hash__(self) -> int: ...
 
-    def __repr__(self) -> str: ...
-
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder capturing this stream."""
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
 
 class Event:
     """A CUDA event: a marker in a stream, for ordering and timing."""
@@ -1694,14 +1645,6 @@ class Event:
     def __sub__(self, start: Event) -> float:
         """end - start: milliseconds between two timing events (cuda.core)."""
 
-    def __rsub__(self, other: Any) -> object:
-        """NotImplemented: only end - start (two Events) is defined."""
-
-    def __isub__(self, other: Any) -> object:
-        """NotImplemented: Events are not changed in place; use end - start."""
-
-    def __repr__(self) -> str: ...
-
     @staticmethod
     def create_ipc(device: DeviceLike | None = None) -> Event:
         """
@@ -1718,6 +1661,12 @@ class Event:
     @staticmethod
     def from_ipc_descriptor(handle: bytes, device: DeviceLike | None = None) -> Event:
         """Open an event another process exported with get_ipc_descriptor()."""
+
+    def __repr__(self) -> str: ...
+
+    def __rsub__(self, arg: object, /) -> object: ...
+
+    def __isub__(self, arg: object, /) -> object: ...
 
 class Buffer:
     """
@@ -1851,8 +1800,6 @@ class Buffer:
     @property
     def __cuda_array_interface__(self) -> dict: ...
 
-    def __repr__(self) -> str: ...
-
     @property
     def ipc_descriptor(self) -> IPCBufferDescriptor: ...
 
@@ -1866,6 +1813,12 @@ class Buffer:
         """
         Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only. The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
         """
+
+    def __eq__(self, arg: object, /) -> object: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
 
 class PinnedBuffer:
     """
@@ -2162,9 +2115,7 @@ def result_description(code: int) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class KernelAttributes:
-    """
-    A kernel's attributes on one device; attrs[device] gives another device's.
-    """
+    """A kernel's attributes on one device."""
 
     @property
     def num_registers(self) -> int:
@@ -2238,13 +2189,6 @@ class KernelAttributes:
     def cluster_scheduling_policy_preference(self) -> int:
         """CUclusterSchedulingPolicy value."""
 
-    @property
-    def device(self) -> Device:
-        """The device these attributes are read on."""
-
-    def __getitem__(self, device: DeviceLike) -> KernelAttributes:
-        """The same kernel's attributes on `device` (a Device or an ordinal)."""
-
 class KernelOccupancy:
     """Occupancy calculator for one kernel."""
 
@@ -2252,9 +2196,7 @@ class KernelOccupancy:
         """Blocks of block_size threads resident per SM at once."""
 
     def max_potential_block_size(self, dynamic_shared_memory_needed: int | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: int | None = None, device: DeviceLike | None = None) -> object:
-        """
-        (min_grid_size, max_block_size) for full occupancy, a named tuple; the dynamic shared memory is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.
-        """
+        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
 
     def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: DeviceLike | None = None) -> int:
         """Dynamic shared memory per block, bytes, at that occupancy."""
@@ -2296,16 +2238,10 @@ class Kernel:
 
     @property
     def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0; attributes[device] for others."""
+        """KernelAttributes on device 0 (get_attributes(device) for others)."""
 
     def get_attributes(self, device: DeviceLike | None = None) -> KernelAttributes:
         """KernelAttributes on `device` (default: device 0)."""
-
-    @staticmethod
-    def from_handle(handle: int, mod: ObjectCode | None = None) -> Kernel:
-        """
-        A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).
-        """
 
     @property
     def occupancy(self) -> KernelOccupancy:
@@ -2319,13 +2255,25 @@ class Kernel:
     def set_preferred_shared_memory_carveout(self, percent: int, *, device: DeviceLike | None = None) -> None:
         """Preferred shared-memory share of L1/shared, 0-100 percent (a hint)."""
 
-    def __repr__(self) -> str: ...
-
     def bind(self, config: LaunchConfig, *, stream: StreamLike | None = None, tensor_maps: object | None = None) -> Launcher:
         """
         Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
 
         tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
+        """
+
+    def __eq__(self, arg: object, /) -> object: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
+
+    @staticmethod
+    def from_handle(handle: int, mod: ObjectCode | None = None) -> Kernel:
+        """
+        A Kernel over a CUkernel handle made elsewhere (an int, or cuda.bindings' CUkernel); `mod`, an ObjectCode, is kept loaded with it.
         """
 
 class ProgramOptions:
@@ -2439,9 +2387,6 @@ class ObjectCode:
     Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.
     """
 
-    def __init__(self, *args, **kwargs) -> None:
-        """Not constructible: use the from_* constructors or Program.compile."""
-
     @staticmethod
     def from_cubin(module: bytes | bytearray | memoryview | str | os.PathLike[str], *, name: str = '', symbol_mapping: dict[str, str] | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
@@ -2467,13 +2412,8 @@ class ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
 
     @property
-    def code(self) -> object:
-        """
-        The image's bytes (PTX as text bytes); for code made from a file, its path (a str).
-        """
-
-    def __bytes__(self) -> bytes:
-        """The image's bytes, wherever they came from."""
+    def code(self) -> bytes:
+        """The image's bytes (PTX as text bytes)."""
 
     @property
     def code_type(self) -> str:
@@ -2508,6 +2448,11 @@ class ObjectCode:
 
     def __repr__(self) -> str: ...
 
+    def __reduce__(self) -> tuple:
+        """
+        Pickles as its bytes, code type, name and symbol mapping (loaded again on first use).
+        """
+
 class Program:
     """C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile."""
 
@@ -2540,9 +2485,9 @@ class Program:
     def backend(self) -> str:
         """'NVRTC', 'nvJitLink' or 'NVVM'."""
 
-    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: ProgramCacheResource | None = None) -> ObjectCode:
+    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: None = None) -> ObjectCode:
         """
-        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. cache= (a nanocuda.utils.ProgramCacheResource) is looked up first and filled on a miss. Raises CompileError with the log on failure.
+        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
         """
 
     def flags(self, target: CodeTarget = 'cubin') -> list[str]:
@@ -2559,6 +2504,10 @@ class Program:
     @property
     def is_closed(self) -> bool:
         """Always False (close() has nothing to free)."""
+
+    def __repr__(self) -> str: ...
+
+    def __reduce__(self) -> object: ...
 
 class LinkerOptions:
     """nvJitLink options, by cuda.core's LinkerOptions names."""

@@ -48,6 +48,13 @@ ParamLayout query_layout(CUkernel kernel, const std::string& name, const std::st
   return layout;
 }
 
+// "0x7f..." for messages about an adopted handle.
+std::string handle_text(CUkernel handle) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", static_cast<void*>(handle));
+  return text;
+}
+
 // The launch shape the cluster-occupancy queries take (no stream: they only read it).
 CUlaunchConfig occupancy_config(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                 std::size_t dynamic_shared_memory) {
@@ -78,24 +85,14 @@ const std::shared_ptr<const Library>& Kernel::library() const noexcept { return 
 const ParamLayout& Kernel::param_layout() const noexcept { return state_->layout; }
 
 Kernel Kernel::from_handle(CUkernel handle, std::shared_ptr<const Library> library) {
-  if (handle == nullptr) throw ValueError("Kernel.from_handle: the handle is 0 (a null CUkernel)");
-  std::string name;
-  const auto& api = detail::driver();
-  if (detail::entry_point_available(api.cuKernelGetName)) {
-    const char* text = nullptr;
-    detail::check(api.cuKernelGetName(&text, handle), "cuKernelGetName",
-                  [] { return std::string("Kernel.from_handle"); });
-    if (text) name = text;
-  }
-  if (name.empty()) {  // drivers before 12.3 cannot name it: the handle does
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(handle)));
-    name = buf;
-  }
-  return Kernel(std::move(library), handle, std::move(name));
+  if (handle == nullptr) throw ValueError("Kernel.from_handle: the handle is 0 (NULL), not a CUkernel");
+  const char* name = nullptr;
+  NANOCUDA_CALL(cuKernelGetName, [&] { return "Kernel.from_handle(" + handle_text(handle) + ")"; },
+                &name, handle);
+  return Kernel(std::move(library), handle, name ? name : "");
 }
 
-CUlibrary Kernel::owning_library() const {
+CUlibrary Kernel::driver_library() const {
   const auto& api = detail::driver();
   if (!detail::entry_point_available(api.cuKernelGetLibrary)) return nullptr;
   CUlibrary lib = nullptr;
@@ -104,8 +101,8 @@ CUlibrary Kernel::owning_library() const {
 }
 
 std::string Kernel::describe() const {
-  return "Kernel " + state_->name + " in " +
-         (state_->library ? state_->library->description() : std::string("a library nanocuda did not load"));
+  if (!state_->library) return "Kernel " + state_->name + " (adopted handle " + handle_text(state_->handle) + ")";
+  return "Kernel " + state_->name + " in " + state_->library->description();
 }
 
 CUfunction Kernel::function(const Context& ctx) const {

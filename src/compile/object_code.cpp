@@ -1,6 +1,7 @@
 // ObjectCode: shared immutable bytes, lazily loaded into a Library once.
 #include "nanocuda/compile/object_code.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +29,7 @@ struct ObjectCode::State {
   std::map<std::string, std::string> lowered;
   std::once_flag load_once;
   std::shared_ptr<Library> library;
+  std::atomic<CUlibrary> loaded{nullptr};  // library's handle, published once it is loaded
 };
 
 ObjectCode ObjectCode::from_bytes(CodeType type, std::string bytes, std::string name) {
@@ -117,9 +119,12 @@ std::shared_ptr<Library> ObjectCode::library() const {
     } else {
       state_->library = Library::load(bytes().data(), description);
     }
+    state_->loaded.store(state_->library->handle(), std::memory_order_release);
   });
   return state_->library;
 }
+
+CUlibrary ObjectCode::loaded_handle() const noexcept { return state_->loaded.load(std::memory_order_acquire); }
 
 std::vector<std::string> ObjectCode::kernel_names() const {
   if (type() == CodeType::cubin) return cubin_kernel_names(bytes());

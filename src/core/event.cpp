@@ -2,6 +2,7 @@
 #include "nanocuda/core/event.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "nanocuda/driver/check.h"
 #include "nanocuda/core/stream.h"
@@ -62,20 +63,27 @@ bool Event::query() const {
   return true;
 }
 
+// The three refusals are RuntimeErrors opening with cuda.core's words (its users match on
+// them), followed by nanocuda's naming of the event and the remedy.
 float Event::elapsed_time_since(const Event& start) const {
   if (!timing_ || !start.timing_)
-    throw ValueError("Event.elapsed_time: both events must be created with timing=True (" +
-                     (timing_ ? start.describe() : describe()) + " has timing disabled)");
+    throw std::runtime_error("Both Events must be created with timing enabled (Event.elapsed_time: " +
+                             (timing_ ? start.describe() : describe()) +
+                             " has timing disabled; create it with EventOptions(timing_enabled=True))");
   CUevent from = start.checked_handle("Event.elapsed_time (start)");
   CUevent to = checked_handle("Event.elapsed_time (end)");
   // The driver says INVALID_HANDLE for an event never recorded: name the event and the rule.
   if (!start.recorded_ || !recorded_)
-    throw ValueError("Event.elapsed_time: the " + std::string(!start.recorded_ ? "start " : "end ") +
-                     (!start.recorded_ ? start.describe() : describe()) +
-                     " was never recorded; record both events on a stream (Stream.record(event)) first");
+    throw std::runtime_error("Both Events must be recorded before their elapsed time is read (Event.elapsed_time: the " +
+                             std::string(!start.recorded_ ? "start " : "end ") +
+                             (!start.recorded_ ? start.describe() : describe()) +
+                             " was never recorded; record both events on a stream (Stream.record(event)) first)");
   float ms = 0;
-  NANOCUDA_CALL(cuEventElapsedTime,
-                [&] { return "from " + start.describe() + " to " + describe(); }, &ms, from, to);
+  CUresult rc = detail::driver().cuEventElapsedTime(&ms, from, to);
+  if (rc == CUDA_ERROR_NOT_READY)
+    throw std::runtime_error("One or both events have not completed. (Event.elapsed_time from " + start.describe() +
+                             " to " + describe() + ": sync the end event, or its stream, first)");
+  detail::check(rc, "cuEventElapsedTime", [&] { return "from " + start.describe() + " to " + describe(); });
   return ms;
 }
 

@@ -38,6 +38,14 @@ bool is_implicit(CUstream h) {
 
 Stream Stream::create(const Device& device, bool non_blocking, int priority) {
   CurrentContext guard(*device.context());
+  // The driver clamps an out-of-range priority silently; say so instead (as cuda.core does).
+  int least = 0, greatest = 0;
+  NANOCUDA_CALL(cuCtxGetStreamPriorityRange, [&] { return "device " + std::to_string(device.ordinal()); }, &least,
+                &greatest);
+  if (priority < greatest || priority > least)
+    throw ValueError("Stream: priority " + std::to_string(priority) + " is outside device " +
+                     std::to_string(device.ordinal()) + "'s range [" + std::to_string(greatest) + ", " +
+                     std::to_string(least) + "] (lower numbers run first)");
   CUstream h = nullptr;
   NANOCUDA_CALL(cuStreamCreateWithPriority,
                 [&] { return "new stream on device " + std::to_string(device.ordinal()); }, &h,

@@ -46,13 +46,12 @@ class Kernel {
  public:
   // Made by Library::get_kernel; computes the parameter layout once, here.
   Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name);
-  // Adopts a CUkernel made elsewhere (another library's, or the driver's own): `library`,
-  // when given, is kept loaded by the Kernel; without one the caller keeps the CUkernel's
-  // library loaded. The name comes from cuKernelGetName (CUDA 12.3).
+  // Adopts a CUkernel handle made elsewhere (cuda.core's Kernel.from_handle): its name is read
+  // from the driver; `library` (may be null) is kept loaded for as long as the Kernel lives.
   [[nodiscard]] static Kernel from_handle(CUkernel handle, std::shared_ptr<const Library> library = nullptr);
-  // The CUlibrary the driver says holds this kernel (cuKernelGetLibrary, CUDA 12.5);
-  // nullptr when the driver is older and cannot say.
-  [[nodiscard]] CUlibrary owning_library() const;
+  // The CUlibrary the driver says this kernel belongs to (cuKernelGetLibrary); null where the
+  // driver (before CUDA 12.5) cannot say.
+  [[nodiscard]] CUlibrary driver_library() const;
 
   [[nodiscard]] CUkernel handle() const noexcept;
   // The name it was looked up by (extern "C" or mangled).
@@ -80,11 +79,6 @@ class Kernel {
   [[nodiscard]] std::pair<int, int> max_potential_block_size(
       std::size_t dynamic_shared_memory = 0, int block_size_limit = 0,
       const Device& device = Device(0)) const;
-  // The same with the dynamic shared memory a function of the block size: `block_to_smem`
-  // is a C callback size_t(int block_size) (a numba cfunc, a ctypes function).
-  [[nodiscard]] std::pair<int, int> max_potential_block_size_for(CUoccupancyB2DSize block_to_smem,
-                                                                 int block_size_limit = 0,
-                                                                 const Device& device = Device(0)) const;
   // Dynamic shared memory a block may use when `blocks_per_multiprocessor` blocks of
   // `block_size` threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock).
   [[nodiscard]] std::size_t available_dynamic_shared_memory_per_block(

@@ -52,6 +52,8 @@ class ObjectCode {
   // The loaded library (cuLibraryLoadData; LTO-IR, device objects and libraries are first
   // linked to cubin with nvJitLink), loaded once and shared by every copy of this ObjectCode.
   [[nodiscard]] std::shared_ptr<Library> library() const;
+  // The CUlibrary once library() has loaded it, else null; never loads (for repr and hashing).
+  [[nodiscard]] CUlibrary loaded_handle() const noexcept;
   // The kernel `name`: a name expression given at compile time, an extern "C" name or a
   // mangled name. A missing name raises ValueError listing the kernels present.
   [[nodiscard]] Kernel get_kernel(const std::string& name) const;

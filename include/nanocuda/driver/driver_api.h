@@ -34,6 +34,7 @@ namespace nanocuda::detail {
   X(cuCtxSetCurrent, 4000)                       \
   X(cuCtxGetDevice, 2000)                        \
   X(cuCtxSynchronize, 2000)                      \
+  X(cuCtxGetStreamPriorityRange, 5050)           \
   X(cuStreamCreateWithPriority, 5050)            \
   X(cuStreamDestroy, 4000)                       \
   X(cuStreamSynchronize, 2000)                   \

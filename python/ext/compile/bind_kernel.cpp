@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "compile/compile_bindings.h"
+#include "core/py_size.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/object_code.h"
@@ -113,27 +114,6 @@ struct AttributesView {
   Device device;
 };
 
-// A kernel handle as cuda.core takes it: an int, or a cuda.bindings CUkernel (int() of it).
-// A float, str or anything else is a TypeError, never truncated into a handle.
-CUkernel kernel_handle_of(const nb::handle& h) {
-  nb::handle value = h;
-  nb::object converted;
-  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) {
-    std::string type = Py_TYPE(h.ptr())->tp_name;
-    if (type.find("CUkernel") == std::string::npos)
-      throw TypeError("Kernel.from_handle: handle must be an int or a cuda.bindings CUkernel, got " + type);
-    converted = nb::int_(h);
-    value = converted;
-  }
-  unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    throw ValueError("Kernel.from_handle: handle " + nb::cast<std::string>(nb::repr(h)) +
-                     " is not a CUkernel address (0 to 2**64-1)");
-  }
-  return reinterpret_cast<CUkernel>(static_cast<std::uintptr_t>(v));
-}
-
 }  // namespace
 
 #define NANOCUDA_KERNEL_ATTRIBUTE(py_name, field, doc) \
@@ -228,7 +208,7 @@ void bind_kernel(nb::module_& m) {
            "Clusters that can be co-resident: (config, stream=) as cuda.core, or (grid, block, cluster) "
            "with grid in clusters, as LaunchConfig counts it.");
 
-  nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.")
+  nb::class_<Kernel>(m, "Kernel", "A kernel in loaded code; keeps its library loaded.", nb::is_weak_referenceable())
       .def_prop_ro("name", &Kernel::name, "The kernel's (mangled, for C++) name.")
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<uint64_t>(k.handle()); },
                    "The CUkernel handle as an int.")
@@ -252,29 +232,7 @@ void bind_kernel(nb::module_& m) {
                    "KernelAttributes on device 0; attributes[device] for others.")
       .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
            nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
-      .def_static("from_handle",
-                  [](nb::handle handle, nb::handle mod) {
-                    std::shared_ptr<const Library> library;
-                    if (!mod.is_none()) {
-                      if (!nb::isinstance<ObjectCode>(mod))
-                        throw TypeError("Kernel.from_handle: mod must be a nanocuda.ObjectCode or None, got " +
-                                        std::string(Py_TYPE(mod.ptr())->tp_name));
-                      library = nb::cast<const ObjectCode&>(mod).library();
-                    }
-                    Kernel k = Kernel::from_handle(kernel_handle_of(handle), library);
-                    if (library) {
-                      CUlibrary owner = k.owning_library();
-                      if (owner && owner != library->handle()) {
-                        std::string msg = "Kernel.from_handle: the kernel's library does not match mod's (" +
-                                          library->description() + "); mod is kept loaded, the kernel's own library is not";
-                        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw nb::python_error();
-                      }
-                    }
-                    return k;
-                  },
-                  nb::arg("handle").none(), nb::arg("mod") = nb::none(),
-                  "A Kernel of a CUkernel handle (an int or a cuda.bindings CUkernel); `mod`, the ObjectCode "
-                  "holding it, is kept loaded by the Kernel (without it, keep the library loaded yourself).")
+      // Kernel.from_handle is bound with the other cuda.core object protocols (core/bind_protocols.cpp).
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")
       .def("set_max_dynamic_shared_memory",
@@ -286,8 +244,7 @@ void bind_kernel(nb::module_& m) {
              k.set_preferred_shared_memory_carveout(percent, to_device(d));
            },
            nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none(),
-           "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).")
-      .def("__repr__", [](const Kernel& k) { return "<nanocuda." + k.describe() + ">"; });
+           "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).");
 }
 
 }  // namespace nanocuda::py

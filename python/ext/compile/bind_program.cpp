@@ -123,7 +123,8 @@ void bind_program(nb::module_& m) {
         return "<nanocuda.ProgramOptions arch='" + o.arch + "' std='" + o.std + "'>";
       });
 
-  nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.")
+  nb::class_<ObjectCode>(m, "ObjectCode", "Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.",
+                         nb::is_weak_referenceable())
       .def("__init__",
            [](ObjectCode*, nb::args, nb::kwargs) {
              // cuda.core's error (RuntimeError) for the front door: the from_* constructors say what the bytes are.
@@ -172,13 +173,10 @@ void bind_program(nb::module_& m) {
                    "The CUlibrary handle as an int (loads the code).")
       .def("get_kernel", [](const ObjectCode& o, nb::handle name) { return o.get_kernel(kernel_name(name)); },
            nb::arg("name"), "By name expression, extern \"C\" name or mangled name (str or bytes).")
-      .def("__len__", [](const ObjectCode& o) { return o.bytes().size(); })
-      .def("__repr__", [](const ObjectCode& o) {
-        return "<nanocuda.ObjectCode " + std::string(code_type_name(o.type())) + " " +
-               std::to_string(o.bytes().size()) + " bytes" + (o.name().empty() ? "" : " from " + o.name()) + ">";
-      });
+      .def("__len__", [](const ObjectCode& o) { return o.bytes().size(); });
 
-  nb::class_<Program>(m, "Program", "C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile.")
+  nb::class_<Program>(m, "Program", "C++ (NVRTC, cached), PTX (nvJitLink) or NVVM IR (libNVVM) to compile.",
+                      nb::is_weak_referenceable())
       .def("__init__",
            [](Program* self, nb::object code, nb::object code_type, nb::object options, nb::object name) {
              // nanocuda's Program(source, options) and cuda.core's Program(code, code_type, options).
@@ -319,7 +317,8 @@ void bind_program(nb::module_& m) {
            nb::arg("backend") = "nvjitlink", "The nvJitLink flags, as bytes, a link to cubin uses.")
       .def_static("option_names", &LinkerOptions::option_names, "Every cuda.core LinkerOptions name accepted.");
 
-  nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.")
+  nb::class_<PyLinker>(m, "Linker", "Links ObjectCodes into one cubin or PTX with nvJitLink.",
+                       nb::is_weak_referenceable())
       .def("__init__",
            [](PyLinker* self, nb::args objects, nb::object options) {
              if (objects.size() == 0)

@@ -136,7 +136,8 @@ void bind_buffer(nb::module_& m) {
                        "Example::\n\n"
                        "    buf = nanocuda.Buffer(4 * n, stream=stream, dtype=\"float32\")\n"
                        "    nanocuda.copy(buf, numpy_array, stream=stream)\n"
-                       "    t = torch.from_dlpack(buf)  # same memory, no copy\n")
+                       "    t = torch.from_dlpack(buf)  # same memory, no copy\n",
+                       nb::is_weak_referenceable())
       .def("__init__",
            [](PyBuffer* self, nb::handle size_obj, nb::handle stream, nb::handle device,
               nb::handle dtype, nb::handle shape) {
@@ -190,7 +191,7 @@ void bind_buffer(nb::module_& m) {
              if (dst.is_none()) {  // a new buffer from the same resource (or the device's)
                nb::object s = stream.is_none() ? nb::cast(b.buffer.stream()) : nb::borrow(stream);
                const auto& mr = b.buffer.memory_resource();
-               out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), s)
+               out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), nb::arg("stream") = s)
                         : allocate_on_device(b.buffer.device(), nb::int_(b.buffer.size()), s);
              }
              buffer_copy(as_buffer(out, "Buffer.copy_to", "dst"), b, stream, "Buffer.copy_to");
@@ -222,7 +223,7 @@ void bind_buffer(nb::module_& m) {
                if (!owner.is_none())
                  throw nb::value_error("Buffer.from_handle: pass mr= (which frees the memory) or owner= (which "
                                        "holds it), not both");
-               resource = nb::cast<std::shared_ptr<MemoryResource>>(mr);
+               resource = resource_arg(mr, "Buffer.from_handle", "mr");
              }
              int ordinal = resource && resource->device_id() >= 0 ? resource->device_id()
                                                                    : device_ordinal_arg(nb::none(), "Buffer.from_handle");
@@ -302,9 +303,6 @@ void bind_buffer(nb::module_& m) {
         CUstream s = b.buffer.stream().raw_handle();
         d["stream"] = s == nullptr ? nb::object(nb::none()) : nb::object(nb::int_(reinterpret_cast<uint64_t>(s)));
         return d;
-      })
-      .def("__repr__", [](const PyBuffer& b) {
-        return "<nanocuda." + b.buffer.describe() + ", dtype=" + b.dtype.name + ">";
       });
 
   nb::class_<PinnedBuffer>(m, "PinnedBuffer", "Page-locked host memory; numpy.frombuffer(p.memoryview(), dtype) "

@@ -26,7 +26,8 @@ PyTypeObject* g_buffer_type = nullptr;
 
 // Freed Buffer instances kept for reuse: allocate+close made and freed one nanobind instance
 // per pair (object allocation, nanobind's pointer-to-instance registration and its removal).
-// Only exact nanocuda.Buffer instances (no weak references, __dict__ or GC tracking) are kept; the
+// Only exact nanocuda.Buffer instances are kept: untracked by the GC and their weak references
+// cleared first (as nanobind's own dealloc does), then the
 // C++ Buffer inside is destroyed (its memory freed) before an instance goes in, and a new one
 // is constructed when it comes out, so every Buffer handed out is a fresh, independent
 // object to its holder. Kept only under the GIL (free-threaded builds skip the list).
@@ -39,6 +40,9 @@ destructor g_nanobind_dealloc = nullptr;
 
 void buffer_dealloc(PyObject* self) {
   if (g_free_list_open && Py_TYPE(self) == g_buffer_type && g_free_count < kFreeBuffers && nb::inst_ready(self)) {
+    PyObject_GC_UnTrack(self);  // Buffer is weak-referenceable, hence a GC type
+    auto** weaklist = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_buffer_type->tp_weaklistoffset);
+    if (*weaklist) PyObject_ClearWeakRefs(self);  // callbacks run now, with the Buffer gone
     nb::inst_destruct(self);  // frees the memory if still open (the Buffer destructor); not ready now
     if (g_free_list_open && g_free_count < kFreeBuffers) {  // the destructor may have run Python
       Py_SET_REFCNT(self, 1);
@@ -64,7 +68,11 @@ namespace {
 // throws, dropping the instance frees it without running a destructor).
 nb::object buffer_instance() {
 #ifndef Py_GIL_DISABLED
-  if (g_free_count > 0) return nb::steal(g_free_buffers[--g_free_count]);
+  if (g_free_count > 0) {
+    PyObject* kept = g_free_buffers[--g_free_count];
+    PyObject_GC_Track(kept);  // untracked while kept
+    return nb::steal(kept);
+  }
 #endif
   return nb::inst_alloc(reinterpret_cast<PyObject*>(g_buffer_type));
 }
@@ -177,7 +185,7 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   auto mr = MemoryResource::for_device(d);
   if (dynamic_cast<PyMemoryResource*>(mr.get())) {
     nb::object resource = nb::cast(mr);
-    nb::object r = resource.attr("allocate")(size, stream);
+    nb::object r = resource.attr("allocate")(size, nb::arg("stream") = stream);  // cuda.core's keyword-only stream
     check_allocation(resource, r, size_arg(size, "Device.allocate"));
     if (!nb::isinstance<PyBuffer>(r))  // Device.allocate returns a Buffer
       throw nb::type_error((std::string(Py_TYPE(resource.ptr())->tp_name) + ".allocate returned an int: "
@@ -214,7 +222,7 @@ PyMethodDef g_device_allocate_def = fastcall_method<device_allocate_fast>(
 }  // namespace
 
 nb::object py_allocate(nb::handle self, nb::handle size, nb::handle stream) {
-  return allocate_from(nb::cast<std::shared_ptr<MemoryResource>>(self), size, stream);
+  return allocate_from(resource_arg(self, "MemoryResource.allocate", "self"), size, stream);
 }
 
 nb::object allocate_on_device(const Device& d, nb::handle size, nb::handle stream) {
@@ -234,8 +242,9 @@ void install_buffer_fast_paths() {
   // Buffer.close (bound in bind_buffer.cpp) is replaced by the same-signature raw method.
   install_method(nb::type<PyBuffer>(), &g_close_def);
 #ifndef Py_GIL_DISABLED
-  if (g_buffer_type->tp_weaklistoffset == 0 && g_buffer_type->tp_dictoffset == 0 &&
-      !PyType_HasFeature(g_buffer_type, Py_TPFLAGS_HAVE_GC)) {  // nothing else to tear down
+  // Weak references and the GC tracking they bring are handled in buffer_dealloc; a __dict__ is not.
+  if (g_buffer_type->tp_weaklistoffset > 0 && g_buffer_type->tp_dictoffset == 0 &&
+      PyType_HasFeature(g_buffer_type, Py_TPFLAGS_HAVE_GC)) {
     g_nanobind_dealloc = g_buffer_type->tp_dealloc;
     g_buffer_type->tp_dealloc = buffer_dealloc;
     g_free_list_open = true;

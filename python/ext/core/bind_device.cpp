@@ -76,7 +76,7 @@ Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
     if (!PyIndex_Check(priority.ptr()) || PyBool_Check(priority.ptr()))
       throw nb::type_error(("Device.create_stream: priority must be an int or None, got " +
                             std::string(Py_TYPE(priority.ptr())->tp_name)).c_str());
-    prio = nb::cast<int>(priority);
+    prio = static_cast<int>(int_arg(priority, "Device.create_stream", "priority", -1024, 1024));
   }
   return Stream::create(d, nonblocking, prio);
 }
@@ -130,10 +130,7 @@ void bind_device(nb::module_& m) {
       .def("__eq__", [](const Context& a, nb::handle b) {
         return nb::isinstance<Context>(b) && a.handle() == nb::cast<const Context&>(b).handle();
       })
-      .def("__hash__", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })
-      .def("__repr__", [](const Context& c) {
-        return "<nanocuda.Context of device " + std::to_string(c.device_ordinal()) + ">";
-      });
+      .def("__hash__", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); });
 
   auto props = nb::class_<DeviceProperties>(m, "DeviceProperties",
                                             "Every device attribute under cuda.core's names, read "
@@ -229,10 +226,7 @@ void bind_device(nb::module_& m) {
       .def("__hash__", [](const Device& d) { return d.ordinal(); })
       .def("__index__", [](const Device& d) { return d.ordinal(); },
            "The ordinal, so a Device works wherever an ordinal is taken.")
-      .def("__int__", [](const Device& d) { return d.ordinal(); })
-      .def("__repr__", [](const Device& d) {
-        return "<nanocuda.Device " + std::to_string(d.ordinal()) + ">";
-      });
+      .def("__int__", [](const Device& d) { return d.ordinal(); });
 
   std::size_t n = 0;
   const DeviceAttributeInfo* attrs = device_attributes(&n);

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "bindings.h"
@@ -32,7 +34,8 @@ CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
   nb::gil_scoped_acquire gil;
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
   nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
-  nb::object r = nb_trampoline.base().attr(ticket.key)(size, stream);
+  // stream by keyword: cuda.core's resources declare allocate(self, size, *, stream=None).
+  nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream);
   check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
     auto& b = nb::cast<PyBuffer&>(r);
@@ -61,20 +64,44 @@ void check_allocation(nb::handle resource, nb::handle result, std::size_t size) 
 
 void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
   nb::gil_scoped_acquire gil;
-  NB_OVERRIDE_PURE(deallocate, ptr, size, stream);
+  // A Buffer may be freed while an exception is in flight (a temporary dropped as an error
+  // propagates): keep that exception aside while Python's deallocate runs.
+  nb::error_scope in_flight;
+  constexpr uint64_t hash = nb::detail::str_hash("deallocate");
+  nb::detail::ticket ticket(nb_trampoline, "deallocate", hash, true);
+  // As allocate: stream by keyword (cuda.core's deallocate(self, ptr, size, *, stream=None)).
+  nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream);
 }
 
 // The three queries are properties in Python (cuda.core's interface): read the subclass's
 // attribute, calling it if it is a method, and refuse a subclass that did not define it
 // (the base property would call back here forever).
+// The values are converted with errors naming the subclass and the attribute: a bool (or an
+// int, numpy bool) for the two flags; for device_id an ordinal, a Device (cuda.core's own
+// subclasses return either) or -1 for host memory.
 template <class T>
 T read_override(nb::handle self, const char* name) {
   nb::object own = nb::getattr(self.type(), name, nb::none());
+  std::string who = std::string(Py_TYPE(self.ptr())->tp_name) + "." + name;
   if (own.is_none() || own.is(nb::getattr(nb::type<MemoryResource>(), name)))
     throw nb::type_error((std::string(Py_TYPE(self.ptr())->tp_name) + ": a MemoryResource subclass must define " +
                           name).c_str());
   nb::object v = nb::getattr(self, name);
-  return nb::cast<T>(PyCallable_Check(v.ptr()) ? v() : v);
+  if (PyCallable_Check(v.ptr())) v = v();
+  if constexpr (std::is_same_v<T, bool>) {
+    if (PyBool_Check(v.ptr()) || (PyIndex_Check(v.ptr()) && !PyUnicode_Check(v.ptr())) ||
+        std::strcmp(Py_TYPE(v.ptr())->tp_name, "numpy.bool") == 0 ||
+        std::strcmp(Py_TYPE(v.ptr())->tp_name, "numpy.bool_") == 0) {
+      int truth = PyObject_IsTrue(v.ptr());
+      if (truth < 0) throw nb::python_error();
+      return truth != 0;
+    }
+    throw nb::type_error((who + " must be a bool, got " + Py_TYPE(v.ptr())->tp_name).c_str());
+  } else {
+    if (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr()) && PyLong_AsLong(v.ptr()) == -1 && !PyErr_Occurred())
+      return -1;
+    return device_ordinal_arg(v, who.c_str(), -1);
+  }
 }
 
 bool PyMemoryResource::is_device_accessible() const {
@@ -87,7 +114,13 @@ bool PyMemoryResource::is_host_accessible() const {
 }
 int PyMemoryResource::device_id() const {
   nb::gil_scoped_acquire gil;
-  return read_override<int>(nb_trampoline.base(), "device_id");
+  try {
+    return read_override<int>(nb_trampoline.base(), "device_id");
+  } catch (nb::python_error& e) {
+    // cuda.core's rule for host memory: device_id raises RuntimeError ("not bound to any GPU").
+    if (e.matches(PyExc_RuntimeError) && !e.matches(PyExc_NotImplementedError)) return -1;
+    throw;
+  }
 }
 std::string PyMemoryResource::describe() const {
   nb::gil_scoped_acquire gil;
@@ -102,6 +135,22 @@ bool PyMemoryResource::is_managed() const {
   nb::object own = nb::getattr(self.type(), "is_managed", nb::none());
   if (own.is_none() || own.is(nb::getattr(nb::type<MemoryResource>(), "is_managed"))) return false;
   return read_override<bool>(self, "is_managed");
+}
+
+std::shared_ptr<MemoryResource> resource_arg(nb::handle obj, const char* call, const char* what) {
+  if (!nb::isinstance<MemoryResource>(obj))
+    throw nb::type_error((std::string(call) + ": " + what + " must be a nanocuda.MemoryResource, got " +
+                          Py_TYPE(obj.ptr())->tp_name).c_str());
+  if (!nb::inst_ready(obj)) {
+    // cuda.core's MemoryResource needs no __init__, so its subclasses often skip
+    // super().__init__(): initialize the base here, as MemoryResource.__init__ would have.
+    if (nb::type_info(obj.type()) != typeid(MemoryResource))
+      throw nb::type_error((std::string(call) + ": " + what + " (a " + Py_TYPE(obj.ptr())->tp_name +
+                            ") is not initialized; call super().__init__(...) in its __init__").c_str());
+    new (nb::inst_ptr<PyMemoryResource>(obj)) PyMemoryResource();
+    nb::inst_mark_ready(obj);
+  }
+  return nb::cast<std::shared_ptr<MemoryResource>>(obj);
 }
 
 namespace {
@@ -185,7 +234,8 @@ void bind_memory_resource(nb::module_& m) {
       m, "MemoryResource",
       "Where Buffers' memory comes from. Subclass it in Python: implement allocate(size, stream) "
       "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
-      "is_device_accessible / is_host_accessible / device_id properties.")
+      "is_device_accessible / is_host_accessible / device_id properties.",
+      nb::is_weak_referenceable())  // inherited by every resource class
       .def(nb::init<>())
       .def("allocate", &py_allocate, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
@@ -375,7 +425,10 @@ void bind_memory_resource(nb::module_& m) {
   nb::object property = nb::module_::import_("builtins").attr("property");
   device.attr("memory_resource") = property(
       nb::cpp_function([](const Device& d) { return MemoryResource::for_device(d); }),
-      nb::cpp_function([](const Device& d, std::shared_ptr<MemoryResource> mr) { MemoryResource::set_for_device(d, std::move(mr)); },
+      nb::cpp_function([](const Device& d, nb::handle mr) {
+                         MemoryResource::set_for_device(d, mr.is_none() ? nullptr
+                                                                        : resource_arg(mr, "Device.memory_resource", "the resource"));
+                       },
                        nb::arg("self"), nb::arg("resource").none()),
       nb::none(), "The resource Device.allocate and Buffer(size) use (default: the device's current pool); None resets it.");
   // Device.allocate, the C++ resources' allocate and Buffer.close: raw METH_FASTCALL methods.

@@ -98,8 +98,7 @@ void bind_stream(nb::module_& m) {
       .def("__eq__", [](const Stream& a, nb::handle b) {
         return nb::isinstance<Stream>(b) && a.raw_handle() == nb::cast<const Stream&>(b).raw_handle();
       })
-      .def("__hash__", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.raw_handle()); })
-      .def("__repr__", [](const Stream& s) { return "<nanocuda." + s.describe() + ">"; });
+      .def("__hash__", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.raw_handle()); });
 }
 
 void bind_event(nb::module_& m) {
@@ -142,14 +141,7 @@ void bind_event(nb::module_& m) {
       .def_prop_ro("is_ipc_enabled", &Event::is_interprocess, "True for an event shareable between processes.")
       .def_prop_ro("is_done", &Event::query, "True once the recorded work has completed.")
       .def("__sub__", [](const Event& end, const Event& start) { return end.elapsed_time_since(start); },
-           nb::is_operator(), nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).")
-      // As in cuda.core: only end - start is defined; `x - event` and `event -= x` (which would
-      // rebind the name to a float) are NotImplemented, so Python raises its usual TypeError.
-      .def("__rsub__", [](const Event&, nb::handle) { return nb::borrow<nb::object>(Py_NotImplemented); }, nb::arg("other"),
-           "NotImplemented: only end - start (two Events) is defined.")
-      .def("__isub__", [](const Event&, nb::handle) { return nb::borrow<nb::object>(Py_NotImplemented); }, nb::arg("other"),
-           "NotImplemented: Events are not changed in place; use end - start.")
-      .def("__repr__", [](const Event& e) { return "<nanocuda." + e.describe() + ">"; });
+           nb::is_operator(), nb::arg("start"), "end - start: milliseconds between two timing events (cuda.core).");
 
   nb::dict aliases;  // {older name: cuda.core 1.2 name}, for the Python EventOptions
   for (const EventOptionName& n : kEventOptionNames)

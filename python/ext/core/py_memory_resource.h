@@ -28,6 +28,9 @@ struct PyMemoryResource : MemoryResource {
 // TypeError/ValueError unless a Python resource's allocate() gave an open Buffer of at least
 // `size` bytes or an int address (the boundary check of every call nanocuda makes to one).
 void check_allocation(nanobind::handle resource, nanobind::handle result, std::size_t size);
+// The MemoryResource `obj` (TypeError naming `call` and `what` otherwise); a Python subclass
+// whose __init__ skipped MemoryResource.__init__ (cuda.core needs none) is initialized here.
+std::shared_ptr<MemoryResource> resource_arg(nanobind::handle obj, const char* call, const char* what);
 // A new Python Buffer owning `buffer` (uint8, 1-D).
 nanobind::object wrap_buffer(Buffer buffer);
 // The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or device 0).

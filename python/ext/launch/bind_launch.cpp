@@ -222,7 +222,8 @@ void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stre
 
 void bind_launch(nb::module_& m) {
   nb::class_<LaunchConfig>(m, "LaunchConfig", "Grid, block, dynamic shared memory, clusters, "
-                                               "cooperative launch and programmatic dependent launch.")
+                                               "cooperative launch and programmatic dependent launch.",
+                                nb::is_weak_referenceable())
       .def("__init__",
            [](LaunchConfig* self, nb::handle grid, nb::handle block, nb::handle shared_mem,
               nb::handle cluster, nb::handle cooperative, nb::handle pdl, nb::handle shmem_size,

@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <functional>
+#include <typeinfo>
 
 #include "bindings.h"
 #include "toolkit/fastcall.h"
@@ -81,6 +82,11 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const nanocuda::TypeError& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const std::bad_cast&) {
+    // nanobind's nb::cast of a value of the wrong type; each argument converter names its own
+    // call and rule, so reaching this is a converter to fix, but never a RuntimeError.
+    PyErr_SetString(PyExc_TypeError, "nanocuda: an argument has a type this call cannot convert "
+                                     "(see the call's signature in help())");
   } catch (...) {
     return false;
   }
