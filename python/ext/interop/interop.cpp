@@ -36,16 +36,6 @@ const char* device_type_name(int32_t type) {
   }
 }
 
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
 // The device of a raw CUDA address, for protocols that do not carry it.
 int32_t device_of_pointer(uint64_t ptr, const char* where) {
   std::optional<int> ordinal = device_of_address(ptr, where);
@@ -188,21 +178,6 @@ void check_device(int32_t type, int32_t id, int device, const char* where, nb::h
 }
 
 }  // namespace
-
-int64_t ArrayView::numel() const {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
-
-bool ArrayView::is_contiguous() const {
-  int64_t expected = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1 && strides[i] != expected) return false;
-    expected *= shape[i];
-  }
-  return true;
-}
 
 ArrayView describe_array(nb::handle obj, const char* where) {
   return describe(obj, where, true);
