@@ -10,6 +10,7 @@ import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from . import _nanocuda
+from ._smv_layout import _current_device, _dense, _numpy_dtype, _typestr_dtype, _whole_elements
 from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
 __all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
@@ -22,7 +23,6 @@ _view = _internal.array_view
 _is_contiguous = _internal.is_contiguous
 _export_view = _internal.export_view
 _KNOWN = frozenset(row[0] for row in _internal.dtype_table())  # the core's dtype names
-_ML_DTYPES = frozenset(n for n in _KNOWN if n.startswith(("bfloat", "float8")))
 _LAZY: dict = {}  # type -> whether from_dlpack(obj, -1) may defer reading (C exchange API)
 
 
@@ -358,54 +358,6 @@ class StridedMemoryView:
         return (f"StridedMemoryView(ptr={self.ptr:#x}, shape={self.shape}, strides={self.strides}, "
                 f"dtype={name}, device_id={self.device_id}, "
                 f"is_device_accessible={self.is_device_accessible}, readonly={self.readonly})")
-
-
-def _numpy_dtype(name: str) -> Any:
-    try:
-        import numpy
-    except ImportError:  # nanocuda runs without numpy: the name is what it has
-        return name
-    if name in _ML_DTYPES:
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise NotImplementedError(f"StridedMemoryView.dtype: {name} requires `ml_dtypes` "
-                                      "(pip install ml_dtypes)") from None
-        return numpy.dtype(getattr(ml_dtypes, name))
-    return numpy.dtype(name)
-
-
-def _typestr_dtype(call: str, typestr: Any) -> Any:
-    import numpy
-
-    try:
-        return numpy.dtype(typestr)
-    except TypeError as e:
-        raise TypeError(f"{call}: typestr {typestr!r} is not an element type numpy knows ({e})") from None
-
-
-def _current_device() -> int:
-    try:
-        return _nanocuda.Device().device_id
-    except (RuntimeError, OSError):  # no driver: host memory belongs to no device
-        return -1
-
-
-def _dense(shape: tuple) -> tuple:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _whole_elements(call: str, byte_strides: Optional[Sequence[int]], item: int) -> list:
-    if byte_strides is None:
-        return []
-    if any(x % item for x in byte_strides):
-        raise ValueError(f"{call}: strides {tuple(byte_strides)} (bytes): strides must be divisible "
-                         f"by itemsize ({item})")
-    return [x // item for x in byte_strides]
 
 
 def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:

@@ -1,0 +1,250 @@
+"""StridedMemoryView as cuda.core 1.2 has it, on the CPU: the core's dtype table and contiguity
+rule, DLPack export and re-import, view(), cuda.core's errors; from_buffer on the mock driver."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import nanocuda
+from nanocuda.utils import StridedMemoryView
+
+_internal = nanocuda._nanocuda._internal
+
+
+def view(a):
+    return StridedMemoryView.from_any_interface(a, stream_ptr=-1)
+
+
+class CAI:
+    """A synthetic __cuda_array_interface__ object (address 0: no driver is asked)."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, version=3, **extra):
+        self.__cuda_array_interface__ = dict(shape=shape, typestr=typestr, strides=strides,
+                                             data=(0, False), version=version, **extra)
+
+
+def test_one_contiguity_rule_torch_s():
+    # size-0 and size-1 dimensions impose nothing; the empty C-order (2, 0) array is contiguous
+    assert _internal.is_contiguous([2, 0], [1, 1]) and _internal.is_contiguous([2, 0], [0, 1])
+    assert _internal.is_contiguous([3, 1], [1, 7]) and _internal.is_contiguous([4], None)
+    assert not _internal.is_contiguous([2, 3], [1, 2])
+    assert view(np.empty((2, 0), np.float32))._contiguous
+    assert not view(np.zeros((4, 6), np.int8)[:, ::2])._contiguous
+
+
+def test_one_dtype_table():
+    table = {name: (code, bits, lanes) for name, code, bits, lanes, _ in _internal.dtype_table()}
+    assert table["float32"] == (2, 32, 1) and table["bfloat16"] == (4, 16, 1) and table["bool"] == (6, 8, 1)
+    assert {"complex128", "float8_e4m3fn", "uint64"} <= set(table)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float64,
+                                   np.complex64, np.complex128])
+def test_dlpack_export_round_trips(dtype):
+    src = (np.arange(24) % 2).astype(dtype).reshape(4, 6)[:, ::2]
+    v = view(src)
+    assert v.strides == (6, 2) and v.dtype == np.dtype(dtype)
+    out = np.from_dlpack(v)
+    assert out.dtype == src.dtype and out.shape == src.shape and np.array_equal(out, src)
+    assert out.ctypes.data == src.ctypes.data  # shared, not copied
+    assert v.__dlpack_device__() == (1, 0)
+
+
+def test_dlpack_capsules_and_special_shapes():
+    v = view(np.arange(6, dtype=np.int32))
+    assert "dltensor" in repr(v.__dlpack__()) and "versioned" not in repr(v.__dlpack__())
+    assert "dltensor_versioned" in repr(v.__dlpack__(max_version=(1, 0)))
+    for shape in [(), (0, 3)]:
+        src = np.zeros(shape, np.complex128)
+        assert np.from_dlpack(view(src)).shape == shape
+    with pytest.raises(BufferError, match="copy=True is not supported"):
+        v.__dlpack__(copy=True)
+    with pytest.raises(TypeError, match="max_version must be a"):
+        v.__dlpack__(max_version="1.0")
+
+
+def test_dlpack_export_refuses_what_dlpack_cannot_carry():
+    v = view(np.zeros(3, np.float64))
+    with pytest.raises(BufferError, match="Structured dtypes"):
+        v.view(dtype=np.dtype([("x", np.float32), ("y", np.int32)])).__dlpack__()
+    with pytest.raises(BufferError, match="Non-native-endian"):
+        v.view(dtype=np.dtype(np.int64).newbyteorder("S")).__dlpack__()
+    with pytest.raises(BufferError, match="Unsupported dtype for DLPack export: void64"):
+        v.view(dtype=np.dtype("V8")).__dlpack__()
+
+
+def test_view_reinterprets_and_relayouts():
+    v = view(np.arange(4, dtype=np.float32))
+    assert v.view() is v and v.view(layout=None, dtype=None) is v
+    w = v.view(dtype=np.int32)
+    assert w.dtype == np.int32 and w.shape == v.shape and w.strides == v.strides and w.ptr == v.ptr
+    with pytest.raises(ValueError, match="itemsize 8"):
+        v.view(dtype=np.float64)
+
+    class Layout:
+        shape, strides, itemsize, slice_offset_in_bytes = (2,), (2,), 4, 4
+
+    s = v.view(Layout())
+    assert s.shape == (2,) and s.strides == (2,) and s.ptr == v.ptr + 4
+    np.testing.assert_array_equal(np.from_dlpack(s), [1.0, 3.0])
+
+
+def test_from_dlpack_rules():
+    a = np.arange(4, dtype=np.float32)
+    with pytest.raises(BufferError, match="stream=None is ambiguous"):
+        StridedMemoryView.from_dlpack(a)
+
+    class Vulkan:
+        def __dlpack_device__(self):
+            return (7, 0)
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not reached")
+
+    with pytest.raises(BufferError, match="device not supported"):
+        StridedMemoryView.from_dlpack(Vulkan(), stream_ptr=0)
+
+    class OldProducer:  # refuses max_version: read through the pre-1.0 capsule
+        def __init__(self):
+            self.seen = []
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, *, stream=None, max_version=None):
+            self.seen.append(max_version)
+            if max_version is not None:
+                raise TypeError("no max_version")
+            return view(a).__dlpack__()
+
+    p = OldProducer()
+    v = StridedMemoryView.from_dlpack(p, stream_ptr=-1)
+    assert p.seen == [(1, 0), None] and v.ptr == a.ctypes.data and v.exporting_obj is p
+
+
+def test_deprecated_constructor_warns_and_still_views():
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    with pytest.deprecated_call(match="deprecated"):
+        v = StridedMemoryView(a, stream_ptr=-1)
+    assert v.shape == (2, 3) and v.strides == (3, 1)
+    with pytest.deprecated_call(match="CUDA-array-interface-supporting object is deprecated"):
+        c = StridedMemoryView(CAI((4,)), stream_ptr=-1)
+    assert c.is_device_accessible and c.shape == (4,)
+    with pytest.deprecated_call(match="deprecated"):
+        e = StridedMemoryView()
+    assert e.shape == () and e.dtype is None
+    with pytest.raises(BufferError, match="does not support any data exchange protocol"):
+        StridedMemoryView.from_any_interface(object(), stream_ptr=-1)
+
+
+def test_cuda_array_interface_rules():
+    v = StridedMemoryView.from_cuda_array_interface(CAI((1, 1), strides=(0, 0)), stream_ptr=-1)
+    assert v.strides == (0, 0)  # the producer's strides, kept
+    s = StridedMemoryView.from_cuda_array_interface(CAI((2,), typestr="|V16"), stream_ptr=-1)
+    assert s.dtype == np.dtype("V16") and s.size == 2 and s.is_device_accessible
+    with pytest.raises(ValueError, match="strides must be divisible by itemsize"):
+        StridedMemoryView.from_cuda_array_interface(CAI((2,), strides=(10,), typestr="<f8"), stream_ptr=-1)
+    with pytest.raises(BufferError, match="v3 or above"):
+        StridedMemoryView.from_cuda_array_interface(CAI((5,), version=2), stream_ptr=-1)
+    with pytest.raises(BufferError, match="mask is not supported"):
+        StridedMemoryView.from_cuda_array_interface(CAI((5,), mask=np.ones(5, bool)), stream_ptr=-1)
+    with pytest.raises(BufferError, match="stream=None is ambiguous"):
+        StridedMemoryView.from_cuda_array_interface(CAI((5,)))
+
+
+def test_array_interface_rules():
+    x = np.array([(1, 2.0), (3, 4.0)], dtype=[("a", "i4"), ("b", "f8")])
+    v = StridedMemoryView.from_array_interface(x)
+    assert v.dtype == np.dtype("V12") and v.size == 2 and v.exporting_obj is x
+    with pytest.raises(ValueError, match="strides must be divisible by itemsize"):
+        StridedMemoryView.from_array_interface(x["b"])
+    f = StridedMemoryView.from_array_interface(np.zeros((2, 3), np.int32, order="F"))
+    assert f.strides == (1, 2) and not f._contiguous
+
+
+def test_dtype_needs_ml_dtypes_for_bfloat16():
+    pytest.importorskip("ml_dtypes")
+    import ml_dtypes
+
+    v = view(np.zeros(3, np.float32)).view(dtype=ml_dtypes.bfloat16, layout=type(
+        "L", (), {"shape": (6,), "strides": (1,), "itemsize": 2})())
+    assert v.dtype == np.dtype(ml_dtypes.bfloat16)
+    # numpy cannot import a bfloat16 DLTensor: read the export back with nanocuda's own reader
+    again = StridedMemoryView.from_dlpack(type("Wrap", (), {
+        "__dlpack__": lambda self, **kw: v.__dlpack__(**kw),
+        "__dlpack_device__": lambda self: v.__dlpack_device__()})(), stream_ptr=-1)
+    assert again.dtype == np.dtype(ml_dtypes.bfloat16) and again.shape == (6,) and again.ptr == v.ptr
+
+
+def test_copies_host_to_host_are_not_implemented():
+    v = view(np.zeros(5, np.float32))
+    with pytest.raises(NotImplementedError, match="copy_to: host-to-host"):
+        v.copy_to(v, stream=None)
+    with pytest.raises(NotImplementedError, match="copy_from: host-to-host"):
+        v.copy_from(v, stream=None)
+
+
+def test_as_tensor_map_argument_rules():
+    host = view(np.zeros((64, 64), np.float32))
+    with pytest.raises(ValueError, match="device-accessible"):
+        host.as_tensor_map(box_dim=(32, 32))
+    with pytest.raises(TypeError, match="Specify either options or the individual"):
+        host.as_tensor_map(box_dim=(64,), options={"box_dim": (64,)})
+    with pytest.raises(TypeError, match="unknown option key 'box'"):
+        host.as_tensor_map(options={"box": (64,)})
+    dev = StridedMemoryView.from_cuda_array_interface(CAI((64, 64)), stream_ptr=-1)
+    with pytest.raises(ValueError, match="rank must be between 1 and 5"):
+        dev.as_tensor_map(box_dim=())
+    with pytest.raises(ValueError, match="box_dim must have 2 elements"):
+        dev.as_tensor_map(box_dim=(32,), data_type="float32")
+    with pytest.raises(ValueError, match=r"box_dim\[1\] must be in \[1, 256\]"):
+        dev.as_tensor_map(box_dim=(32, 512), data_type="float32")
+    with pytest.raises(ValueError, match="element_strides must have 2 elements"):
+        dev.as_tensor_map(box_dim=(32, 32), element_strides=(1,), data_type="float32")
+    with pytest.raises(TypeError, match="data_type must be"):
+        dev.as_tensor_map(box_dim=(32, 32), data_type=42)
+
+
+def test_repr_names_a_missing_dtype():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert "dtype=NoneType" in repr(StridedMemoryView())
+
+
+def test_from_buffer_on_the_mock_driver(mock_libcuda, tmp_path):
+    """from_buffer's rules need a Buffer: allocated from tools/mock_libcuda.c in a child process."""
+    code = textwrap.dedent("""
+        import numpy as np, nanocuda
+        from nanocuda.utils import StridedMemoryView as S
+        dev = nanocuda.Device(0); dev.set_current()
+        buf = dev.allocate(40, stream=dev.default_stream)
+        v = S.from_buffer(buf, (5, 4), dtype=np.int16)
+        assert v.strides == (4, 1) and v.dtype == np.int16 and v.exporting_obj is buf
+        assert v.__dlpack_device__() == (2, 0) and v.is_device_accessible
+        n = S.from_buffer(buf, (40,), itemsize=1)
+        assert n.dtype is None and "dtype=NoneType" in repr(n)
+        for call, text in [(lambda: n.__dlpack__(), "no dtype"),
+                           (lambda: S.from_buffer(buf, (5,)), "itemsize or dtype must be specified"),
+                           (lambda: S.from_buffer(buf, (5,), itemsize=1, dtype=np.int16),
+                            "itemsize 1 does not match dtype.itemsize 2"),
+                           (lambda: S.from_buffer(buf, (5, 8), dtype=np.int16),
+                            "Expected at least 80 bytes, got 40 bytes.")]:
+            try:
+                call()
+            except (ValueError, BufferError) as e:
+                assert text in str(e), (text, str(e))
+            else:
+                raise AssertionError(text)
+        odd = S.from_buffer(buf, (1,), dtype=np.dtype([("a", "i4"), ("b", "i1")]))
+        assert odd.dtype == np.dtype([("a", "i4"), ("b", "i1")])
+        print("ok")
+    """)
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
