@@ -96,6 +96,10 @@ class StridedMemoryView:
                                   "nanocuda views CPU, CUDA, pinned and managed memory")
             if stream_ptr is None and kind in (_CPU, _CUDA):
                 raise _ambiguous(call)
+            if stream_ptr and kind != _CPU:  # the producer orders its work before this stream
+                self._fill(_StreamedExport(obj, stream_ptr), stream_ptr, call, cai=False)
+                self.exporting_obj = obj
+                return
         elif lazy:
             t = type(obj)
             fast = _LAZY.get(t)
@@ -383,6 +387,21 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
             _nanocuda.Stream.legacy(_nanocuda.Device()).sync()
         else:  # a nanocuda/cuda.core Stream (sync) or a torch/CuPy one (synchronize)
             (getattr(stream, "sync", None) or stream.synchronize)()
+
+
+class _StreamedExport:
+    """`obj` whose __dlpack__ is asked with the consumer's stream (what cuda.core passes on)."""
+
+    __slots__ = ("obj", "stream")
+
+    def __init__(self, obj: Any, stream: int) -> None:
+        self.obj, self.stream = obj, stream
+
+    def __dlpack_device__(self) -> tuple:
+        return self.obj.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.obj.__dlpack__(stream=self.stream, **kwargs)
 
 
 class _ViewableArg:
