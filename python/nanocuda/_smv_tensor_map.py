@@ -46,6 +46,18 @@ def _data_type(data_type: Any, view_dtype: Optional[str]) -> Any:
                     f"got {type(data_type).__name__} {data_type!r}")
 
 
+def _element_bytes(dtype: Any) -> Optional[int]:
+    name = str(dtype).lower() if isinstance(dtype, str) else dtype
+    if name in ("tfloat32", "float32_ftz", "tfloat32_ftz"):
+        return 4
+    try:
+        import numpy
+
+        return numpy.dtype(name).itemsize
+    except (ImportError, TypeError):
+        return None  # packed TMA types (16u4_align8b...): the shape is taken as given
+
+
 def _options(options: Any) -> dict:
     if isinstance(options, dict):
         unknown = [k for k in options if k not in _OPTION_KEYS]
@@ -133,11 +145,19 @@ def as_tensor_map(self: Any, box_dim: Optional[Sequence[int]] = None, *, options
             raise _renamed(e) from None
     _check_geometry(len(self.shape), box_dim, element_strides)
     dtype = _data_type(data_type, self._dtype_name)
-    item = self._item
+    item, shape = self._item, tuple(self.shape)
     strides_bytes = None if self._contiguous else tuple(s * item for s in self._strides)
+    size = _element_bytes(dtype) if data_type is not None else item
+    if size and size != item and shape and (self._strides[-1] == 1 or shape[-1] == 1):
+        # another element type over the same bytes (a uint8 Buffer read as float32): the
+        # innermost dimension is counted in the new elements
+        if shape[-1] * item % size:
+            raise ValueError(f"{_CALL}: the innermost dimension ({shape[-1]} x {item} bytes) is not a "
+                             f"whole number of {size}-byte {dtype} elements")
+        shape = shape[:-1] + (shape[-1] * item // size,)
     try:
         return _tiled_from_pointer(
-            self.ptr, dtype, self.shape, strides_bytes, box=tuple(box_dim),
+            self.ptr, dtype, shape, strides_bytes, box=tuple(box_dim),
             element_strides=None if element_strides is None else tuple(element_strides),
             interleave=_enum_option(interleave, ("INTERLEAVE_",), "none"),
             swizzle=_enum_option(swizzle, ("SWIZZLE_",), "none"),

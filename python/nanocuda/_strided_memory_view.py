@@ -9,7 +9,7 @@ import functools
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from . import _nanocuda
+from . import _nanocuda, _smv_dlpack
 from ._smv_layout import _current_device, _dense, _numpy_dtype, _typestr_dtype, _whole_elements
 from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
@@ -21,15 +21,18 @@ _ON_DEVICE = frozenset((_CUDA, _CUDA_MANAGED))
 _internal = _nanocuda._internal
 _view = _internal.array_view
 _is_contiguous = _internal.is_contiguous
-_export_view = _internal.export_view
 _KNOWN = frozenset(row[0] for row in _internal.dtype_table())  # the core's dtype names
 _LAZY: dict = {}  # type -> whether from_dlpack(obj, -1) may defer reading (C exchange API)
 
 
-def _check_stream_ptr(call: str, stream_ptr: object) -> None:
-    if stream_ptr is not None and (isinstance(stream_ptr, bool) or not isinstance(stream_ptr, int)):
-        raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
-                        f"got {type(stream_ptr).__name__}")
+def _stream_int(call: str, stream_ptr: object) -> Optional[int]:
+    # an int, -1, None, or a handle object that converts to one (cuda.bindings' CUstream)
+    if stream_ptr is None or (type(stream_ptr) is int):
+        return stream_ptr
+    if not isinstance(stream_ptr, (bool, float, str, bytes)) and hasattr(type(stream_ptr), "__int__"):
+        return int(stream_ptr)
+    raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
+                    f"got {type(stream_ptr).__name__}")
 
 
 def _ambiguous(call: str) -> BufferError:
@@ -52,7 +55,7 @@ class StridedMemoryView:
         "readonly": "True when the producer marked the memory read-only.",
         "exporting_obj": "The object the view was made from (kept alive by the view).",
         "_strides": "", "_dtype": "", "_dtype_name": "", "_item": "", "_contiguous": "",
-        "_pending": "", "_device_type": "",
+        "_pending": "", "_device_type": "", "_dims": "", "_implicit": "",
     }
 
     def __init__(self, obj: Any = None, stream_ptr: Optional[int] = None) -> None:
@@ -88,7 +91,7 @@ class StridedMemoryView:
 
     def _from_dlpack(self, obj: Any, stream_ptr: Optional[int], call: str, lazy: bool) -> None:
         if type(stream_ptr) is not int:
-            _check_stream_ptr(call, stream_ptr)
+            stream_ptr = _stream_int(call, stream_ptr)
         if stream_ptr != -1:
             kind = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else None
             if kind not in _DEVICE_ACCESSIBLE and kind != _CPU:
@@ -142,7 +145,7 @@ class StridedMemoryView:
             raise BufferError(f"{call}: mask is not supported")
         if stream_ptr is None:
             raise _ambiguous(call)
-        _check_stream_ptr(call, stream_ptr)
+        stream_ptr = _stream_int(call, stream_ptr)
         dtype = _typestr_dtype(call, iface.get("typestr"))
         _whole_elements(call, iface.get("strides"), getattr(dtype, "itemsize", 1))
         if getattr(dtype, "name", dtype) in _KNOWN:
@@ -156,7 +159,7 @@ class StridedMemoryView:
             strides = _dense(shape) if strides is None else tuple(_whole_elements(call, strides, dtype.itemsize))
             self._set(self.ptr, shape, strides, dtype, None, dtype.itemsize, self._device_type,
                       self.device_id, True, bool(iface["data"][1]), obj)
-        self.exporting_obj = obj
+        self.exporting_obj, self._implicit = obj, iface.get("strides") is None
         producer = iface.get("stream")
         if producer and stream_ptr != -1 and producer != stream_ptr:
             dev = self.device_id if self.device_id >= 0 else None
@@ -195,6 +198,7 @@ class StridedMemoryView:
         self = cls.__new__(cls)
         self._set(ptr, shape, strides, dtype, None, dtype.itemsize, _CPU, _current_device(), False,
                   bool(readonly), obj)
+        self._implicit = iface.get("strides") is None
         return self
 
     @classmethod
@@ -239,7 +243,7 @@ class StridedMemoryView:
 
     def _set(self, ptr: int, shape: tuple, strides: tuple, dtype: Any, name: Optional[str], item: int,
              device_type: int, device_id: int, accessible: bool, readonly: bool, owner: Any) -> None:
-        self._pending = None
+        self._pending, self._dims, self._implicit = None, None, False
         self.ptr, self.shape, self._strides = ptr, shape, strides
         self._contiguous = _is_contiguous(shape, strides)
         self._dtype, self._item = dtype, item
@@ -311,32 +315,16 @@ class StridedMemoryView:
                    dl_device: Optional[tuple] = None, copy: Optional[bool] = None) -> Any:
         """A DLPack capsule of the view (versioned when max_version >= (1, 0)); it keeps the
         view, and so its exporting object, alive. The memory is shared, never copied."""
-        call = "StridedMemoryView.__dlpack__"
-        if copy:
-            raise BufferError(f"{call}: copy=True is not supported (the view shares its memory)")
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"{call}: dl_device {tuple(dl_device)} is not the view's device "
-                              f"{self.__dlpack_device__()}")
-        if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
-            raise TypeError(f"{call}: stream must be an int or None, got {type(stream).__name__}")
-        dtype = self._dtype
-        if dtype is None and self._dtype_name is None:
-            raise BufferError(f"{call}: the view has no dtype (made with itemsize only); "
-                              "DLPack export needs one: use view(dtype=...)")
-        name = self._dtype_name
-        if dtype is not None:
-            if dtype.fields is not None:
-                raise BufferError(f"{call}: Structured dtypes are not supported for DLPack export ({dtype})")
-            if not dtype.isnative:
-                raise BufferError(f"{call}: Non-native-endian dtypes are not supported for DLPack export ({dtype})")
-            name = dtype.name
-        return _export_view(self, self.ptr, *self.__dlpack_device__(), name, list(self.shape),
-                            list(self._strides), max_version, self.readonly, call)
+        return _smv_dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def _dltensor_parts(self) -> tuple:
+        return _smv_dlpack.dltensor_parts(self)
 
     @property
-    def strides(self) -> tuple:
-        """Strides in elements, for every layout (the dense ones for a C-contiguous array)."""
-        return self._strides
+    def strides(self) -> Optional[tuple]:
+        """Strides in elements: the producer's; None where an array interface gave none (a
+        C-contiguous array, as cuda.core reports it); dense ones for from_buffer without strides."""
+        return None if self._implicit else self._strides
 
     @property
     def dtype(self) -> Any:
@@ -387,6 +375,9 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
             _nanocuda.Stream.legacy(_nanocuda.Device()).sync()
         else:  # a nanocuda/cuda.core Stream (sync) or a torch/CuPy one (synchronize)
             (getattr(stream, "sync", None) or stream.synchronize)()
+
+
+_smv_dlpack.install(StridedMemoryView)
 
 
 class _StreamedExport:

@@ -165,6 +165,8 @@ def test_array_interface_rules():
         StridedMemoryView.from_array_interface(x["b"])
     f = StridedMemoryView.from_array_interface(np.zeros((2, 3), np.int32, order="F"))
     assert f.strides == (1, 2) and not f._contiguous
+    c = StridedMemoryView.from_array_interface(np.zeros((2, 3), np.int32))
+    assert c.strides is None and c._contiguous  # the interface gave none, as cuda.core reports
 
 
 def test_dtype_needs_ml_dtypes_for_bfloat16():
@@ -248,3 +250,62 @@ def test_from_buffer_on_the_mock_driver(mock_libcuda, tmp_path):
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        cwd=tmp_path, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+# --- __dlpack_c_exchange_api__, driven through ctypes as a native consumer would -----------
+
+class _Api(__import__("ctypes").Structure):
+    import ctypes as c
+    _fields_ = [("major", c.c_uint32), ("minor", c.c_uint32), ("prev_api", c.c_void_p),
+                ("allocator", c.PYFUNCTYPE(c.c_int, c.c_void_p, c.POINTER(c.c_void_p), c.c_void_p, c.c_void_p)),
+                ("from_py", c.PYFUNCTYPE(c.c_int, c.c_void_p, c.POINTER(c.c_void_p))),
+                ("to_py", c.PYFUNCTYPE(c.c_int, c.c_void_p, c.POINTER(c.c_void_p))),
+                ("dltensor_from_py", c.PYFUNCTYPE(c.c_int, c.c_void_p, c.c_void_p)),
+                ("current_stream", c.PYFUNCTYPE(c.c_int, c.c_int, c.c_int32, c.POINTER(c.c_void_p)))]
+
+
+class _DLTensor(__import__("ctypes").Structure):
+    import ctypes as c
+    _fields_ = [("data", c.c_void_p), ("device_type", c.c_int32), ("device_id", c.c_int32),
+                ("ndim", c.c_int32), ("code", c.c_uint8), ("bits", c.c_uint8), ("lanes", c.c_uint16),
+                ("shape", c.POINTER(c.c_int64)), ("strides", c.POINTER(c.c_int64)), ("byte_offset", c.c_uint64)]
+
+
+def _exchange_api():
+    import ctypes
+
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.argtypes, get.restype = (ctypes.py_object, ctypes.c_char_p), ctypes.c_void_p
+    capsule = StridedMemoryView.__dlpack_c_exchange_api__
+    assert StridedMemoryView.__c_dlpack_exchange_api__ is capsule
+    return ctypes.cast(get(capsule, b"dlpack_exchange_api"), ctypes.POINTER(_Api)).contents
+
+
+def test_exchange_api_reads_and_hands_over_views():
+    import ctypes
+
+    api = _exchange_api()
+    assert (api.major, api.minor) >= (1, 0) and not api.prev_api
+    out = ctypes.c_void_p(5)
+    assert api.current_stream(1, 0, ctypes.byref(out)) == 0 and not out.value
+    src = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2]
+    v = view(src)
+    t = _DLTensor()
+    assert api.dltensor_from_py(id(v), ctypes.byref(t)) == 0
+    assert t.data == src.ctypes.data and t.ndim == 2 and (t.code, t.bits, t.lanes) == (0, 32, 1)
+    assert [t.shape[i] for i in range(2)] == [3, 2] and [t.strides[i] for i in range(2)] == [4, 2]
+    with pytest.raises(TypeError, match="must be a StridedMemoryView"):
+        api.dltensor_from_py(id(object()), ctypes.byref(t))
+    managed = ctypes.c_void_p()
+    assert api.from_py(id(v), ctypes.byref(managed)) == 0 and managed.value
+    back = ctypes.c_void_p()
+    assert api.to_py(managed, ctypes.byref(back)) == 0
+    again = ctypes.cast(back, ctypes.py_object).value
+    ctypes.pythonapi.Py_DecRef.argtypes = (ctypes.py_object,)
+    ctypes.pythonapi.Py_DecRef(again)  # to_py gave a new reference
+    assert isinstance(again, StridedMemoryView) and again.shape == (3, 2) and again.ptr == v.ptr
+    np.testing.assert_array_equal(np.from_dlpack(again), src)
+    with pytest.raises(RuntimeError, match="tensor cannot be NULL"):
+        api.to_py(None, ctypes.byref(back))
+    with pytest.raises(NotImplementedError, match="not supported"):
+        api.allocator(None, ctypes.byref(out), None, None)
