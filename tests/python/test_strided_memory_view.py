@@ -242,6 +242,15 @@ def test_from_buffer_on_the_mock_driver(mock_libcuda, tmp_path):
                 assert text in str(e), (text, str(e))
             else:
                 raise AssertionError(text)
+        # the empty C-order (2, 0) array is contiguous to copy() too (torch's strides (1, 1))
+        empty = np.lib.stride_tricks.as_strided(np.empty(1, np.float32), (2, 0), (4, 4))
+        nanocuda.copy(buf, empty)
+        try:
+            nanocuda.copy(buf, np.zeros((4, 2), np.float32)[:, 0])
+        except ValueError as e:
+            assert "not contiguous" in str(e), e
+        else:
+            raise AssertionError("a strided array is not contiguous")
         odd = S.from_buffer(buf, (1,), dtype=np.dtype([("a", "i4"), ("b", "i1")]))
         assert odd.dtype == np.dtype([("a", "i4"), ("b", "i1")])
         print("ok")

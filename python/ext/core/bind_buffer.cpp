@@ -366,8 +366,7 @@ void bind_buffer(nb::module_& m) {
   internal_module(m).def("array_view",
         [](nb::handle obj, const char* where, bool cai) {
           // StridedMemoryView's reader: one C++ pass over DLPack / CUDA array interface.
-          (void)cai;  // describe_array tries the protocols in nanocuda's order either way
-          ArrayView v = describe_array(obj, where);
+          ArrayView v = cai ? describe_array(obj, where) : describe_array_dlpack(obj, where);
           nb::list shape, strides;
           for (int64_t s : v.shape) shape.append(s);
           for (int64_t s : v.strides) strides.append(s);

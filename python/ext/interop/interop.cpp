@@ -171,7 +171,7 @@ ArrayView describe(nb::handle obj, const char* where, bool locate_device);
 void check_device(int32_t type, int32_t id, int device, const char* where, nb::handle obj) {
   if (type != dlpack::kCUDA && type != dlpack::kCUDAManaged) [[unlikely]]
     raise_value(std::string(where) + ": expected device memory, but the " + py_type_name(obj) +
-                " lives in " + device_type_name(type) + " (move it to the GPU first)");
+                " lives in " + device_type_name(type) + " (not device-accessible: move it to the GPU first)");
   if (device >= 0 && id != device) [[unlikely]]
     raise_value(std::string(where) + ": the " + py_type_name(obj) + " is on device " +
                 std::to_string(id) + ", but this call runs on device " + std::to_string(device));
@@ -180,6 +180,16 @@ void check_device(int32_t type, int32_t id, int device, const char* where, nb::h
 }  // namespace
 
 ArrayView describe_array(nb::handle obj, const char* where) {
+  return describe(obj, where, true);
+}
+
+ArrayView describe_array_dlpack(nb::handle obj, const char* where) {
+  Kind k = classify(obj);
+  if ((k == Kind::Cai || k == Kind::DataPtr || k == Kind::Host) && nb::hasattr(obj, "__dlpack__")) {
+    ArrayView v;  // CuPy: its DLPack export names what its interface cannot (bfloat16)
+    parse_dlpack(obj, v, where);
+    return v;
+  }
   return describe(obj, where, true);
 }
 

@@ -26,6 +26,10 @@ using nanocuda::ArrayView;
 // errors, e.g. "TensorMap.tiled". Raises TypeError for objects that are not arrays.
 ArrayView describe_array(nanobind::handle obj, const char* where);
 
+// describe_array through the object's DLPack export when it has one (StridedMemoryView.from_dlpack),
+// even where nanocuda's order would read another protocol first.
+ArrayView describe_array_dlpack(nanobind::handle obj, const char* where);
+
 // describe_array without asking the driver which device a __cuda_array_interface__ pointer
 // is on (device_id is -1 for those): for callers that need only the geometry, and so that
 // geometry inference works, and is testable, with no driver.
