@@ -18,6 +18,8 @@ void bind_device(nanobind::module_& m);
 void bind_stream(nanobind::module_& m);
 void bind_event(nanobind::module_& m);
 void bind_buffer(nanobind::module_& m);
+void bind_array_view(nanobind::module_& m);  // StridedMemoryView internals
+void bind_smv_exchange(nanobind::module_& m);  // StridedMemoryView.__dlpack_c_exchange_api__
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
 void bind_info(nanobind::module_& m);

@@ -37,6 +37,8 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_stream(m);
   nanocuda::py::bind_event(m);
   nanocuda::py::bind_buffer(m);
+  nanocuda::py::bind_array_view(m);
+  nanocuda::py::bind_smv_exchange(m);
   nanocuda::py::bind_memory_resource(m);
   nanocuda::py::bind_ipc(m);
   nanocuda::py::bind_info(m);

@@ -1,53 +1,51 @@
 """cuda.core's StridedMemoryView: what an array says about its memory, read by nanocuda's C++
-array reader (DLPack, CUDA array interface), and as_tensor_map through nanocuda's TensorMap.
+array reader (DLPack, CUDA array interface) into the core's array model, exported again
+through DLPack, and turned into TMA descriptors by as_tensor_map (see _smv_tensor_map).
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from . import _nanocuda
+from . import _nanocuda, _smv_dlpack
+from ._smv_layout import _current_device, _dense, _numpy_dtype, _typestr_dtype, _whole_elements
+from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
 __all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
 
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
 _DEVICE_ACCESSIBLE = frozenset((_CUDA, _CUDA_HOST, _CUDA_MANAGED))
 _ON_DEVICE = frozenset((_CUDA, _CUDA_MANAGED))
-_view = _nanocuda._internal.array_view
-_tiled_from_pointer = _nanocuda.TensorMap.tiled_from_pointer
-_tiled = _nanocuda.TensorMap.tiled
+_internal = _nanocuda._internal
+_view = _internal.array_view
+_is_contiguous = _internal.is_contiguous
+_KNOWN = frozenset(row[0] for row in _internal.dtype_table())  # the core's dtype names
+_LAZY: dict = {}  # type -> whether from_dlpack(obj, -1) may defer reading (C exchange API)
 
 
-def _check_stream_ptr(call: str, stream_ptr: object) -> None:
-    if stream_ptr is not None and (isinstance(stream_ptr, bool) or not isinstance(stream_ptr, int)):
-        raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
-                        f"got {type(stream_ptr).__name__}")
+def _stream_int(call: str, stream_ptr: object) -> Optional[int]:
+    # an int, -1, None, or a handle object that converts to one (cuda.bindings' CUstream)
+    if stream_ptr is None or (type(stream_ptr) is int):
+        return stream_ptr
+    if not isinstance(stream_ptr, (bool, float, str, bytes)) and hasattr(type(stream_ptr), "__int__"):
+        return int(stream_ptr)
+    raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
+                    f"got {type(stream_ptr).__name__}")
 
 
-# cuda.core's TensorMap* enums (and ints/strings) -> nanocuda's spelling; None is cuda.core's
-# default (NONE) for every option, which is not nanocuda's default for swizzle/L2.
-def _enum_option(value: Any, prefixes: Sequence[str], none: Any) -> Any:
-    if value is None:
-        return none
-    if isinstance(value, (int, str)) and not hasattr(value, "name"):
-        return value
-    name = str(getattr(value, "name", value)).upper()
-    for p in prefixes:
-        if name.startswith(p):
-            name = name[len(p):]
-    if name in ("NONE", "0"):
-        return none
-    if name in ("NAN_REQUEST_ZERO_FMA", "NAN"):
-        return "nan"
-    return name.replace("_BYTES", "B").replace("B_ATOM", "B_atom")
+def _ambiguous(call: str) -> BufferError:
+    return BufferError(f"{call}: stream=None is ambiguous with view(): pass stream_ptr=-1 for no "
+                       "stream ordering, or the consumer stream's handle")
 
 
 class StridedMemoryView:
     """Metadata of a strided array (cuda.core.utils.StridedMemoryView): ptr, shape, strides
-    (in elements; None when C-contiguous), dtype, device_id (-1 on the CPU),
-    is_device_accessible, readonly, exporting_obj. Made from DLPack first, then the CUDA
-    array interface; a BufferError when the object has neither."""
+    (in elements, always given), dtype (a numpy dtype; None for an itemsize-only view),
+    device_id (-1 for CPU memory from DLPack), is_device_accessible, readonly, exporting_obj.
+    Made by from_dlpack, from_cuda_array_interface, from_array_interface, from_any_interface
+    or from_buffer; exported again through __dlpack__."""
 
     __slots__ = {
         "ptr": "The address of the first element, as an int.",
@@ -56,33 +54,66 @@ class StridedMemoryView:
         "is_device_accessible": "True when kernels can read the memory (device, pinned, managed).",
         "readonly": "True when the producer marked the memory read-only.",
         "exporting_obj": "The object the view was made from (kept alive by the view).",
-        "_strides": "", "_dtype_name": "", "_item": "", "_contiguous": "", "_pending": "",
+        "_strides": "", "_dtype": "", "_dtype_name": "", "_item": "", "_contiguous": "",
+        "_pending": "", "_device_type": "", "_dims": "", "_implicit": "",
     }
 
     def __init__(self, obj: Any = None, stream_ptr: Optional[int] = None) -> None:
         if obj is None:
-            raise TypeError("StridedMemoryView: pass an object with __dlpack__ or "
-                            "__cuda_array_interface__ (or use from_dlpack / from_cuda_array_interface)")
-        if hasattr(obj, "__dlpack__"):
-            self._fill(obj, stream_ptr, "StridedMemoryView.from_dlpack", cai=False)
+            warnings.warn("Constructing an empty StridedMemoryView is deprecated; use "
+                          "StridedMemoryView.from_any_interface(obj, stream_ptr) or from_buffer",
+                          DeprecationWarning, stacklevel=2)
+            self._set(0, (), (), None, None, 1, _CPU, -1, False, False, None)
+        elif hasattr(obj, "__dlpack__"):
+            warnings.warn("Constructing a StridedMemoryView(obj) from a DLPack object is deprecated; "
+                          "use StridedMemoryView.from_dlpack(obj, stream_ptr) or from_any_interface",
+                          DeprecationWarning, stacklevel=2)
+            self._from_dlpack(obj, stream_ptr, "StridedMemoryView", lazy=False)
         elif hasattr(obj, "__cuda_array_interface__"):
-            self._fill(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface", cai=True)
+            warnings.warn("Constructing a StridedMemoryView from a CUDA-array-interface-supporting "
+                          "object is deprecated; use StridedMemoryView.from_cuda_array_interface",
+                          DeprecationWarning, stacklevel=2)
+            self._from_cai(obj, stream_ptr, "StridedMemoryView")
         else:
-            raise BufferError(f"StridedMemoryView: a {type(obj).__name__} supports neither DLPack "
-                              "(__dlpack__) nor the CUDA array interface")
+            raise BufferError(f"StridedMemoryView: a {type(obj).__name__} does not support any data "
+                              "exchange protocol (DLPack __dlpack__ or __cuda_array_interface__)")
 
     @classmethod
     def from_dlpack(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
-        """A view of a DLPack object (torch/CuPy/numpy arrays, nanocuda Buffers)."""
+        """A view of a DLPack object (torch/CuPy/numpy arrays, nanocuda Buffers). stream_ptr:
+        the consumer stream's handle, or -1 for no stream ordering; None is ambiguous
+        (BufferError) for CPU and CUDA memory, as in cuda.core."""
         if not hasattr(obj, "__dlpack__"):
             raise BufferError(f"StridedMemoryView.from_dlpack: a {type(obj).__name__} has no __dlpack__")
-        if stream_ptr is not None and type(stream_ptr) is not int:
-            _check_stream_ptr("StridedMemoryView.from_dlpack", stream_ptr)
         self = cls.__new__(cls)
-        # Read on first use: as_tensor_map(box) then goes straight to TensorMap.tiled(obj),
-        # which reads the tensor once in C++ (no Python-side copy of its metadata).
-        self._pending = (obj, stream_ptr)
+        self._from_dlpack(obj, stream_ptr, "StridedMemoryView.from_dlpack", lazy=True)
         return self
+
+    def _from_dlpack(self, obj: Any, stream_ptr: Optional[int], call: str, lazy: bool) -> None:
+        if type(stream_ptr) is not int:
+            stream_ptr = _stream_int(call, stream_ptr)
+        if stream_ptr != -1:
+            kind = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else None
+            if kind not in _DEVICE_ACCESSIBLE and kind != _CPU:
+                raise BufferError(f"{call}: device not supported (DLPack device type {kind}); "
+                                  "nanocuda views CPU, CUDA, pinned and managed memory")
+            if stream_ptr is None and kind in (_CPU, _CUDA):
+                raise _ambiguous(call)
+            if stream_ptr and kind != _CPU:  # the producer orders its work before this stream
+                self._fill(_StreamedExport(obj, stream_ptr), stream_ptr, call, cai=False)
+                self.exporting_obj = obj
+                return
+        elif lazy:
+            t = type(obj)
+            fast = _LAZY.get(t)
+            if fast is None:
+                fast = _LAZY[t] = hasattr(t, "__dlpack_c_exchange_api__")
+            if fast:
+                # Read on first use: as_tensor_map(box) then goes straight to TensorMap.tiled(obj),
+                # which reads the tensor once in C++ (no Python-side copy of its metadata).
+                self._pending = (obj, call)
+                return
+        self._fill(obj, stream_ptr, call, cai=False)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for a slot not yet filled: a from_dlpack view reads its object now.
@@ -92,105 +123,182 @@ class StridedMemoryView:
             pending = None
         if pending is None or name not in StridedMemoryView.__slots__ or name == "_pending":
             raise AttributeError(f"'StridedMemoryView' object has no attribute '{name}'")
-        self._fill(pending[0], pending[1], "StridedMemoryView.from_dlpack", cai=False)
+        self._fill(pending[0], -1, pending[1], cai=False)
         return object.__getattribute__(self, name)
 
     @classmethod
     def from_cuda_array_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
-        """A view of a __cuda_array_interface__ object; with stream_ptr (not -1), that stream
-        first waits for the producer's stream, as the interface asks."""
-        if not hasattr(obj, "__cuda_array_interface__"):
-            raise BufferError(f"StridedMemoryView.from_cuda_array_interface: a {type(obj).__name__} "
-                              "has no __cuda_array_interface__")
+        """A view of a __cuda_array_interface__ (v3) object; with stream_ptr (not -1), that
+        stream first waits for the producer's stream, as the interface asks. None is
+        ambiguous (BufferError), as in cuda.core."""
         self = cls.__new__(cls)
-        self._fill(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface", cai=True)
+        self._from_cai(obj, stream_ptr, "StridedMemoryView.from_cuda_array_interface")
         return self
+
+    def _from_cai(self, obj: Any, stream_ptr: Optional[int], call: str) -> None:
+        iface = getattr(obj, "__cuda_array_interface__", None)
+        if not isinstance(iface, dict):
+            raise BufferError(f"{call}: a {type(obj).__name__} has no __cuda_array_interface__")
+        if iface.get("version", 3) < 3:
+            raise BufferError(f"{call}: only CUDA Array Interface v3 or above is supported")
+        if iface.get("mask") is not None:
+            raise BufferError(f"{call}: mask is not supported")
+        if stream_ptr is None:
+            raise _ambiguous(call)
+        stream_ptr = _stream_int(call, stream_ptr)
+        dtype = _typestr_dtype(call, iface.get("typestr"))
+        _whole_elements(call, iface.get("strides"), getattr(dtype, "itemsize", 1))
+        if getattr(dtype, "name", dtype) in _KNOWN:
+            self._fill(obj, stream_ptr, call, cai=True)
+        else:  # structured/opaque elements ("|V16"): the C++ reader locates the memory only
+            probe = type("_Probe", (), {"__cuda_array_interface__": {
+                "data": iface["data"], "shape": (0,), "typestr": "|u1", "version": 3}})()
+            self._fill(probe, -1, call, cai=True)
+            shape = tuple(iface["shape"])
+            strides = iface.get("strides")
+            strides = _dense(shape) if strides is None else tuple(_whole_elements(call, strides, dtype.itemsize))
+            self._set(self.ptr, shape, strides, dtype, None, dtype.itemsize, self._device_type,
+                      self.device_id, True, bool(iface["data"][1]), obj)
+        self.exporting_obj, self._implicit = obj, iface.get("strides") is None
+        producer = iface.get("stream")
+        if producer and stream_ptr != -1 and producer != stream_ptr:
+            dev = self.device_id if self.device_id >= 0 else None
+            _nanocuda.Stream.from_handle(stream_ptr, dev).wait(_nanocuda.Stream.from_handle(producer, dev))
 
     @classmethod
     def from_any_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
         """A view of any array: DLPack first, then the CUDA array interface, then numpy's
         __array_interface__ (host memory)."""
-        if hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__"):
-            return cls(obj, stream_ptr)
-        return cls.from_array_interface(obj)
+        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+            return cls.from_dlpack(obj, stream_ptr)
+        if hasattr(obj, "__cuda_array_interface__"):
+            return cls.from_cuda_array_interface(obj, stream_ptr)
+        if hasattr(obj, "__array_interface__"):
+            return cls.from_array_interface(obj)
+        raise BufferError(f"StridedMemoryView.from_any_interface: a {type(obj).__name__} does not support "
+                          "any data exchange protocol (DLPack, __cuda_array_interface__ or __array_interface__)")
 
     @classmethod
     def from_array_interface(cls, obj: Any) -> "StridedMemoryView":
-        """A view of host memory described by numpy's __array_interface__ (device_id -1)."""
+        """A view of host memory described by numpy's __array_interface__ (v3); device_id is
+        the current device, as in cuda.core."""
+        call = "StridedMemoryView.from_array_interface"
         iface = getattr(obj, "__array_interface__", None)
         if not isinstance(iface, dict):
-            raise BufferError(f"StridedMemoryView.from_array_interface: a {type(obj).__name__} has no "
-                              "__array_interface__")
-        import numpy
-
-        dtype = numpy.dtype(iface["typestr"])
+            raise BufferError(f"{call}: a {type(obj).__name__} has no __array_interface__")
+        if iface.get("version", 3) < 3:
+            raise BufferError(f"{call}: only NumPy Array Interface v3 or above is supported")
+        if iface.get("mask") is not None:
+            raise BufferError(f"{call}: mask is not supported")
+        dtype = _typestr_dtype(call, iface["typestr"])
         ptr, readonly = iface["data"]
+        shape = tuple(iface["shape"])
         strides = iface.get("strides")
-        return cls._make(ptr, tuple(iface["shape"]), None if strides is None else
-                         tuple(_whole_elements("StridedMemoryView.from_array_interface", strides, dtype.itemsize)),
-                         dtype.name, dtype.itemsize, device_id=-1, device_accessible=False,
-                         readonly=bool(readonly), owner=obj)
+        strides = _dense(shape) if strides is None else tuple(_whole_elements(call, strides, dtype.itemsize))
+        self = cls.__new__(cls)
+        self._set(ptr, shape, strides, dtype, None, dtype.itemsize, _CPU, _current_device(), False,
+                  bool(readonly), obj)
+        self._implicit = iface.get("strides") is None
+        return self
 
     @classmethod
     def from_buffer(cls, buffer: Any, shape: Sequence[int], strides: Optional[Sequence[int]] = None, *,
                     itemsize: Optional[int] = None, dtype: Any = None,
                     is_readonly: bool = False) -> "StridedMemoryView":
         """A view of a Buffer's memory with this shape, strides (in elements; None for
-        C-contiguous) and element type (dtype, or only itemsize: unsigned ints of that size).
+        C-contiguous) and element type (dtype, or only itemsize: then dtype is None).
         Nothing is synchronized: the Buffer's stream order is the caller's to respect."""
         call = "StridedMemoryView.from_buffer"
         if not isinstance(buffer, _nanocuda.Buffer):
             raise TypeError(f"{call}: buffer must be a nanocuda Buffer, got {type(buffer).__name__}")
         if dtype is None and itemsize is None:
-            raise ValueError(f"{call}: pass dtype= or itemsize= (the size of one element)")
+            raise ValueError(f"{call}: itemsize or dtype must be specified")
         if dtype is not None:
             import numpy
 
             dtype = numpy.dtype(dtype)
             if itemsize is not None and itemsize != dtype.itemsize:
-                raise ValueError(f"{call}: itemsize={itemsize} but {dtype.name} elements are "
-                                 f"{dtype.itemsize} bytes")
-            name, item = dtype.name, dtype.itemsize
-        else:
-            if itemsize not in (1, 2, 4, 8):
-                raise ValueError(f"{call}: itemsize must be 1, 2, 4 or 8 without a dtype, got {itemsize!r}")
-            name, item = f"uint{8 * itemsize}", itemsize
+                raise ValueError(f"{call}: itemsize {itemsize} does not match dtype.itemsize "
+                                 f"{dtype.itemsize} ({dtype})")
+            itemsize = dtype.itemsize
+        elif isinstance(itemsize, bool) or not isinstance(itemsize, int) or itemsize < 1:
+            raise ValueError(f"{call}: itemsize must be a positive int, got {itemsize!r}")
         shape = tuple(int(n) for n in shape)
-        if any(n < 0 for n in shape) or (strides is not None and any(int(x) < 0 for x in strides)):
-            raise ValueError(f"{call}: shape {shape} and strides must not be negative")
-        if strides is not None and len(strides) != len(shape):
+        strides = _dense(shape) if strides is None else tuple(int(x) for x in strides)
+        if any(n < 0 for n in shape) or any(x < 0 for x in strides):
+            raise ValueError(f"{call}: shape {shape} and strides {strides} must not be negative")
+        if len(strides) != len(shape):
             raise ValueError(f"{call}: {len(strides)} strides for {len(shape)} dimensions")
-        dense = _dense_strides(shape)
-        strides = None if strides is None or tuple(strides) == dense else tuple(int(x) for x in strides)
-        extent = 0 if 0 in shape else (1 + sum((n - 1) * x for n, x in zip(shape, strides or dense))) * item
+        extent = 0 if 0 in shape else (1 + sum((n - 1) * x for n, x in zip(shape, strides))) * itemsize
         if extent > buffer.size:
-            raise ValueError(f"{call}: shape {shape} with strides {strides or dense} of {item}-byte "
-                             f"elements reaches {extent} bytes, past the buffer's {buffer.size}")
+            raise ValueError(f"{call}: shape {shape} with strides {strides} of {itemsize}-byte elements "
+                             f"needs the buffer to hold them: Expected at least {extent} bytes, "
+                             f"got {buffer.size} bytes.")
         host = buffer.is_host_accessible and not buffer.is_managed
-        return cls._make(buffer.handle, shape, strides, name, item,
-                         device_id=-1 if host else buffer.device_id,
-                         device_accessible=buffer.is_device_accessible, readonly=bool(is_readonly),
-                         owner=buffer)
-
-    @classmethod
-    def _make(cls, ptr: int, shape: tuple, strides: Optional[tuple], dtype_name: str, item: int, *,
-              device_id: int, device_accessible: bool, readonly: bool, owner: Any) -> "StridedMemoryView":
+        kind = _CUDA_MANAGED if buffer.is_managed else _CUDA_HOST if host else _CUDA
         self = cls.__new__(cls)
-        self._pending = None
-        self.ptr, self.shape, self._strides = ptr, shape, strides
-        self._contiguous = strides is None
-        self._dtype_name, self._item = dtype_name, item
-        self.device_id, self.is_device_accessible = device_id, device_accessible
-        self.readonly, self.exporting_obj = readonly, owner
+        self._set(buffer.handle, shape, strides, dtype, None, itemsize, kind,
+                  -1 if host else buffer.device_id, buffer.is_device_accessible, bool(is_readonly), buffer)
         return self
+
+    def _set(self, ptr: int, shape: tuple, strides: tuple, dtype: Any, name: Optional[str], item: int,
+             device_type: int, device_id: int, accessible: bool, readonly: bool, owner: Any) -> None:
+        self._pending, self._dims, self._implicit = None, None, False
+        self.ptr, self.shape, self._strides = ptr, shape, strides
+        self._contiguous = _is_contiguous(shape, strides)
+        self._dtype, self._item = dtype, item
+        self._dtype_name = name if name is not None else getattr(dtype, "name", None)
+        self._device_type, self.device_id, self.is_device_accessible = device_type, device_id, accessible
+        self.readonly, self.exporting_obj = readonly, owner
+
+    def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
+        (ptr, device_type, device_id, name, item, shape, strides, contiguous,
+         readonly) = _view(obj, call, cai)
+        if not cai and type(obj).__module__ == "numpy":  # unversioned DLPack has no read-only flag
+            readonly = readonly or not obj.flags.writeable
+        self._set(ptr, shape, strides, None, name, item, device_type,
+                  device_id if device_type in _ON_DEVICE else -1, device_type in _DEVICE_ACCESSIBLE,
+                  bool(readonly), obj)
+
+    def view(self, layout: Any = None, dtype: Any = None) -> "StridedMemoryView":
+        """A view of the same memory with another layout (an object with shape, strides in
+        elements and, optionally, itemsize and slice_offset_in_bytes, such as cuda.core's
+        strided layouts) and/or another dtype of the same itemsize; no arguments: self."""
+        if layout is None and dtype is None:
+            return self
+        call = "StridedMemoryView.view"
+        item, new = self._item, self._dtype
+        if dtype is not None:
+            import numpy
+
+            new = numpy.dtype(dtype)
+            if layout is None and new.itemsize != item:
+                raise ValueError(f"{call}: dtype {new} has itemsize {new.itemsize}, but the view's "
+                                 f"elements are {item} bytes; pass a layout for the new itemsize")
+            item = new.itemsize
+        ptr, shape, strides = self.ptr, self.shape, self._strides
+        if layout is not None:
+            shape = tuple(layout.shape)
+            strides = getattr(layout, "strides", None)
+            strides = _dense(shape) if strides is None else tuple(strides)
+            item = getattr(layout, "itemsize", item)
+            if new is not None and new.itemsize != item:
+                raise ValueError(f"{call}: dtype itemsize {new.itemsize} does not match the layout's {item}")
+            ptr += int(getattr(layout, "slice_offset_in_bytes", 0))
+        out = StridedMemoryView.__new__(StridedMemoryView)
+        out._set(ptr, shape, strides, new, None if dtype is not None else self._dtype_name, item,
+                 self._device_type, self.device_id, self.is_device_accessible, self.readonly,
+                 self.exporting_obj)
+        return out
 
     def copy_from(self, other: "StridedMemoryView", stream: Any = None, allocator: Any = None,
                   blocking: Optional[bool] = None) -> None:
         """Copy `other`'s elements into this view, in the order of `stream`: host to device,
-        device to host or device to device. Both views must have the same shape and element
-        size and be C-contiguous (a strided copy raises ValueError). `blocking` (default: only
-        when host memory is involved) waits for the copy; `allocator` is accepted for
-        cuda.core's signature and unused (no temporaries are needed)."""
+        device to host or device to device (host to host is NotImplementedError, as in
+        cuda.core). Both views must have the same shape and element size and be contiguous
+        (size-0/size-1 dimensions aside); a strided copy raises ValueError. `blocking`
+        (default: only when host memory is involved) waits for the copy; `allocator` is
+        accepted for cuda.core's signature and unused (no temporaries are needed)."""
         _copy_views("StridedMemoryView.copy_from", self, other, stream, blocking)
 
     def copy_to(self, other: "StridedMemoryView", stream: Any = None, allocator: Any = None,
@@ -198,44 +306,33 @@ class StridedMemoryView:
         """Copy this view's elements into `other` (see copy_from)."""
         _copy_views("StridedMemoryView.copy_to", other, self, stream, blocking)
 
-    def _fill(self, obj: Any, stream_ptr: Optional[int], call: str, cai: bool) -> None:
-        self._pending = None  # read now (as_tensor_map's lazy path then finds the slot set)
-        if stream_ptr is not None and type(stream_ptr) is not int:
-            _check_stream_ptr(call, stream_ptr)
-        (self.ptr, device_type, device_id, self._dtype_name, self._item, self.shape,
-         strides, self._contiguous) = _view(obj, call, cai)
-        self._strides = None if self._contiguous else strides
-        self.exporting_obj = obj
-        self.is_device_accessible = device_type in _DEVICE_ACCESSIBLE
-        self.device_id = device_id if device_type in _ON_DEVICE else -1
-        if cai:
-            iface = obj.__cuda_array_interface__
-            self.readonly = bool(iface["data"][1])
-            producer = iface.get("stream")
-            if producer and stream_ptr is not None and stream_ptr != -1 and producer != stream_ptr:
-                dev = self.device_id if self.device_id >= 0 else None
-                _nanocuda.Stream.from_handle(stream_ptr, dev).wait(_nanocuda.Stream.from_handle(producer, dev))
-        elif type(obj).__module__ == "numpy":  # DLPack carries no read-only flag numpy sets
-            self.readonly = not obj.flags.writeable
-        else:
-            self.readonly = False
+    def __dlpack_device__(self) -> tuple:
+        """(DLPack device type, device id) of the memory: (1, 0) for the CPU."""
+        kind = self._device_type
+        return (kind, 0 if kind in (_CPU, _CUDA_HOST) else self.device_id)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Optional[tuple] = None,
+                   dl_device: Optional[tuple] = None, copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule of the view (versioned when max_version >= (1, 0)); it keeps the
+        view, and so its exporting object, alive. The memory is shared, never copied."""
+        return _smv_dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def _dltensor_parts(self) -> tuple:
+        return _smv_dlpack.dltensor_parts(self)
 
     @property
     def strides(self) -> Optional[tuple]:
-        """Strides in elements, for every layout (the dense ones for a C-contiguous array, as cuda.core gives)."""
-        return self._strides if self._strides is not None else _dense_strides(tuple(self.shape))
+        """Strides in elements: the producer's; None where an array interface gave none (a
+        C-contiguous array, as cuda.core reports it); dense ones for from_buffer without strides."""
+        return None if self._implicit else self._strides
 
     @property
     def dtype(self) -> Any:
-        """The element type as a numpy dtype (its name when numpy is missing or has none)."""
-        try:
-            import numpy
-        except ImportError:
-            return self._dtype_name
-        try:
-            return numpy.dtype(self._dtype_name)
-        except TypeError:
-            return self._dtype_name
+        """The element type as a numpy dtype; None for a from_buffer view made with itemsize
+        only. bfloat16/float8 need the ml_dtypes package (NotImplementedError without it)."""
+        if self._dtype is None and self._dtype_name is not None:
+            self._dtype = _numpy_dtype(self._dtype_name)
+        return self._dtype
 
     @property
     def size(self) -> int:
@@ -245,76 +342,14 @@ class StridedMemoryView:
             n *= s
         return n
 
-    def as_tensor_map(self, box_dim: Optional[Sequence[int]] = None, *, options: Any = None,
-                      element_strides: Optional[Sequence[int]] = None, data_type: Any = None,
-                      interleave: Any = None, swizzle: Any = None, l2_promotion: Any = None,
-                      oob_fill: Any = None) -> "_nanocuda.TensorMap":
-        """A tiled TMA descriptor of this memory (nanocuda.TensorMap). Arguments as cuda.core's
-        (box_dim, or options= a TensorMapDescriptorOptions-like object); unset options mean
-        cuda.core's defaults (no swizzle, no L2 promotion, zero fill)."""
-        pending = self._pending
-        if (pending is not None and box_dim is not None and options is None and element_strides is None
-                and data_type is None and interleave is None and swizzle is None and l2_promotion is None
-                and oob_fill is None):
-            # a from_dlpack view not yet read: one C++ read of the object (its strides and
-            # device checked there), as TensorMap.tiled(tensor, box) does
-            try:
-                return _tiled(pending[0], box_dim if type(box_dim) is tuple else tuple(box_dim),
-                              interleave="none", swizzle="none", l2_promotion="none", oob_fill="zero")
-            except (ValueError, TypeError) as e:  # named as the call the user made
-                raise type(e)(str(e).replace("TensorMap.tiled", "StridedMemoryView.as_tensor_map", 1)) from None
-        if (options is None and element_strides is None and data_type is None and interleave is None
-                and swizzle is None and l2_promotion is None and oob_fill is None
-                and self._strides is None and self.is_device_accessible and box_dim is not None):
-            # the common call, as_tensor_map(box): cuda.core's defaults, no per-option parsing
-            return _tiled_from_pointer(self.ptr, self._dtype_name, self.shape, None,
-                                       box=box_dim if type(box_dim) is tuple else tuple(box_dim),
-                                       interleave="none", swizzle="none", l2_promotion="none",
-                                       oob_fill="zero")
-        if options is not None:
-            box_dim = box_dim if box_dim is not None else getattr(options, "box_dim", None)
-            element_strides = element_strides if element_strides is not None else getattr(options, "element_strides", None)
-            data_type = data_type if data_type is not None else getattr(options, "data_type", None)
-            interleave = interleave if interleave is not None else getattr(options, "interleave", None)
-            swizzle = swizzle if swizzle is not None else getattr(options, "swizzle", None)
-            l2_promotion = l2_promotion if l2_promotion is not None else getattr(options, "l2_promotion", None)
-            oob_fill = oob_fill if oob_fill is not None else getattr(options, "oob_fill", None)
-        if box_dim is None:
-            raise TypeError("StridedMemoryView.as_tensor_map: box_dim is required")
-        if not self.is_device_accessible:
-            raise ValueError("StridedMemoryView.as_tensor_map: the memory is on the CPU; a tensor "
-                             "map needs device memory")
-        dtype = self._dtype_name if data_type is None else getattr(data_type, "name", data_type)
-        strides_bytes = None
-        if self._strides is not None:
-            item = self._item
-            strides_bytes = tuple(s * item for s in self._strides)
-        return _tiled_from_pointer(
-            self.ptr, dtype, self.shape, strides_bytes, box=tuple(box_dim),
-            element_strides=None if element_strides is None else tuple(element_strides),
-            interleave=_enum_option(interleave, ("INTERLEAVE_",), "none"),
-            swizzle=_enum_option(swizzle, ("SWIZZLE_",), "none"),
-            l2_promotion=_enum_option(l2_promotion, ("L2_PROMOTION_", "L2_"), "none"),
-            oob_fill=_enum_option(oob_fill, ("OOB_FILL_", "FLOAT_OOB_FILL_"), "zero"))
+    as_tensor_map = _as_tensor_map
 
     def __repr__(self) -> str:
+        name = self._dtype_name if self._dtype_name is not None else (
+            "NoneType" if self._dtype is None else str(self._dtype))
         return (f"StridedMemoryView(ptr={self.ptr:#x}, shape={self.shape}, strides={self.strides}, "
-                f"dtype={self._dtype_name}, device_id={self.device_id}, "
+                f"dtype={name}, device_id={self.device_id}, "
                 f"is_device_accessible={self.is_device_accessible}, readonly={self.readonly})")
-
-
-def _dense_strides(shape: tuple) -> tuple:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _whole_elements(call: str, byte_strides: Sequence[int], item: int) -> list:
-    if any(x % item for x in byte_strides):
-        raise ValueError(f"{call}: strides {tuple(byte_strides)} (bytes) are not whole {item}-byte elements")
-    return [x // item for x in byte_strides]
 
 
 def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:
@@ -328,10 +363,13 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
                          "are not supported")
     if dst.readonly:
         raise ValueError(f"{call}: the destination view is read-only")
+    if not dst.is_device_accessible and not src.is_device_accessible:
+        raise NotImplementedError(f"{call}: host-to-host copies are not implemented (cuda.core copies "
+                                  "host<->device and device<->device); copy with numpy")
+    host = dst.device_id < 0 or src.device_id < 0
     nbytes = src.size * src._item
     if nbytes:
         _nanocuda.copy(dst.ptr, src.ptr, size=nbytes, stream=stream)
-    host = dst.device_id < 0 or src.device_id < 0
     if blocking or (blocking is None and host):
         if stream is None:
             _nanocuda.Stream.legacy(_nanocuda.Device()).sync()
@@ -339,16 +377,35 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
             (getattr(stream, "sync", None) or stream.synchronize)()
 
 
+_smv_dlpack.install(StridedMemoryView)
+
+
+class _StreamedExport:
+    """`obj` whose __dlpack__ is asked with the consumer's stream (what cuda.core passes on)."""
+
+    __slots__ = ("obj", "stream")
+
+    def __init__(self, obj: Any, stream: int) -> None:
+        self.obj, self.stream = obj, stream
+
+    def __dlpack_device__(self) -> tuple:
+        return self.obj.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.obj.__dlpack__(stream=self.stream, **kwargs)
+
+
 class _ViewableArg:
     """An argument of an args_viewable_as_strided_memory function: .view(stream_ptr)."""
 
-    __slots__ = ("obj",)
+    __slots__ = ("obj", "has_dlpack")
 
     def __init__(self, obj: Any) -> None:
         self.obj = obj
+        self.has_dlpack = hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__")
 
     def view(self, stream_ptr: Optional[int] = None) -> StridedMemoryView:
-        return StridedMemoryView(self.obj, stream_ptr)
+        return StridedMemoryView.from_any_interface(self.obj, stream_ptr)
 
 
 def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:

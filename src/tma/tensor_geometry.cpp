@@ -1,9 +1,11 @@
 // Geometry from a DLTensor: device, dtype, rank and stride rules, with their error text.
 #include "nanocuda/tma/tensor_geometry.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
+#include "nanocuda/core/array_view.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tma_dtype.h"
 
@@ -21,7 +23,9 @@ const char* where_it_lives(std::int32_t device_type) {
   }
 }
 
+// The dtype's name from the core table; a DLPack code description for types it lacks.
 std::string describe_dtype(dlpack::DataType d) {
+  if (const DType* t = find_dtype(d)) return t->name;
   return "(DLPack code " + std::to_string(d.code) + ", " + std::to_string(d.bits) + " bits, " +
          std::to_string(d.lanes) + " lanes)";
 }
@@ -87,6 +91,17 @@ TensorGeometry tensor_geometry(const dlpack::Tensor& t, const char* where, const
     dtype = tma_data_type(t.dtype, dtype_name ? dtype_name(t.dtype) : describe_dtype(t.dtype), where);
   if (t.ndim < 1 || t.ndim > kTensorMapMaxRank) [[unlikely]] rank_error(t.ndim, where);
   return finish(t, *dtype, t.dtype.bits / 8u, where);  // every accepted type: whole bytes
+}
+
+TensorGeometry tensor_geometry(const ArrayView& v, const char* where, const char* object) {
+  const dlpack::Tensor t{reinterpret_cast<void*>(static_cast<std::uintptr_t>(v.ptr)),
+                         {v.device_type, v.device_id},
+                         v.ndim(),
+                         v.dtype.dl,
+                         const_cast<std::int64_t*>(v.shape.data()),
+                         const_cast<std::int64_t*>(v.strides.data()),
+                         0};
+  return tensor_geometry(t, where, object);
 }
 
 TensorGeometry tensor_geometry(const dlpack::Tensor& t, CUtensorMapDataType dtype,

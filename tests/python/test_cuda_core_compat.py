@@ -149,14 +149,15 @@ def test_strided_memory_view_of_numpy():
     assert v.dtype == np.float32 and v.device_id == -1 and not v.is_device_accessible
     assert v.readonly is False and v.exporting_obj is a
     t = a.T
-    vt = StridedMemoryView(t, -1)
+    with pytest.deprecated_call(match="deprecated"):  # as in cuda.core 1.2
+        vt = StridedMemoryView(t, -1)
     assert vt.shape == (4, 3) and vt.strides == (1, 4)
     a.flags.writeable = False
-    assert StridedMemoryView.from_dlpack(a).readonly is True
+    assert StridedMemoryView.from_dlpack(a, stream_ptr=-1).readonly is True
 
 
 def test_strided_memory_view_errors():
-    with pytest.raises(BufferError, match="supports neither DLPack"):
+    with pytest.raises(BufferError, match="does not support any data exchange protocol"):
         StridedMemoryView(object())
     with pytest.raises(BufferError, match="has no __dlpack__"):
         StridedMemoryView.from_dlpack([1, 2])
@@ -165,7 +166,7 @@ def test_strided_memory_view_errors():
     with pytest.raises(TypeError, match="stream_ptr must be an int"):
         StridedMemoryView.from_dlpack(np.zeros(2), stream_ptr="s")
     with pytest.raises(ValueError, match="StridedMemoryView.as_tensor_map: .*on the CPU"):
-        StridedMemoryView.from_dlpack(np.zeros((64, 64), np.float16)).as_tensor_map((16, 16))
+        StridedMemoryView.from_dlpack(np.zeros((64, 64), np.float16), -1).as_tensor_map((16, 16))
 
 
 class _HostArray:
@@ -180,11 +181,11 @@ def test_strided_memory_view_from_array_interface():
     a = np.arange(24, dtype=np.int16).reshape(4, 6)
     v = StridedMemoryView.from_array_interface(a[:, ::2])
     assert v.ptr == a.ctypes.data and v.shape == (4, 3) and v.strides == (6, 2)
-    assert v.dtype == np.int16 and v.device_id == -1 and not v.is_device_accessible
+    assert v.dtype == np.int16 and not v.is_device_accessible  # device_id: the current device
     a.flags.writeable = False
     w = StridedMemoryView.from_any_interface(_HostArray(a))
-    assert w.shape == (4, 6) and w.strides == (6, 1) and w.readonly is True
-    assert StridedMemoryView.from_any_interface(a).shape == (4, 6)  # DLPack first
+    assert w.shape == (4, 6) and w.strides is None and w.readonly is True  # no strides given: None
+    assert StridedMemoryView.from_any_interface(a, -1).shape == (4, 6)  # DLPack first
     with pytest.raises(BufferError, match="from_array_interface: a object has no __array_interface__"):
         StridedMemoryView.from_array_interface(object())
 
@@ -193,16 +194,16 @@ def test_strided_memory_view_from_buffer_and_copy_errors():
     with pytest.raises(TypeError, match="from_buffer: buffer must be a nanocuda Buffer, got ndarray"):
         StridedMemoryView.from_buffer(np.zeros(4), (4,), dtype=np.float32)
     a, b = np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)
-    va, vb = StridedMemoryView.from_dlpack(a), StridedMemoryView.from_dlpack(b)
+    va, vb = StridedMemoryView.from_dlpack(a, -1), StridedMemoryView.from_dlpack(b, -1)
     with pytest.raises(ValueError, match=r"copy_from: the views differ: shape \(3, 2\)"):
         va.copy_from(vb, None)
     with pytest.raises(ValueError, match="copy_to: both views must be C-contiguous"):
-        StridedMemoryView.from_dlpack(b.T).copy_to(va)
+        StridedMemoryView.from_dlpack(b.T, -1).copy_to(va)
     with pytest.raises(TypeError, match="copy_from: the other view must be a StridedMemoryView"):
         va.copy_from(b, None)
     a.flags.writeable = False
     with pytest.raises(ValueError, match="copy_from: the destination view is read-only"):
-        StridedMemoryView.from_dlpack(a).copy_from(StridedMemoryView.from_dlpack(np.zeros((2, 3), np.float32)))
+        StridedMemoryView.from_dlpack(a, -1).copy_from(StridedMemoryView.from_dlpack(np.zeros((2, 3), np.float32), -1))
 
 
 def test_cuda_core_module_names():

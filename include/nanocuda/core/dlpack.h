@@ -71,20 +71,24 @@ inline constexpr uint64_t kFlagReadOnly = 1ull << 0;
 
 // The DLPack C exchange API (DLPack 1.2+): a producer type exposes, as the type attribute
 // __dlpack_c_exchange_api__ (a capsule named "dlpack_exchange_api"), a table of C functions.
-// nanocuda uses only dltensor_from_py_object_no_sync: a non-owning view filled into a
-// caller-provided DLTensor, with no Python call and no allocation.
+// nanocuda reads tensors with dltensor_from_py_object_no_sync (a non-owning view filled into a
+// caller-provided DLTensor, with no Python call and no allocation) and provides the whole
+// table for StridedMemoryView. All functions are called with the GIL held.
 struct ExchangeApiHeader {
   PackVersion version;
   ExchangeApiHeader* prev_api;  // an older table, for consumers of an older minor version
 };
 
+using SetError = void (*)(void* error_ctx, const char* kind, const char* message);
+
 struct ExchangeApi {
   ExchangeApiHeader header;
-  void* managed_tensor_allocator;
-  void* managed_tensor_from_py_object_no_sync;
-  void* managed_tensor_to_py_object_no_sync;
+  int (*managed_tensor_allocator)(Tensor* prototype, ManagedTensorVersioned** out, void* error_ctx,
+                                  SetError set_error);
+  int (*managed_tensor_from_py_object_no_sync)(void* py_object, ManagedTensorVersioned** out);
+  int (*managed_tensor_to_py_object_no_sync)(ManagedTensorVersioned* tensor, void** out_py_object);
   int (*dltensor_from_py_object_no_sync)(void* py_object, Tensor* out);
-  void* current_work_stream;
+  int (*current_work_stream)(int32_t device_type, int32_t device_id, void** out_stream);
 };
 
 }  // namespace nanocuda::dlpack

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "nanocuda/core/array_view.h"
 #include "nanocuda/core/dlpack.h"
 #include "nanocuda/tma/tensor_map.h"
 
@@ -22,8 +23,8 @@ struct TensorGeometry {
   TensorMapDims strides{};
 };
 
-// Names a DLTensor's data type in errors. Called only on a refusal; it may throw an error
-// of its own for a type it does not know (the Python extension's dtype table does).
+// Names a DLTensor's data type in errors, overriding the core table's name (nanocuda's
+// own callers pass none). Called only on a refusal; it may throw an error of its own.
 using DlpackDtypeName = std::string (*)(dlpack::DataType dtype);
 
 // The geometry of `t`. Refuses, naming `where` and `object` (the tensor's kind, such as
@@ -34,6 +35,10 @@ using DlpackDtypeName = std::string (*)(dlpack::DataType dtype);
 [[nodiscard]] TensorGeometry tensor_geometry(const dlpack::Tensor& t, const char* where,
                                              const char* object = "tensor",
                                              DlpackDtypeName dtype_name = nullptr);
+
+// The same for the core's array model (an ArrayView produced from any protocol).
+[[nodiscard]] TensorGeometry tensor_geometry(const ArrayView& v, const char* where,
+                                             const char* object = "tensor");
 
 // The same for a tensor its reader already knows to be on a CUDA device, with element type
 // `dtype` (a reader with a dtype cache of its own): t.device and t.dtype are not read.

@@ -364,17 +364,16 @@ void bind_buffer(nb::module_& m) {
   internal_module(m).def("array_view",
         [](nb::handle obj, const char* where, bool cai) {
           // StridedMemoryView's reader: one C++ pass over DLPack / CUDA array interface.
-          (void)cai;  // describe_array tries the protocols in nanocuda's order either way
-          ArrayView v = describe_array(obj, where);
+          ArrayView v = cai ? describe_array(obj, where) : describe_array_dlpack(obj, where);
           nb::list shape, strides;
           for (int64_t s : v.shape) shape.append(s);
           for (int64_t s : v.strides) strides.append(s);
           return nb::make_tuple(v.ptr, v.device_type, v.device_id, v.dtype.name, v.dtype.itemsize(),
-                                nb::tuple(shape), nb::tuple(strides), v.is_contiguous());
+                                nb::tuple(shape), nb::tuple(strides), v.is_contiguous(), v.readonly);
         },
         nb::arg("obj"), nb::arg("where"), nb::arg("cai") = false,
         "(ptr, DLPack device type, device id, dtype name, itemsize, shape, strides in elements, "
-        "C-contiguous) of an array (StridedMemoryView's reader).");
+        "C-contiguous, read-only) of an array (StridedMemoryView's reader).");
 
   m.def("memset",
         [](nb::handle dst, nb::handle value_obj, nb::handle size, nb::handle stream) {

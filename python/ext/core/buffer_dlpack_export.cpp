@@ -1,7 +1,9 @@
-// A Buffer's DLPack export: the capsule (versioned or not) that keeps the Buffer alive for
-// as long as the consumer holds the tensor.
+// DLPack export of Buffers and strided views: the capsule (versioned or not) that keeps the
+// exporting object alive for as long as the consumer holds the tensor.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+
+#include <string>
 
 #include <type_traits>
 #include <vector>
@@ -18,6 +20,7 @@ namespace {
 struct ExportContext {
   PyObject* owner;
   std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // empty: compact row-major
 };
 
 template <class Managed>
@@ -44,7 +47,7 @@ void fill(dlpack::Tensor& t, void* data, dlpack::Device dev, const DType& dtype,
   t.ndim = static_cast<int32_t>(ctx->shape.size());
   t.dtype = dtype.dl;
   t.shape = ctx->shape.data();
-  t.strides = nullptr;  // compact row-major
+  t.strides = ctx->strides.empty() ? nullptr : ctx->strides.data();  // nullptr: compact
   t.byte_offset = 0;
 }
 
@@ -52,30 +55,40 @@ void fill(dlpack::Tensor& t, void* data, dlpack::Device dev, const DType& dtype,
 
 nb::object export_dlpack(nb::handle owner, void* data, dlpack::Device dev, const DType& dtype,
                          const Shape& shape, nb::handle max_version) {
+  return export_dlpack_strided(owner, data, dev, dtype, shape.vector(), {}, max_version, false,
+                               "Buffer.__dlpack__");
+}
+
+nb::object export_dlpack_strided(nb::handle owner, void* data, dlpack::Device dev, const DType& dtype,
+                                 std::vector<int64_t> shape, std::vector<int64_t> strides,
+                                 nb::handle max_version, bool readonly, const char* where) {
   // The protocol's max_version is a (major, minor) tuple of ints; anything else is named
   // (checked before the owner is referenced, so a refusal leaks nothing).
   if (!max_version.is_none() && (!PyTuple_Check(max_version.ptr()) || PyTuple_GET_SIZE(max_version.ptr()) != 2 ||
                                  !PyLong_Check(PyTuple_GET_ITEM(max_version.ptr(), 0))))
-    throw nb::type_error(("Buffer.__dlpack__: max_version must be a (major, minor) tuple of ints or None, got " +
+    throw nb::type_error((std::string(where) + ": max_version must be a (major, minor) tuple of ints or None, got " +
                           nb::cast<std::string>(nb::repr(max_version))).c_str());
+  if (!strides.empty() && strides.size() != shape.size())
+    throw nb::value_error((std::string(where) + ": " + std::to_string(strides.size()) + " strides for " +
+                           std::to_string(shape.size()) + " dimensions").c_str());
   bool versioned = !max_version.is_none() && nb::cast<long long>(max_version[0]) >= 1;
-  auto* ctx = new ExportContext{owner.ptr(), shape.vector()};
+  auto* ctx = new ExportContext{owner.ptr(), std::move(shape), std::move(strides)};
   Py_INCREF(owner.ptr());
   if (versioned) {
     auto* m = new dlpack::ManagedTensorVersioned{};
     m->version = {1, 0};
     m->manager_ctx = ctx;
     m->deleter = release_export<dlpack::ManagedTensorVersioned>;
+    m->flags = readonly ? dlpack::kFlagReadOnly : 0;
     fill(m->dl_tensor, data, dev, dtype, ctx);
     return nb::steal(PyCapsule_New(m, "dltensor_versioned",
                                    capsule_destructor<dlpack::ManagedTensorVersioned>));
   }
-  auto* m = new dlpack::ManagedTensor{};
+  auto* m = new dlpack::ManagedTensor{};  // pre-1.0 capsules carry no read-only flag
   m->manager_ctx = ctx;
   m->deleter = release_export<dlpack::ManagedTensor>;
   fill(m->dl_tensor, data, dev, dtype, ctx);
   return nb::steal(PyCapsule_New(m, "dltensor", capsule_destructor<dlpack::ManagedTensor>));
 }
-
 
 }  // namespace nanocuda::py

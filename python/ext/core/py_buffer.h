@@ -53,5 +53,10 @@ struct PyBuffer {
 // The DLPack capsule for __dlpack__ (max_version None or (major, minor): versioned from 1).
 nanobind::object export_dlpack(nanobind::handle owner, void* data, dlpack::Device dev, const DType& dtype,
                                const Shape& shape, nanobind::handle max_version);
+// The same for any strided memory (strides in elements; empty: compact), named `where` in errors.
+nanobind::object export_dlpack_strided(nanobind::handle owner, void* data, dlpack::Device dev,
+                                       const DType& dtype, std::vector<int64_t> shape,
+                                       std::vector<int64_t> strides, nanobind::handle max_version,
+                                       bool readonly, const char* where);
 
 }  // namespace nanocuda::py

@@ -1,20 +1,15 @@
-// Element types by name: one table mapping "float16", numpy and torch dtypes to DLPack codes.
+// Element types from Python objects: names, numpy and torch dtypes, read through the core's table.
 #pragma once
 
 #include <nanobind/nanobind.h>
 
 #include <string>
 
-#include "nanocuda/core/dlpack.h"
+#include "nanocuda/core/array_view.h"
 
 namespace nanocuda::py {
 
-struct DType {
-  dlpack::DataType dl{dlpack::kUInt, 8, 1};
-  const char* name = "uint8";      // canonical name, as numpy spells it ("bfloat16" too)
-  const char* typestr = "|u1";     // __cuda_array_interface__ typestr
-  [[nodiscard]] int itemsize() const { return dl.bits / 8; }
-};
+using nanocuda::DType;
 
 // Accepts a name ("float16", "f2", "half"), a numpy dtype or scalar type, or a torch dtype.
 DType parse_dtype(nanobind::handle obj);

@@ -36,16 +36,6 @@ const char* device_type_name(int32_t type) {
   }
 }
 
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
 // The device of a raw CUDA address, for protocols that do not carry it.
 int32_t device_of_pointer(uint64_t ptr, const char* where) {
   std::optional<int> ordinal = device_of_address(ptr, where);
@@ -181,7 +171,7 @@ ArrayView describe(nb::handle obj, const char* where, bool locate_device);
 void check_device(int32_t type, int32_t id, int device, const char* where, nb::handle obj) {
   if (type != dlpack::kCUDA && type != dlpack::kCUDAManaged) [[unlikely]]
     raise_value(std::string(where) + ": expected device memory, but the " + py_type_name(obj) +
-                " lives in " + device_type_name(type) + " (move it to the GPU first)");
+                " lives in " + device_type_name(type) + " (not device-accessible: move it to the GPU first)");
   if (device >= 0 && id != device) [[unlikely]]
     raise_value(std::string(where) + ": the " + py_type_name(obj) + " is on device " +
                 std::to_string(id) + ", but this call runs on device " + std::to_string(device));
@@ -189,22 +179,17 @@ void check_device(int32_t type, int32_t id, int device, const char* where, nb::h
 
 }  // namespace
 
-int64_t ArrayView::numel() const {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
-
-bool ArrayView::is_contiguous() const {
-  int64_t expected = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1 && strides[i] != expected) return false;
-    expected *= shape[i];
-  }
-  return true;
-}
-
 ArrayView describe_array(nb::handle obj, const char* where) {
+  return describe(obj, where, true);
+}
+
+ArrayView describe_array_dlpack(nb::handle obj, const char* where) {
+  Kind k = classify(obj);
+  if ((k == Kind::Cai || k == Kind::DataPtr || k == Kind::Host) && nb::hasattr(obj, "__dlpack__")) {
+    ArrayView v;  // CuPy: its DLPack export names what its interface cannot (bfloat16)
+    parse_dlpack(obj, v, where);
+    return v;
+  }
   return describe(obj, where, true);
 }
 

@@ -11,32 +11,24 @@
 #include <optional>
 #include <vector>
 
+#include "nanocuda/core/array_view.h"
 #include "nanocuda/core/dlpack.h"
 #include "interop/dtype.h"
 #include "nanocuda/core/stream.h"
 
 namespace nanocuda::py {
 
-// What an array-like object says about its memory.
-struct ArrayView {
-  uint64_t ptr = 0;
-  int32_t device_type = dlpack::kCUDA;
-  int32_t device_id = 0;
-  DType dtype;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // in elements, always filled (compact when the producer said none)
-  bool readonly = false;  // the producer marked it read-only (CUDA/array interface data[1], DLPack flag)
-  [[nodiscard]] int64_t numel() const;
-  [[nodiscard]] uint64_t nbytes() const { return static_cast<uint64_t>(numel()) * dtype.itemsize(); }
-  [[nodiscard]] bool is_contiguous() const;
-  [[nodiscard]] bool on_cuda() const {
-    return device_type == dlpack::kCUDA || device_type == dlpack::kCUDAManaged;
-  }
-};
+// What an array-like object says about its memory: the core's model, produced here from
+// Python objects.
+using nanocuda::ArrayView;
 
 // The full description of an array (device or host). `where` names the calling API in
 // errors, e.g. "TensorMap.tiled". Raises TypeError for objects that are not arrays.
 ArrayView describe_array(nanobind::handle obj, const char* where);
+
+// describe_array through the object's DLPack export when it has one (StridedMemoryView.from_dlpack),
+// even where nanocuda's order would read another protocol first.
+ArrayView describe_array_dlpack(nanobind::handle obj, const char* where);
 
 // describe_array without asking the driver which device a __cuda_array_interface__ pointer
 // is on (device_id is -1 for those): for callers that need only the geometry, and so that

@@ -7,6 +7,7 @@
 #include "tma/bound_tensor_map.h"
 #include "interop/interop.h"
 #include "toolkit/py_int.h"
+#include "nanocuda/core/array_view.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/launch/param_class.h"
 #include "nanocuda/launch/param_buffer.h"
@@ -201,17 +202,8 @@ void pack_scalar(ParamPacker& p, std::size_t i, PyObject* arg) {
     throw nb::type_error((where(p, i) + ": the tensor's dtype (DLPack code " +
                           std::to_string(dtype.code) + ", " + std::to_string(dtype.bits) +
                           " bits) is not one this launch requires").c_str());
-  if (!c.contiguous || !strides) return;
-  int64_t expected = 1;
-  for (int d = ndim - 1; d >= 0; --d) {
-    if (shape[d] == 0) return;
-    if (shape[d] != 1 && strides[d] != expected) {
-      for (int e = 0; e < d; ++e)
-        if (shape[e] == 0) return;
-      throw nb::value_error((where(p, i) + ": the tensor must be contiguous").c_str());
-    }
-    expected *= shape[d];
-  }
+  if (c.contiguous && !nanocuda::is_contiguous(ndim, shape, strides)) [[unlikely]]
+    throw nb::value_error((where(p, i) + ": the tensor must be contiguous").c_str());
 }
 
 // The same for kinds that read no DLTensor (torch without the exchange API, Buffers, CAI):

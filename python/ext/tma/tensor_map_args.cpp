@@ -38,10 +38,6 @@ CUtensorMapDataType torch_dtype(PyObject* dt, const char* where) {
   return g_dtypes.put(dt, tma_dtype(parse_dtype(nb::handle(dt)), where));
 }
 
-// The DLPack name of a dtype for the core's errors: the extension's table names it, or
-// refuses a type it does not know ("unsupported DLPack dtype ...").
-std::string dlpack_dtype_name(dlpack::DataType dl) { return dtype_from_dlpack(dl).name; }
-
 TensorGeometry torch_geometry(nb::handle t, const char* where) {
   long dev = torch::device(t.ptr());
   if (dev < 0)
@@ -143,7 +139,7 @@ bool exchange_geometry(nb::handle t, TensorGeometry& g, const char* where) {
   if (!read) return false;
   dlpack::Tensor v;
   if (read(t.ptr(), &v) != 0) throw nb::python_error();
-  g = nanocuda::tensor_geometry(v, where, Py_TYPE(t.ptr())->tp_name, dlpack_dtype_name);
+  g = nanocuda::tensor_geometry(v, where, Py_TYPE(t.ptr())->tp_name);
   return true;
 }
 
@@ -153,15 +149,8 @@ TensorGeometry tensor_geometry(nb::handle tensor, const char* where) {
   TensorGeometry g;
   if (exchange_geometry(tensor, g, where)) return g;
   if (is_torch_tensor(tensor)) return torch_geometry(tensor, where);
-  ArrayView v = describe_array_geometry(tensor, where);
-  const dlpack::Tensor view{reinterpret_cast<void*>(static_cast<std::uintptr_t>(v.ptr)),
-                            {v.device_type, v.device_id},
-                            static_cast<std::int32_t>(v.shape.size()),
-                            v.dtype.dl,
-                            v.shape.data(),
-                            v.strides.data(),
-                            0};
-  return nanocuda::tensor_geometry(view, where, Py_TYPE(tensor.ptr())->tp_name, dlpack_dtype_name);
+  return nanocuda::tensor_geometry(describe_array_geometry(tensor, where), where,
+                                   Py_TYPE(tensor.ptr())->tp_name);
 }
 
 CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
@@ -173,9 +162,10 @@ CUtensorMapDataType parse_tma_dtype(nb::handle dtype, const char* where) {
 
 CUtensorMapDataType parse_tma_dtype_slow(nb::handle dtype, const char* where) {
   if (PyUnicode_Check(dtype.ptr())) {
-    // TMA-only types that have no numpy/torch name.
+    // TMA's own names (cuda.core's TensorMapDataType.FLOAT32 arrives as "FLOAT32"), TMA-only
+    // types among them; other names go through the element-type table.
     std::optional<int> t = tma_enum_by_name(TmaEnum::DataType, nb::cast<std::string>(dtype));
-    if (t && *t >= CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ) return static_cast<CUtensorMapDataType>(*t);
+    if (t) return static_cast<CUtensorMapDataType>(*t);
   }
   return tma_dtype(parse_dtype(dtype), where);
 }

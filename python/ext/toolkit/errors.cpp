@@ -102,9 +102,13 @@ void set_error_from_current_exception() noexcept {
   } catch (nb::python_error& e) {
     e.restore();
     return;
+  } catch (const NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+    return;
   } catch (const nb::builtin_exception& e) {
     PyObject* type = e.type() == nb::exception_type::type_error    ? PyExc_TypeError
                      : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                     : e.type() == nb::exception_type::buffer_error ? PyExc_BufferError
                      : e.type() == nb::exception_type::index_error ? PyExc_IndexError
                      : e.type() == nb::exception_type::key_error   ? PyExc_KeyError
                                                                    : PyExc_RuntimeError;

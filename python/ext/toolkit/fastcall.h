@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <stdexcept>
 #include <type_traits>
 
 namespace nanocuda::py {
@@ -10,6 +11,11 @@ namespace nanocuda::py {
 // Sets the Python error for the C++ exception in flight, mapped exactly as nanobind's
 // translator does (errors.cpp). Only the wrappers below call it.
 void set_error_from_current_exception() noexcept;
+
+// Thrown by entry-point bodies for Python's NotImplementedError (errors.cpp maps it).
+struct NotImplementedError : std::logic_error {
+  using std::logic_error::logic_error;
+};
 
 namespace toolkit_detail {
 

@@ -360,14 +360,16 @@ def _launch_nothing(*args) -> None:
 
 
 _codes: dict = {}
+# The dtypes whose DLPack code torch's export is certain to use (others keep their check in Python).
+_CERTAIN = frozenset(("int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "bfloat16"))
 
 
 def _dlpack_codes(torch) -> dict:
-    """torch dtype -> DLPack code | bits << 8 | lanes << 16, for the dtypes whose code torch's
-    DLPack export is certain to use (others keep their check in Python)."""
+    """torch dtype -> DLPack code | bits << 8 | lanes << 16, read from the core's dtype table."""
     if not _codes:
-        for code, bits, names in ((0, 8, "int8"), (0, 16, "int16"), (0, 32, "int32"), (0, 64, "int64"),
-                                  (1, 8, "uint8"), (2, 16, "float16"), (2, 32, "float32"),
-                                  (2, 64, "float64"), (4, 16, "bfloat16")):
-            _codes[getattr(torch, names)] = code | bits << 8 | 1 << 16
+        from .._nanocuda import _internal
+
+        for name, code, bits, lanes, _typestr in _internal.dtype_table():
+            if name in _CERTAIN:
+                _codes[getattr(torch, name)] = code | bits << 8 | lanes << 16
     return _codes
