@@ -87,6 +87,14 @@ static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* d
   return 0;
 }
 
+/* An imported IPC pointer reaches 4096 bytes (RANGE_START_ADDR 11, RANGE_SIZE 12), so a
+ * descriptor claiming more is caught; other attributes stay zero. */
+static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) {
+  if (attr == 11) *(unsigned long long*)data = ptr;
+  else if (attr == 12) *(size_t*)data = ptr == 0x7e0000000000ull ? 4096 : 0;
+  return 0;
+}
+
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
@@ -114,12 +122,14 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
   /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
   else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuIpcOpenEventHandle")) *fn = (void*)handle;
   else *fn = (void*)ok;
   return 0;
 }

@@ -28,9 +28,10 @@ Event::Event(const Device& device, bool timing, bool blocking_sync)
   handle_.reset(h);
 }
 
-Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess)
+Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess, bool blocking_sync,
+             bool recorded, bool imported)
     : device_(device), context_(device.context()), handle_(handle), timing_(timing),
-      interprocess_(interprocess), recorded_(true) {}
+      interprocess_(interprocess), blocking_sync_(blocking_sync), imported_(imported), recorded_(recorded) {}
 
 CUevent Event::checked_handle(const char* call) const {
   if (!handle_) [[unlikely]]
