@@ -58,10 +58,6 @@ NOTES = {
     "DeviceProperties.can_tex2d_gather": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.gpu_overlap": "-a deprecated attribute CUDA 13's cuda.h no longer names",
     "DeviceProperties.maximum_texture1d_linear_width": "-a deprecated attribute CUDA 13's cuda.h no longer names",
-    "DeviceMemoryResource.register": "-not needed: a process maps each exporter's pool once and finds it by uuid "
-                                     "itself when a Buffer is unpickled",
-    "DeviceMemoryResource.from_registry": "-not needed: a process maps each exporter's pool once and finds it by "
-                                          "uuid itself when a Buffer is unpickled",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).

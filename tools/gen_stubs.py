@@ -84,6 +84,8 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "GraphBuilder.record_event": {"event": "Event"},
     "GraphBuilder.wait_event": {"event": "Event"},
     "GraphBuilder.free": {"ptr": "int"},
+    "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource", "ipc_descriptor": "IPCBufferDescriptor"},
+    "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
 }
 _OPEN = {"object", "object | None"}
 

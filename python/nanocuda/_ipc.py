@@ -102,11 +102,6 @@ def _descriptor_from_payload(payload, size):
     return _nanocuda.IPCBufferDescriptor._init(payload, size)
 
 
-def _reduce_descriptor(descriptor):
-    """cuda.core's shape: (rebuild, (payload, size))."""
-    return _descriptor_from_payload, (descriptor._payload, descriptor.size)
-
-
 def _refuse_plain_handle(handle):
     raise TypeError("pickle(IPCAllocationHandle): a file descriptor is sent only through multiprocessing "
                     "(Process arguments, Queue, Pipe), which passes it to the receiver by SCM_RIGHTS")
@@ -124,7 +119,6 @@ def register() -> None:
     """Registers the reducers: copyreg for plain pickle, multiprocessing's for its own pickler."""
     if "__reduce__" not in vars(_nanocuda.Device) and "__getstate__" not in vars(_nanocuda.Device):
         copyreg.pickle(_nanocuda.Device, _reduce_device)
-    _nanocuda.IPCBufferDescriptor.__reduce__ = _reduce_descriptor
     copyreg.pickle(_nanocuda.Buffer, _reduce_buffer)
     copyreg.pickle(_nanocuda.Event, _reduce_event)
     copyreg.pickle(_nanocuda.DeviceMemoryResource, _reduce_resource)

@@ -22,6 +22,12 @@ namespace nb = nanobind;
 
 namespace nanocuda::py {
 
+nb::object uuid_object(const std::array<unsigned char, 16>& id) {
+  if (id == std::array<unsigned char, 16>{}) return nb::none();
+  return nb::module_::import_("uuid").attr("UUID")(
+      nb::arg("bytes") = nb::bytes(reinterpret_cast<const char*>(id.data()), id.size()));
+}
+
 namespace {
 
 std::array<unsigned char, 16> uuid_of(nb::bytes b) {
@@ -32,13 +38,6 @@ std::array<unsigned char, 16> uuid_of(nb::bytes b) {
 }
 
 nb::bytes as_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
-
-// A pool uuid as Python's uuid.UUID, or None for the all-zero "no uuid".
-nb::object uuid_object(const std::array<unsigned char, 16>& id) {
-  if (id == std::array<unsigned char, 16>{}) return nb::none();
-  return nb::module_::import_("uuid").attr("UUID")(
-      nb::arg("bytes") = nb::bytes(reinterpret_cast<const char*>(id.data()), id.size()));
-}
 
 // uuid.UUID (cuda.core's type) or its 16 bytes; `none_ok`: None gives the zero "no uuid".
 std::array<unsigned char, 16> uuid_arg(nb::handle obj, const char* call, bool none_ok = false) {
@@ -80,8 +79,11 @@ void bind_ipc(nb::module_& m) {
                                                              size_arg(size, "IPCBufferDescriptor._init"));
                   }, nb::arg("reserved"), nb::arg("size").none(),
                   "Rebuild a descriptor from its payload bytes and size (pickling's path).")
-      .def_prop_ro("_payload", [](const IpcBufferDescriptor& d) { return as_bytes(d.payload()); },
-                   "The bytes _init takes back (the driver's export data, then the pool's uuid).")
+      .def("__reduce__", [](const IpcBufferDescriptor& d) {
+             // A module-level rebuild function (nanobind's own functions do not pickle by name).
+             return nb::make_tuple(nb::module_::import_("nanocuda._ipc").attr("_descriptor_from_payload"),
+                                   nb::make_tuple(as_bytes(d.payload()), d.size));
+           }, "(rebuild, (payload, size)): the payload is the driver's export data, then the pool's uuid.")
       .def("__eq__", [](const IpcBufferDescriptor& a, nb::handle b) {
              return nb::isinstance<IpcBufferDescriptor>(b) && a.to_bytes() == nb::cast<const IpcBufferDescriptor&>(b).to_bytes();
            })
@@ -155,12 +157,6 @@ void bind_ipc(nb::module_& m) {
       [](nb::handle uuid) { return DeviceMemoryResource::from_registry(uuid_arg(uuid, "DeviceMemoryResource.from_registry")); },
       nb::name("from_registry"), nb::scope(dmr), nb::arg("uuid").none(),
       "The mapped resource registered under `uuid`; RuntimeError when this process has none."));
-  dmr.attr("uuid") = nb::module_::import_("builtins").attr("property")(
-      nb::cpp_function([](const DeviceMemoryResource& r) -> nb::object {
-        return r.is_ipc_enabled() ? uuid_object(r.uuid()) : nb::none();
-      }, nb::is_method()),
-      nb::none(), nb::none(), "The pool's uuid.UUID, what importers key their mapping on (None without IPC).");
-
   nb::handle buffer = nb::type<PyBuffer>();
   nb::object staticmethod = nb::module_::import_("builtins").attr("staticmethod");
   nb::object property = nb::module_::import_("builtins").attr("property");
