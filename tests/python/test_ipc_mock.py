@@ -61,6 +61,16 @@ def child_checks(mr, buf, handle, desc, event):
     assert event.ipc_descriptor == bytes(64)  # what the mock driver exports
 
 
+class IPCBufferDescriptor:
+    """Stands for cuda.core's own descriptor class: only its pickled form is public."""
+
+    def __init__(self, payload, size):
+        self.payload, self.size = payload, size
+
+    def __reduce__(self):
+        return IPCBufferDescriptor, (self.payload, self.size)
+
+
 class Irreducible:
     def __reduce__(self):
         raise RuntimeError("Irreducible")
@@ -175,6 +185,7 @@ def test_a_child_gets_mapped_resources_buffers_and_ipc_events(mock_libcuda, tmp_
 
 def test_descriptors_are_checked_before_and_after_the_driver(mock_libcuda, tmp_path):
     run_scenario(mock_libcuda, tmp_path, """
+        from ipc_mock_children import IPCBufferDescriptor as ForeignDescriptor
         from nanocuda import Buffer, DeviceMemoryResource, IPCBufferDescriptor, IPCAllocationHandle
         buf = mr.allocate(64)
         desc = buf.ipc_descriptor
@@ -200,6 +211,9 @@ def test_descriptors_are_checked_before_and_after_the_driver(mock_libcuda, tmp_p
             pickle.dumps(mr.allocation_handle)
         except TypeError as e:
             assert "multiprocessing" in str(e), e
+        foreign = Buffer.from_ipc_descriptor(mapped, ForeignDescriptor(payload, 64))  # cuda.core's object
+        assert foreign.size == 64
+        foreign.close()
         ok = Buffer.from_ipc_descriptor(mapped, desc)  # the refused imports left nothing behind
         ok.close()
         mapped.close(); mapped.close()

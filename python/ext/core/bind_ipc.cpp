@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cstring>
+#include <string_view>
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
@@ -52,6 +53,25 @@ std::array<unsigned char, 16> uuid_arg(nb::handle obj, const char* call, bool no
 [[noreturn]] void wrong_type(const char* arg, const char* expected, nb::handle got) {
   throw nb::type_error((std::string("Argument '") + arg + "' has incorrect type (expected " + expected +
                         ", got " + Py_TYPE(got.ptr())->tp_name + ")").c_str());
+}
+
+// Ours, or cuda.core's own IPCBufferDescriptor read through its pickled form
+// (rebuild, (payload bytes, size)), the one view of it cuda.core makes public.
+IpcBufferDescriptor descriptor_arg(nb::handle desc) {
+  if (nb::isinstance<IpcBufferDescriptor>(desc)) return nb::cast<const IpcBufferDescriptor&>(desc);
+  if (std::string_view(Py_TYPE(desc.ptr())->tp_name).ends_with("IPCBufferDescriptor") &&
+      nb::hasattr(desc, "__reduce__")) {
+    nb::object reduced = desc.attr("__reduce__")();
+    if (nb::isinstance<nb::tuple>(reduced) && nb::len(reduced) >= 2) {
+      nb::object args = reduced[1];
+      if (nb::isinstance<nb::tuple>(args) && nb::len(args) == 2 && nb::isinstance<nb::bytes>(args[0])) {
+        auto payload = nb::borrow<nb::bytes>(args[0]);
+        return IpcBufferDescriptor::from_payload({payload.c_str(), payload.size()},
+                                                 size_arg(args[1], "Buffer.from_ipc_descriptor", "ipc_descriptor.size"));
+      }
+    }
+  }
+  wrong_type("ipc_descriptor", "IPCBufferDescriptor", desc);
 }
 
 Device device_of(nb::handle device) {
@@ -185,9 +205,8 @@ void bind_ipc(nb::module_& m) {
   buffer.attr("from_ipc_descriptor") = staticmethod(nb::cpp_function(
       [](nb::handle mr_obj, nb::handle desc, nb::handle stream, nb::handle dtype, nb::handle shape) {
         if (!nb::isinstance<DeviceMemoryResource>(mr_obj)) wrong_type("mr", "DeviceMemoryResource", mr_obj);
-        if (!nb::isinstance<IpcBufferDescriptor>(desc)) wrong_type("ipc_descriptor", "IPCBufferDescriptor", desc);
         auto mr = nb::cast<std::shared_ptr<DeviceMemoryResource>>(mr_obj);
-        const auto& d = nb::cast<const IpcBufferDescriptor&>(desc);
+        const IpcBufferDescriptor d = descriptor_arg(desc);
         Stream s = stream_for(stream, mr->device_id(), "Buffer.from_ipc_descriptor");
         DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
         if (dt.itemsize() <= 0)
