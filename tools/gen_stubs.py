@@ -86,6 +86,8 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "GraphBuilder.free": {"ptr": "int"},
     "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource", "ipc_descriptor": "IPCBufferDescriptor"},
     "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
+    "DeviceMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
+    "DeviceMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
 }
 _OPEN = {"object", "object | None"}
 

@@ -11,6 +11,7 @@ import types
 # device_pointer, python/ext/core bind_device.cpp device_ordinal_arg): typing-only names,
 # not in the module at run time.
 import os
+import uuid
 from typing import Any, Literal, Protocol, TypeAlias
 
 class SupportsCudaStream(Protocol):
@@ -1986,13 +1987,13 @@ class DeviceMemoryResource(MemoryResource):
         Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle is only read (an int file descriptor stays the caller's to close); a handle with a uuid is registered under it, and a pool already mapped here is reused.
         """
 
-    def register(self, uuid: object | None) -> DeviceMemoryResource:
+    def register(self, uuid: uuid.UUID | bytes) -> DeviceMemoryResource:
         """
         Register this mapped resource under its exporter's uuid (for from_registry and unpickled Buffers); returns the one already registered under it, if any.
         """
 
     @staticmethod
-    def from_registry(uuid: object | None) -> DeviceMemoryResource:
+    def from_registry(uuid: uuid.UUID | bytes) -> DeviceMemoryResource:
         """
         The mapped resource registered under `uuid`; RuntimeError when this process has none.
         """
