@@ -87,11 +87,24 @@ static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* d
   return 0;
 }
 
-/* An imported IPC pointer reaches 4096 bytes (RANGE_START_ADDR 11, RANGE_SIZE 12), so a
- * descriptor claiming more is caught; other attributes stay zero. */
+/* What cuPointerGetAttribute says about every address: NANOCUDA_MOCK_POINTER is "pageable"
+ * (unknown to the driver: CUDA_ERROR_INVALID_VALUE), "pinned", "managed" or "device" (each on
+ * device 0); unset, it succeeds and writes nothing, like every other call. An imported IPC
+ * pointer (pool_import_pointer's) reaches 4096 bytes (RANGE_START_ADDR 11, RANGE_SIZE 12), so
+ * a descriptor claiming more is caught. */
 static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) {
-  if (attr == 11) *(unsigned long long*)data = ptr;
-  else if (attr == 12) *(size_t*)data = ptr == 0x7e0000000000ull ? 4096 : 0;
+  const char* kind = getenv("NANOCUDA_MOCK_POINTER");
+  if (ptr == 0x7e0000000000ull && (attr == 11 || attr == 12)) {
+    if (attr == 11) *(unsigned long long*)data = ptr;
+    else *(size_t*)data = 4096;
+    return 0;
+  }
+  if (!kind) return 0;  /* leaves the output alone, like every other call */
+  if (!strcmp(kind, "pageable")) return 1;
+  unsigned value = 0;
+  if (attr == 2) value = !strcmp(kind, "pinned") ? 1 : 2;      /* MEMORY_TYPE: HOST or DEVICE */
+  else if (attr == 8) value = !strcmp(kind, "managed");         /* IS_MANAGED */
+  memcpy(data, &value, 4);                                     /* DEVICE_ORDINAL (9): 0 */
   return 0;
 }
 
@@ -122,11 +135,11 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
-  else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
+  else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
   else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuIpcOpenEventHandle")) *fn = (void*)handle;
