@@ -245,3 +245,32 @@ def test_ipc_events_are_made_once_bound_and_never_timed(mock_libcuda, tmp_path):
         s.record(e)  # nanocuda's own way: made unrecorded, recorded once
         assert e.is_ipc_enabled and not e.is_timing_enabled and e.device == dev
     """)
+
+
+def test_bad_ipc_input_names_the_call_and_the_rule(mock_libcuda, tmp_path):
+    run_scenario(mock_libcuda, tmp_path, """
+        from nanocuda import Buffer, DeviceMemoryResource, IPCBufferDescriptor
+        desc = mr.allocate(64).ipc_descriptor
+        plain = DeviceMemoryResource(0)
+        cases = [
+            (lambda: DeviceMemoryResource.from_allocation_handle(0, "3"), TypeError,
+             "from_allocation_handle: alloc_handle must be an IPCAllocationHandle"),
+            (lambda: DeviceMemoryResource.from_allocation_handle(0, -1), ValueError, "must be non-negative"),
+            (lambda: DeviceMemoryResource.from_registry(5), TypeError, "from_registry: uuid must be a uuid.UUID"),
+            (lambda: DeviceMemoryResource.from_registry(b"short"), ValueError, "16 bytes"),
+            (lambda: mr.register(mr.uuid), ValueError, "only a mapped resource"),
+            (lambda: Buffer.from_ipc_descriptor(object(), desc), TypeError, "Argument 'mr' has incorrect type"),
+            (lambda: Buffer.from_ipc_descriptor(mr, desc), ValueError, "must be mapped from the exporting process"),
+            (lambda: IPCBufferDescriptor._init(b"x" * 64, -1), ValueError, "IPCBufferDescriptor._init"),
+            (lambda: pickle.dumps(plain.allocate(64)), TypeError, "only an IPC-enabled DeviceMemoryResource"),
+            (lambda: pickle.dumps(plain), TypeError, "only an IPC-enabled DeviceMemoryResource"),
+            (lambda: pickle.dumps(nanocuda.Device(0).create_event()), TypeError, "only IPC-enabled events"),
+        ]
+        for call, kind, text in cases:
+            try:
+                call()
+            except kind as e:
+                assert text in str(e), (text, e)
+            else:
+                raise AssertionError(text)
+    """)
