@@ -46,6 +46,9 @@ void Event::close() noexcept {
 
 void Event::record(const Stream& stream) {
   CUevent h = checked_handle("Event.record");
+  // Another process may be waiting on what this event marks (cuda.core's rule and words).
+  if (interprocess_ && recorded_) [[unlikely]]
+    throw TypeError("IPC-enabled events should not be re-recorded, instead create a new event by supplying options.");
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },
                 h, stream.handle());

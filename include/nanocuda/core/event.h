@@ -49,6 +49,8 @@ class Event {
   void close() noexcept;
   [[nodiscard]] bool is_closed() const noexcept { return !handle_; }
 
+  // TypeError for an IPC event recorded before (or opened from another process): another
+  // process may be waiting on what it marks; make a new one instead.
   void record(const Stream& stream);
   // Blocks until the work before the record is done.
   void sync() const;

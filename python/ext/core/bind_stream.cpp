@@ -79,11 +79,7 @@ void bind_stream(nb::module_& m) {
                if (!nb::isinstance<Event>(event))
                  throw nb::type_error(("Stream.record: event must be a nanocuda.Event or None, got " +
                                        std::string(Py_TYPE(event.ptr())->tp_name)).c_str());
-               Event& given = nb::cast<Event&>(event);
-               if (given.is_interprocess() && given.is_recorded())
-                 throw nb::type_error("IPC-enabled events should not be re-recorded, instead create a new event "
-                                      "by supplying options.");
-               given.record(s);
+               nb::cast<Event&>(event).record(s);
                return nb::borrow(event);
              }
              Event e = event_from_options(s.device(), options, "Stream.record", timing, /*bound=*/true);
