@@ -50,10 +50,6 @@ NOTES = {
     "Device.create_context": "-explicit contexts are outside nanocuda's scope (see `Context`)",
     "Device.resources": "-green contexts are outside nanocuda's scope", "Stream.resources": "-green contexts are outside nanocuda's scope",
     "Device.to_system_device": "-needs NVML (libnvidia-ml), a library nanocuda does not load",
-    "DeviceMemoryResource.register": "-not needed: a process maps each exporter's pool once and finds it by uuid "
-                                     "itself when a Buffer is unpickled",
-    "DeviceMemoryResource.from_registry": "-not needed: a process maps each exporter's pool once and finds it by "
-                                          "uuid itself when a Buffer is unpickled",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).

@@ -94,6 +94,10 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "Device.create_surface_object": {"resource": "_texture.ResourceDescriptor"},
     "Event.__rsub__": {"other": "Any"},
     "Event.__isub__": {"other": "Any"},
+    "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource", "ipc_descriptor": "IPCBufferDescriptor"},
+    "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
+    "DeviceMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
+    "DeviceMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
 }
 # Bindings that return an object of the nanocuda.texture package: their return types.
 TEXTURE_RETURNS = {"create_opaque_array": "OpaqueArray", "create_mipmapped_array": "MipmappedArray",

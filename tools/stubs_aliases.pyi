@@ -2,6 +2,7 @@
 # device_pointer, python/ext/core bind_device.cpp device_ordinal_arg): typing-only names,
 # not in the module at run time.
 import os
+import uuid
 from typing import Any, Literal, Protocol, TypeAlias
 from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
 

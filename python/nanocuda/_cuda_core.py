@@ -68,9 +68,8 @@ class EventOptions:
             if given[new] is not None and bool(given[new]) != bool(value):
                 raise ValueError(f"EventOptions: {new}={given[new]!r} and its older name {name}={value!r} disagree")
             given[new] = value
-        if given["ipc_enabled"] and given["timing_enabled"]:
-            raise ValueError("EventOptions: ipc_enabled events cannot have timing_enabled=True "
-                             "(enable_timing=True): the driver forbids timing on IPC events")
+        # ipc_enabled with timing_enabled is refused where the event is made (Stream.record), as
+        # cuda.core does: the options object itself is only data.
         for name, value in given.items():
             setattr(self, name, False if value is None else value)
 

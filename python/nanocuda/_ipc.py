@@ -1,11 +1,15 @@
-"""Sending Buffers and Events to other processes through pickle (multiprocessing).
+"""Sending memory resources, Buffers and Events to other processes through pickle, as cuda.core does.
 
-A Buffer from an IPC-enabled pool pickles as (the pool's file descriptor, wrapped in
-multiprocessing's DupFd, so the receiving process gets its own duplicate through
-SCM_RIGHTS; the pool's uuid; the buffer's descriptor bytes). The receiver maps the pool
-once per process (keyed on the uuid) and the buffer with it: zero copy. Only pickling done
-by multiprocessing can carry the descriptor (Process arguments, Queue/Pipe sends); start
-the child with the "spawn" or "forkserver" method (a forked child cannot use CUDA).
+Two picklers, two meanings (cuda.core's design):
+- multiprocessing's pickler (Process arguments, Queue/Pipe sends, Pool tasks) sends an
+  IPC-enabled DeviceMemoryResource deeply: its pool's file descriptor travels by SCM_RIGHTS
+  (DupFd) and the receiver maps the pool once (DeviceMemoryResource.from_allocation_handle,
+  which registers the mapping under the pool's uuid; a second send finds it).
+- plain pickle.dumps sends a resource by its uuid only: the receiver must have it registered
+  already (it was sent through multiprocessing before), else unpickling raises RuntimeError
+  "Memory resource <uuid> was not found".
+A Buffer pickles as (its resource, its IPCBufferDescriptor), so it follows the pickler used.
+An IPCAllocationHandle goes only through multiprocessing (a file descriptor is not data).
 
 Who frees what: the exporter owns the memory. A receiver's Buffer owns only its mapping
 (closing it unmaps, never frees the exporter's memory); the exporter must keep its Buffer
@@ -15,7 +19,7 @@ alive until every receiver has closed theirs (wait on an IPC event or a message)
 from __future__ import annotations
 
 import copyreg
-import os
+import multiprocessing.reduction as mp_reduction
 
 from . import _nanocuda
 
@@ -31,64 +35,93 @@ def _device_by_uuid(uuid: str, ordinal: int) -> "_nanocuda.Device":
     raise ValueError(f"IPC: device {uuid} (ordinal {ordinal} in the sender) is not visible in this process")
 
 
-def _reduce_buffer(buf):
-    mr = buf.memory_resource
-    if not isinstance(mr, _nanocuda.DeviceMemoryResource) or not mr.is_ipc_enabled or mr.is_mapped:
+def _reduce_device(device):
+    return _device_by_uuid, (device.uuid, device.ordinal)
+
+
+def _ipc_resource(obj, what: str):
+    mr = obj if isinstance(obj, _nanocuda.DeviceMemoryResource) else obj.memory_resource
+    if not isinstance(mr, _nanocuda.DeviceMemoryResource) or not mr.is_ipc_enabled:
         raise TypeError(
-            "Buffer: only buffers allocated from a DeviceMemoryResource(device, "
-            "DeviceMemoryResourceOptions(ipc_enabled=True)) can be sent to another process")
-    from multiprocessing.reduction import DupFd
-
-    handle = mr.get_allocation_handle()
-    device = buf.device
-    return _rebuild_buffer, (device.uuid, device.ordinal, handle.uuid, DupFd(handle.fd),
-                             buf.get_ipc_descriptor().to_bytes(), buf.dtype, tuple(buf.shape))
+            f"{what}: only an IPC-enabled DeviceMemoryResource (DeviceMemoryResourceOptions(ipc_enabled=True)) "
+            "and its buffers can be sent to another process")
+    return mr
 
 
-def _rebuild_buffer(device_uuid, ordinal, pool_uuid, dup_fd, descriptor, dtype, shape):
-    device = _device_by_uuid(device_uuid, ordinal)
-    fd = dup_fd.detach()
-    mr = _nanocuda.DeviceMemoryResource._find_mapped(pool_uuid)
-    if mr is None:
-        handle = _nanocuda.IPCAllocationHandle._adopt(fd, pool_uuid)
-        try:
-            mr = _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
-        finally:
-            handle.close()  # the driver holds its own reference to the pool
-    else:
-        os.close(fd)
-    return _nanocuda.Buffer.from_ipc_descriptor(
-        mr, _nanocuda.IPCBufferDescriptor.from_bytes(descriptor), dtype=dtype, shape=shape)
+def _from_registry(uuid):
+    return _nanocuda.DeviceMemoryResource.from_registry(uuid)
+
+
+def _reduce_resource(mr):
+    """Plain pickle: the resource by uuid; the receiver finds its mapping in the registry."""
+    _ipc_resource(mr, "pickle(DeviceMemoryResource)")
+    return _from_registry, (mr.uuid,)
+
+
+def _deep_reduce_resource(mr):
+    """multiprocessing: the pool itself, mapped (once) and registered in the receiver."""
+    _ipc_resource(mr, "pickle(DeviceMemoryResource)")
+    if mr.is_mapped:  # a mapping cannot be exported again; the receiver needs its own send
+        return _from_registry, (mr.uuid,)
+    return _rebuild_resource, (_nanocuda.Device(mr.device_id), mr.allocation_handle)
+
+
+def _rebuild_resource(device, handle):
+    try:
+        return _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
+    finally:
+        handle.close()  # the driver keeps its own reference to the pool
+
+
+def _reduce_buffer(buf):
+    mr = _ipc_resource(buf, "pickle(Buffer)")
+    return _rebuild_buffer, (mr, buf.get_ipc_descriptor(), buf.dtype, tuple(buf.shape))
+
+
+def _rebuild_buffer(mr, descriptor, dtype, shape):
+    return _nanocuda.Buffer.from_ipc_descriptor(mr, descriptor, dtype=dtype, shape=shape)
 
 
 def _reduce_event(event):
     if not event.is_ipc_enabled:
-        raise TypeError("Event: only events from Event.create_ipc() can be sent to another process")
+        raise TypeError("pickle(Event): only IPC-enabled events (stream.record(options=EventOptions("
+                        "ipc_enabled=True)) or Event.create_ipc()) can be sent to another process")
     device = event.device
-    return _rebuild_event, (device.uuid, device.ordinal, event.get_ipc_descriptor())
+    if device is None:
+        raise TypeError("pickle(Event): an event opened from another process cannot be sent on; "
+                        "send the exporter's event again")
+    return _rebuild_event, (device.uuid, device.ordinal, event.get_ipc_descriptor(), event.is_blocking_sync)
 
 
-def _rebuild_event(device_uuid, ordinal, handle):
-    return _nanocuda.Event.from_ipc_descriptor(handle, _device_by_uuid(device_uuid, ordinal))
+def _rebuild_event(device_uuid, ordinal, handle, blocking_sync=False):
+    return _nanocuda.Event.from_ipc_descriptor(handle, _device_by_uuid(device_uuid, ordinal),
+                                               blocking_sync=blocking_sync)
+
+
+def _descriptor_from_payload(payload, size):
+    return _nanocuda.IPCBufferDescriptor._init(payload, size)
+
+
+def _refuse_plain_handle(handle):
+    raise TypeError("pickle(IPCAllocationHandle): a file descriptor is sent only through multiprocessing "
+                    "(Process arguments, Queue, Pipe), which passes it to the receiver by SCM_RIGHTS")
 
 
 def _reduce_allocation_handle(handle):
-    from multiprocessing.reduction import DupFd
-
-    return _rebuild_allocation_handle, (DupFd(handle.fd), handle.uuid)
+    return _rebuild_allocation_handle, (mp_reduction.DupFd(handle.fd), handle.uuid)
 
 
 def _rebuild_allocation_handle(dup_fd, uuid):
-    return _nanocuda.IPCAllocationHandle._adopt(dup_fd.detach(), uuid)
-
-
-def _rebuild_descriptor(raw: bytes):
-    return _nanocuda.IPCBufferDescriptor.from_bytes(raw)
+    return _nanocuda.IPCAllocationHandle._init(dup_fd.detach(), uuid)
 
 
 def register() -> None:
-    """Registers the reducers with copyreg (no import of multiprocessing until a pickle)."""
+    """Registers the reducers: copyreg for plain pickle, multiprocessing's for its own pickler."""
+    if "__reduce__" not in vars(_nanocuda.Device) and "__getstate__" not in vars(_nanocuda.Device):
+        copyreg.pickle(_nanocuda.Device, _reduce_device)
     copyreg.pickle(_nanocuda.Buffer, _reduce_buffer)
     copyreg.pickle(_nanocuda.Event, _reduce_event)
-    copyreg.pickle(_nanocuda.IPCAllocationHandle, _reduce_allocation_handle)
-    copyreg.pickle(_nanocuda.IPCBufferDescriptor, lambda d: (_rebuild_descriptor, (d.to_bytes(),)))
+    copyreg.pickle(_nanocuda.DeviceMemoryResource, _reduce_resource)
+    copyreg.pickle(_nanocuda.IPCAllocationHandle, _refuse_plain_handle)
+    mp_reduction.register(_nanocuda.DeviceMemoryResource, _deep_reduce_resource)
+    mp_reduction.register(_nanocuda.IPCAllocationHandle, _reduce_allocation_handle)

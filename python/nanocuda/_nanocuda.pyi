@@ -11,6 +11,7 @@ import types
 # device_pointer, python/ext/core bind_device.cpp device_ordinal_arg): typing-only names,
 # not in the module at run time.
 import os
+import uuid
 from typing import Any, Literal, Protocol, TypeAlias
 
 class SupportsCudaStream(Protocol):
@@ -1618,11 +1619,13 @@ class Event:
 
     @property
     def device(self) -> object:
-        """The Device this event belongs to."""
+        """
+        The Device this event belongs to (None when opened from another process).
+        """
 
     @property
-    def context(self) -> Context:
-        """The event's Context."""
+    def context(self) -> object:
+        """The event's Context (None when opened from another process)."""
 
     @property
     def is_timing_disabled(self) -> bool:
@@ -1646,9 +1649,9 @@ class Event:
         """end - start: milliseconds between two timing events (cuda.core)."""
 
     @staticmethod
-    def create_ipc(device: DeviceLike | None = None) -> Event:
+    def create_ipc(device: DeviceLike | None = None, *, blocking_sync: bool = False) -> Event:
         """
-        A new interprocess event (timing disabled), which other processes can open.
+        A new interprocess event (timing disabled, not yet recorded: record it once), which other processes can open. cuda.core's way: stream.record(options=EventOptions(ipc_enabled=True)).
         """
 
     def get_ipc_descriptor(self) -> bytes:
@@ -1659,8 +1662,10 @@ class Event:
     def ipc_descriptor(arg: Event, /) -> bytes: ...
 
     @staticmethod
-    def from_ipc_descriptor(handle: bytes, device: DeviceLike | None = None) -> Event:
-        """Open an event another process exported with get_ipc_descriptor()."""
+    def from_ipc_descriptor(handle: bytes, device: DeviceLike | None = None, *, blocking_sync: bool = False) -> Event:
+        """
+        Open an event another process exported with get_ipc_descriptor() (blocking_sync: the exporter's flag, reported by is_blocking_sync; the handle does not carry it).
+        """
 
     def __repr__(self) -> str: ...
 
@@ -1809,9 +1814,9 @@ class Buffer:
         """
 
     @staticmethod
-    def from_ipc_descriptor(mr: DeviceMemoryResource, descriptor: IPCBufferDescriptor, stream: StreamLike | None = None, dtype: object | None = None, shape: object | None = None) -> object:
+    def from_ipc_descriptor(mr: DeviceMemoryResource, ipc_descriptor: IPCBufferDescriptor, stream: StreamLike | None = None, dtype: object | None = None, shape: object | None = None) -> object:
         """
-        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only. The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
+        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only (importing one buffer twice gives the same address, unmapped at the last close). The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
         """
 
     def __eq__(self, arg: object, /) -> object: ...
@@ -1949,8 +1954,10 @@ class DeviceMemoryResource(MemoryResource):
         """The CUmemoryPool as an int."""
 
     @property
-    def uuid(self) -> bytes:
-        """The pool's random id (what importers key their mapping on)."""
+    def uuid(self) -> object:
+        """
+        The pool's uuid.UUID, what importers key their mapping on (None without IPC).
+        """
 
     @property
     def attributes(self) -> MemoryPoolAttributes:
@@ -1992,9 +1999,20 @@ class DeviceMemoryResource(MemoryResource):
     def allocation_handle(self) -> IPCAllocationHandle: ...
 
     @staticmethod
-    def from_allocation_handle(device_id: DeviceLike, handle: IPCAllocationHandle) -> DeviceMemoryResource:
+    def from_allocation_handle(device_id: DeviceLike, alloc_handle: IPCAllocationHandle | int) -> DeviceMemoryResource:
         """
-        Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle's descriptor is only read.
+        Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle is only read (an int file descriptor stays the caller's to close); a handle with a uuid is registered under it, and a pool already mapped here is reused.
+        """
+
+    def register(self, uuid: uuid.UUID | bytes) -> DeviceMemoryResource:
+        """
+        Register this mapped resource under its exporter's uuid (for from_registry and unpickled Buffers); returns the one already registered under it, if any.
+        """
+
+    @staticmethod
+    def from_registry(uuid: uuid.UUID | bytes) -> DeviceMemoryResource:
+        """
+        The mapped resource registered under `uuid`; RuntimeError when this process has none.
         """
 
 class PinnedMemoryResource(MemoryResource):
@@ -2073,6 +2091,17 @@ class IPCBufferDescriptor:
     def from_bytes(data: bytes) -> IPCBufferDescriptor:
         """Parse bytes from to_bytes(); ValueError for anything else."""
 
+    def __reduce__(self) -> tuple:
+        """
+        (rebuild, (payload, size)): the payload is the driver's export data, then the pool's uuid.
+        """
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
 class IPCAllocationHandle:
     """
     An exported pool: an owned POSIX file descriptor (send it with multiprocessing, which duplicates it into the receiver) and the pool's uuid.
@@ -2083,15 +2112,23 @@ class IPCAllocationHandle:
         """The file descriptor (owned; closed by close())."""
 
     @property
-    def uuid(self) -> bytes:
-        """The pool's uuid."""
+    def handle(self) -> int:
+        """cuda.core's name: the file descriptor, -1 once closed."""
+
+    def __int__(self) -> int: ...
+
+    @property
+    def uuid(self) -> object:
+        """
+        The exporting pool's uuid (a uuid.UUID; None for a bare file descriptor).
+        """
 
     @property
     def is_closed(self) -> bool:
         """close() was called."""
 
     def close(self) -> None:
-        """Close the file descriptor."""
+        """Close the file descriptor (safe to call twice)."""
 
 BUILT_CUDA_VERSION: int = 13000
 

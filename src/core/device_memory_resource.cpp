@@ -23,6 +23,20 @@ std::array<unsigned char, 16> random_uuid() {
   return id;
 }
 
+constexpr std::array<unsigned char, 16> kNoUuid{};
+
+// The 8-4-4-4-12 text form Python's uuid.UUID prints.
+std::string format_uuid(const std::array<unsigned char, 16>& id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[id[i] >> 4];
+    out += kHex[id[i] & 15];
+  }
+  return out;
+}
+
 std::mutex g_mapped_mutex;
 std::map<std::array<unsigned char, 16>, std::weak_ptr<DeviceMemoryResource>> g_mapped;
 
@@ -57,10 +71,11 @@ DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMem
   if (options.release_threshold) set_release_threshold(options.release_threshold);
 }
 
-std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_handle(
-    const Device& device, const IpcAllocationHandle& handle) {
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::import_pool(const Device& device, int fd) {
+  if (fd < 0)
+    throw ValueError("DeviceMemoryResource.from_allocation_handle: invalid allocation handle (fd) " +
+                     std::to_string(fd) + ": must be non-negative");
   CUmemoryPool pool = nullptr;
-  int fd = handle.fd();
   CurrentContext guard(*device.context());
   NANOCUDA_CALL(cuMemPoolImportFromShareableHandle,
                 [&] { return "DeviceMemoryResource.from_allocation_handle(fd " + std::to_string(fd) +
@@ -68,10 +83,34 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_hand
                              ": not a pool exported by a live process?"; },
                 &pool, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-  std::shared_ptr<DeviceMemoryResource> mr(new DeviceMemoryResource(device, pool, true, true, true));
-  mr->uuid_ = handle.uuid();
+  return std::shared_ptr<DeviceMemoryResource>(new DeviceMemoryResource(device, pool, true, true, true));
+}
+
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_handle(
+    const Device& device, const IpcAllocationHandle& handle) {
+  if (handle.uuid() != kNoUuid)
+    if (auto mr = find_mapped(handle.uuid())) return mr;  // one mapping per pool and process
+  auto mr = import_pool(device, handle.fd());
+  return handle.uuid() == kNoUuid ? mr : register_mapped(mr, handle.uuid());
+}
+
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_fd(const Device& device, int fd) {
+  return import_pool(device, fd);
+}
+
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::register_mapped(
+    const std::shared_ptr<DeviceMemoryResource>& mr, const std::array<unsigned char, 16>& uuid) {
+  if (!mr || !mr->mapped_)
+    throw ValueError("DeviceMemoryResource.register: only a mapped resource (from_allocation_handle) is "
+                     "registered; " + (mr ? mr->describe() : std::string("None")) + " is not one");
   std::lock_guard lock(g_mapped_mutex);
-  g_mapped[mr->uuid_] = mr;
+  if (auto it = g_mapped.find(uuid); it != g_mapped.end())
+    if (auto existing = it->second.lock(); existing && !existing->is_closed()) return existing;
+  if (mr->uuid_ != kNoUuid && mr->uuid_ != uuid)
+    throw ValueError("DeviceMemoryResource.register: " + mr->describe() + " is the mapping of pool " +
+                     format_uuid(mr->uuid_) + ", not of " + format_uuid(uuid));
+  mr->uuid_ = uuid;
+  g_mapped[uuid] = mr;
   return mr;
 }
 
@@ -87,11 +126,35 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::find_mapped(const st
   return mr;
 }
 
+std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_registry(const std::array<unsigned char, 16>& uuid) {
+  auto mr = find_mapped(uuid);
+  // cuda.core's words (its users match on them); the remedy follows.
+  if (!mr)
+    throw std::runtime_error("Memory resource " + format_uuid(uuid) +
+                             " was not found (send the resource to this process first: pickling it "
+                             "through multiprocessing, or DeviceMemoryResource.from_allocation_handle)");
+  return mr;
+}
+
 DeviceMemoryResource::~DeviceMemoryResource() {
-  if (!owned_ || !pool_) return;
-  if (const auto* api = detail::loaded_driver())
-    if (CUresult rc = api->cuMemPoolDestroy(pool_); rc != CUDA_SUCCESS)
+  if (owned_) destroy_pool();
+}
+
+void DeviceMemoryResource::destroy_pool() noexcept {
+  CUmemoryPool pool = std::exchange(pool_, nullptr);
+  const auto* api = detail::loaded_driver();
+  if (!pool || !api) return;
+  try {
+    // The pool outlives any one context, but the driver wants one current to destroy it (a
+    // finalizer or a thread that never touched CUDA has none); the device's own, restored after.
+    CurrentContext guard(*device_.context());
+    if (CUresult rc = api->cuMemPoolDestroy(pool); rc != CUDA_SUCCESS)
       detail::record_deferred_error(rc, "cuMemPoolDestroy", "DeviceMemoryResource");
+  } catch (const Error& e) {
+    detail::record_deferred_error(e.code(), "cuMemPoolDestroy", "DeviceMemoryResource");
+  } catch (...) {
+    detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "cuMemPoolDestroy", "DeviceMemoryResource");
+  }
 }
 
 void DeviceMemoryResource::check_open(const char* call) const {
@@ -105,9 +168,9 @@ CUmemoryPool DeviceMemoryResource::handle() const {
 
 CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& stream) {
   if (!pool_) [[unlikely]] check_open("allocate");
+  // cuda.core's exact words (a TypeError): its users match on them.
   if (mapped_) [[unlikely]]
-    throw ValueError("DeviceMemoryResource.allocate: " + describe() +
-                     " is mapped from another process; it only imports buffers (Buffer.from_ipc_descriptor)");
+    throw TypeError("Cannot allocate from a mapped IPC-enabled memory resource");
   if (stream.device().ordinal() != device_.ordinal()) [[unlikely]]
     check_same_device("DeviceMemoryResource.allocate", "the stream", stream.device().ordinal(),
                       "the resource", device_.ordinal());
@@ -129,6 +192,12 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
 }
 
 void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+  if (mapped_) {
+    std::lock_guard lock(imports_mutex_);
+    auto it = imports_.find(ptr);
+    if (it != imports_.end() && --it->second.count > 0) return;  // another import still uses it
+    if (it != imports_.end()) imports_.erase(it);
+  }
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemFreeAsync,
                 [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
@@ -235,8 +304,17 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
     throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
                      "(DeviceMemoryResource.from_allocation_handle)");
   mapped->check_open("import");
-  if (descriptor.pool_uuid != mapped->uuid_)
-    throw ValueError("Buffer.from_ipc_descriptor: the descriptor belongs to another pool than " + mapped->describe());
+  // The descriptor comes from another process: check what can be checked before the driver.
+  if (descriptor.payload_length < sizeof(CUmemPoolPtrExportData))
+    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's payload is " +
+                     std::to_string(descriptor.payload_length) + " bytes; expected at least " +
+                     std::to_string(sizeof(CUmemPoolPtrExportData)));
+  if (descriptor.size == 0) throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size is 0");
+  // The driver says INVALID_VALUE for a pointer of another pool; say it first, naming both.
+  if (descriptor.pool_uuid != kNoUuid && mapped->uuid_ != kNoUuid && descriptor.pool_uuid != mapped->uuid_)
+    throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "Buffer.from_ipc_descriptor",
+                "the descriptor belongs to pool " + format_uuid(descriptor.pool_uuid) + ", not to " +
+                    mapped->describe() + " (pool " + format_uuid(mapped->uuid_) + ")");
   CurrentContext guard(*mapped->device_.context());
   CUdeviceptr ptr = 0;
   CUmemPoolPtrExportData data = descriptor.data;
@@ -244,14 +322,45 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
                 [&] { return "Buffer.from_ipc_descriptor(" + std::to_string(descriptor.size) + " bytes) from " +
                              mapped->describe() + ": the exporter freed it, or the descriptor is not one it made"; },
                 &ptr, mapped->pool_, &data);
+  std::unique_lock lock(mapped->imports_mutex_);
+  Import& entry = mapped->imports_[ptr];
+  if (entry.count == 0) {
+    // How far the mapping reaches: a size beyond it (a peer's lie or mistake) would let
+    // copies run past the allocation.
+    CUdeviceptr start = 0;
+    std::size_t range = 0;
+    const auto& api = detail::driver();
+    if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
+        api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS && range &&
+        start && start <= ptr)
+      entry.extent = range - static_cast<std::size_t>(ptr - start);
+  }
+  if (entry.extent && descriptor.size > entry.extent) {
+    std::size_t extent = entry.extent;
+    if (entry.count == 0) {  // this call mapped it: unmap it again
+      mapped->imports_.erase(ptr);
+      if (CUresult rc = detail::driver().cuMemFreeAsync(ptr, stream.handle()); rc != CUDA_SUCCESS)
+        detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer.from_ipc_descriptor");
+    }
+    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size, " +
+                     std::to_string(descriptor.size) + " bytes, exceeds the mapped allocation extent (" +
+                     std::to_string(extent) + " bytes)");
+  }
+  ++entry.count;
+  lock.unlock();
   return Buffer::adopt(ptr, descriptor.size, stream, mapped);
 }
 
 void DeviceMemoryResource::close() {
-  if (!pool_ || !owned_) return;
+  if (!pool_ || !owned_) return;  // idempotent; a current pool is not ours to destroy
   if (handle_) handle_->close();
+  if (mapped_) {
+    std::lock_guard lock(g_mapped_mutex);
+    if (auto it = g_mapped.find(uuid_); it != g_mapped.end() && it->second.lock().get() == this) g_mapped.erase(it);
+  }
   CUmemoryPool pool = std::exchange(pool_, nullptr);
-  NANOCUDA_CALL(cuMemPoolDestroy, "DeviceMemoryResource.close", pool);
+  CurrentContext guard(*device_.context());  // the caller's thread may have no context current
+  NANOCUDA_CALL(cuMemPoolDestroy, [&] { return "DeviceMemoryResource.close(" + describe() + ")"; }, pool);
 }
 
 }  // namespace nanocuda

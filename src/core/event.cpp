@@ -29,9 +29,10 @@ Event::Event(const Device& device, bool timing, bool blocking_sync)
   handle_.reset(h);
 }
 
-Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess)
+Event::Event(const Device& device, CUevent handle, bool timing, bool interprocess, bool blocking_sync,
+             bool recorded, bool imported)
     : device_(device), context_(device.context()), handle_(handle), timing_(timing),
-      interprocess_(interprocess), recorded_(true) {}
+      interprocess_(interprocess), blocking_sync_(blocking_sync), imported_(imported), recorded_(recorded) {}
 
 CUevent Event::checked_handle(const char* call) const {
   if (!handle_) [[unlikely]]
@@ -46,6 +47,9 @@ void Event::close() noexcept {
 
 void Event::record(const Stream& stream) {
   CUevent h = checked_handle("Event.record");
+  // Another process may be waiting on what this event marks (cuda.core's rule and words).
+  if (interprocess_ && recorded_) [[unlikely]]
+    throw TypeError("IPC-enabled events should not be re-recorded, instead create a new event by supplying options.");
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuEventRecord, [&] { return describe() + " on " + stream.describe(); },
                 h, stream.handle());

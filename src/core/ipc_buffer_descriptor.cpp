@@ -1,6 +1,7 @@
 // The byte form of an IPC buffer descriptor, checked on the way in.
 #include "nanocuda/core/ipc_buffer_descriptor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "nanocuda/driver/error.h"
@@ -34,6 +35,24 @@ IpcBufferDescriptor IpcBufferDescriptor::from_bytes(std::string_view bytes) {
   std::memcpy(d.pool_uuid.data(), p, 16);
   if (d.size == 0) throw ValueError("IPCBufferDescriptor.from_bytes: the descriptor's size is 0");
   return d;
+}
+
+IpcBufferDescriptor IpcBufferDescriptor::from_payload(std::string_view payload, std::uint64_t size) {
+  IpcBufferDescriptor d;
+  d.payload_length = payload.size();
+  std::memcpy(&d.data, payload.data(), std::min(payload.size(), sizeof d.data));
+  if (payload.size() >= sizeof d.data + 16) std::memcpy(d.pool_uuid.data(), payload.data() + sizeof d.data, 16);
+  d.size = size;
+  return d;
+}
+
+std::string IpcBufferDescriptor::payload() const {
+  // The export bytes, then the pool's uuid (so a descriptor rebuilt from its payload still
+  // names its pool); from_payload reads both.
+  std::string out(sizeof data + 16, '\0');
+  std::memcpy(out.data(), &data, sizeof data);
+  std::memcpy(out.data() + sizeof data, pool_uuid.data(), 16);
+  return out;
 }
 
 }  // namespace nanocuda

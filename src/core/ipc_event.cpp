@@ -7,12 +7,13 @@
 
 namespace nanocuda {
 
-Event create_ipc_event(const Device& device) {
+Event create_ipc_event(const Device& device, bool blocking_sync) {
   CurrentContext guard(*device.context());
   CUevent h = nullptr;
   NANOCUDA_CALL(cuEventCreate, [&] { return "interprocess event on device " + std::to_string(device.ordinal()); },
-                &h, unsigned{CU_EVENT_INTERPROCESS} | unsigned{CU_EVENT_DISABLE_TIMING});
-  return Event(device, h, false, true);
+                &h, unsigned{CU_EVENT_INTERPROCESS} | unsigned{CU_EVENT_DISABLE_TIMING} |
+                    (blocking_sync ? unsigned{CU_EVENT_BLOCKING_SYNC} : 0u));
+  return Event(device, h, false, true, blocking_sync, /*recorded=*/false);
 }
 
 std::string export_ipc_event(const Event& event) {
@@ -21,13 +22,14 @@ std::string export_ipc_event(const Event& event) {
                      " is not interprocess; create it with Event.create_ipc()");
   CUipcEventHandle handle{};
   CUevent h = event.checked_handle("Event.get_ipc_descriptor");
+  if (event.is_imported()) return event.imported_handle();  // as opened: one descriptor per event
   // The driver wants a current context (a pickling thread often has none): the event's own.
   CurrentContext guard(*event.device().context());
   NANOCUDA_CALL(cuIpcGetEventHandle, [&] { return event.describe(); }, &handle, h);
   return std::string(handle.reserved, sizeof handle.reserved);
 }
 
-Event import_ipc_event(const Device& device, std::string_view bytes) {
+Event import_ipc_event(const Device& device, std::string_view bytes, bool blocking_sync) {
   CUipcEventHandle handle{};
   if (bytes.size() != sizeof handle.reserved)
     throw ValueError("Event.from_ipc_descriptor: an event handle is " + std::to_string(sizeof handle.reserved) +
@@ -39,7 +41,9 @@ Event import_ipc_event(const Device& device, std::string_view bytes) {
                 [&] { return "Event.from_ipc_descriptor on device " + std::to_string(device.ordinal()) +
                              ": not a live interprocess event of another process?"; },
                 &h, handle);
-  return Event(device, h, false, true);
+  Event event(device, h, false, true, blocking_sync, /*recorded=*/true, /*imported=*/true);
+  event.set_imported_handle(std::string(bytes));
+  return event;
 }
 
 }  // namespace nanocuda

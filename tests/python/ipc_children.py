@@ -30,7 +30,7 @@ def import_garbage_and_reply(buf, queue):
     try:
         mr = buf.memory_resource
         desc = nanocuda.IPCBufferDescriptor.from_bytes(
-            b"NCIPCB1\x00" + b"\xAB" * 64 + (4096).to_bytes(8, "little") + mr.uuid)
+            b"NCIPCB1\x00" + b"\xAB" * 64 + (4096).to_bytes(8, "little") + mr.uuid.bytes)
         try:
             nanocuda.Buffer.from_ipc_descriptor(mr, desc)
             queue.put(("imported garbage", "", 0.0))
@@ -45,3 +45,58 @@ def import_garbage_and_reply(buf, queue):
         queue.put(("refused", first, float(out[0])))
     except Exception as e:  # noqa: BLE001
         queue.put(("error", f"{type(e).__name__}: {e}", 0.0))
+
+
+def keep(*objs):
+    """A Pool initializer: the worker keeps its arguments (mapped resources) alive, registered."""
+
+
+def fill_pickled(raw, value):
+    """Unpickles a Buffer (its resource found in the registry) and fills it with `value`."""
+    import pickle
+
+    import nanocuda
+
+    buf = pickle.loads(raw)
+    s = nanocuda.Stream(device=buf.device)
+    nanocuda.copy(buf, np.full(buf.size // 4, value, np.float32), stream=s)
+    s.sync()
+    mapped = buf.is_mapped
+    buf.close()
+    return mapped
+
+
+def import_twice_and_check(mr, desc, oversized, queue):
+    import nanocuda
+
+    try:
+        a = nanocuda.Buffer.from_ipc_descriptor(mr, desc)
+        b = nanocuda.Buffer.from_ipc_descriptor(mr, desc)
+        same = a.handle == b.handle
+        try:
+            nanocuda.Buffer.from_ipc_descriptor(mr, oversized)
+            refused = "imported"
+        except ValueError as e:
+            refused = str(e)
+        a.close()
+        s = nanocuda.Stream(device=mr.device_id)
+        nanocuda.memset(b, 7, stream=s)  # still mapped: the first close did not unmap it
+        s.sync()
+        b.close()
+        nanocuda.Device(mr.device_id).sync()
+        queue.put(("ok", same, refused))
+    except Exception as e:  # noqa: BLE001
+        queue.put(("error", f"{type(e).__name__}: {e}", ""))
+
+
+def event_properties(event, queue):
+    import nanocuda
+
+    try:
+        s = nanocuda.Stream(device=0)
+        s.wait(event)
+        s.sync()
+        queue.put((event.ipc_descriptor, event.is_ipc_enabled, event.is_timing_enabled,
+                   event.is_blocking_sync, event.device, event.context))
+    except Exception as e:  # noqa: BLE001
+        queue.put(("error", f"{type(e).__name__}: {e}"))

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,9 +41,13 @@ class DeviceMemoryResource : public MemoryResource {
   // A new pool owned by this resource.
   DeviceMemoryResource(const Device& device, const DeviceMemoryResourceOptions& options);
   // A pool exported by another process (a "mapped" resource: it imports buffers, it cannot
-  // allocate). The handle's file descriptor is only read; the caller still owns it.
+  // allocate). The handle's file descriptor is only read; the caller still owns it. A handle
+  // whose uuid is already in the registry gives the resource registered there (one mapping
+  // per pool and process); a new mapping with a uuid is registered under it.
   static std::shared_ptr<DeviceMemoryResource> from_allocation_handle(const Device& device,
                                                                       const IpcAllocationHandle& handle);
+  // The same from a bare file descriptor (received with recv_handle): no uuid, not registered.
+  static std::shared_ptr<DeviceMemoryResource> from_allocation_fd(const Device& device, int fd);
   ~DeviceMemoryResource() override;
   DeviceMemoryResource(const DeviceMemoryResource&) = delete;
   DeviceMemoryResource& operator=(const DeviceMemoryResource&) = delete;
@@ -85,15 +91,32 @@ class DeviceMemoryResource : public MemoryResource {
 
   // Mapped pools already imported by this process, by uuid (so one import per pool).
   static std::shared_ptr<DeviceMemoryResource> find_mapped(const std::array<unsigned char, 16>& uuid);
+  // cuda.core's registry: keys mapped resource `mr` by its exporter's `uuid` and returns the
+  // one registered (an earlier one wins); from_registry throws std::runtime_error when none.
+  static std::shared_ptr<DeviceMemoryResource> register_mapped(const std::shared_ptr<DeviceMemoryResource>& mr,
+                                                               const std::array<unsigned char, 16>& uuid);
+  static std::shared_ptr<DeviceMemoryResource> from_registry(const std::array<unsigned char, 16>& uuid);
 
  private:
   DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned, bool ipc, bool mapped);
+  static std::shared_ptr<DeviceMemoryResource> import_pool(const Device& device, int fd);
   void check_open(const char* call) const;
+  // Destroys pool_ with the device's context current; never throws (errors are deferred).
+  void destroy_pool() noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
   bool owned_ = false, ipc_enabled_ = false, mapped_ = false;
   std::array<unsigned char, 16> uuid_{};
   std::unique_ptr<IpcAllocationHandle> handle_;
+  // Mapped pools: the driver hands out the same address when one buffer is imported twice
+  // and does not count the imports (a second free would unmap it under the first), so the
+  // imports of each address are counted here and only the last close frees it.
+  struct Import {
+    int count = 0;
+    std::size_t extent = 0;  // bytes mapped from the address on (0: unknown)
+  };
+  std::mutex imports_mutex_;
+  std::map<CUdeviceptr, Import> imports_;
 };
 
 }  // namespace nanocuda

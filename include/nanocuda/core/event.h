@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/core/device.h"
@@ -22,7 +23,10 @@ class Event {
   // A new event on `device`; timing events cost a little more to record.
   explicit Event(const Device& device, bool timing = true, bool blocking_sync = false);
   // Adopts `handle` (destroyed with the Event); made by create_ipc_event/import_ipc_event.
-  Event(const Device& device, CUevent handle, bool timing, bool interprocess);
+  // `recorded`: whether it may already have been recorded (an adopted handle may have been);
+  // `imported`: opened from another process's export (it has no context of this process's).
+  Event(const Device& device, CUevent handle, bool timing, bool interprocess, bool blocking_sync = false,
+        bool recorded = true, bool imported = false);
 
   // The raw handle; nullptr once closed. Calls that use the event take checked_handle().
   [[nodiscard]] CUevent handle() const noexcept { return handle_.get(); }
@@ -33,11 +37,20 @@ class Event {
   [[nodiscard]] bool is_interprocess() const noexcept { return interprocess_; }
   // CU_EVENT_BLOCKING_SYNC: sync() yields the CPU instead of spinning.
   [[nodiscard]] bool is_blocking_sync() const noexcept { return blocking_sync_; }
+  // Opened from another process's IPC export (Event.from_ipc_descriptor).
+  [[nodiscard]] bool is_imported() const noexcept { return imported_; }
+  // Recorded at least once (or adopted, so possibly recorded by its other owner).
+  [[nodiscard]] bool is_recorded() const noexcept { return recorded_; }
+  // An imported event's 64-byte IPC handle, kept as opened (export_ipc_event returns it).
+  [[nodiscard]] const std::string& imported_handle() const noexcept { return imported_handle_; }
+  void set_imported_handle(std::string handle) { imported_handle_ = std::move(handle); }
 
   // Destroys the event now (idempotent); later uses raise ValueError naming the call.
   void close() noexcept;
   [[nodiscard]] bool is_closed() const noexcept { return !handle_; }
 
+  // TypeError for an IPC event recorded before (or opened from another process): another
+  // process may be waiting on what it marks; make a new one instead.
   void record(const Stream& stream);
   // Blocks until the work before the record is done.
   void sync() const;
@@ -57,6 +70,8 @@ class Event {
   bool timing_;
   bool interprocess_ = false;
   bool blocking_sync_ = false;
+  bool imported_ = false;
+  std::string imported_handle_;
   // Recorded at least once (imported and adopted events count as recorded: another owner may
   // have recorded them); lets elapsed_time name an unrecorded event instead of INVALID_HANDLE.
   mutable bool recorded_ = false;

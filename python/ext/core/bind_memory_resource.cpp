@@ -288,9 +288,9 @@ void bind_memory_resource(nb::module_& m) {
       .def_prop_ro("is_closed", &DeviceMemoryResource::is_closed, "close() was called.")
       .def_prop_ro("handle", [](const DeviceMemoryResource& r) { return reinterpret_cast<uintptr_t>(r.handle()); },
                    "The CUmemoryPool as an int.")
-      .def_prop_ro("uuid", [](const DeviceMemoryResource& r) {
-                     return nb::bytes(reinterpret_cast<const char*>(r.uuid().data()), 16);
-                   }, "The pool's random id (what importers key their mapping on).")
+      .def_prop_ro("uuid", [](const DeviceMemoryResource& r) -> nb::object {
+                     return r.is_ipc_enabled() ? uuid_object(r.uuid()) : nb::none();
+                   }, "The pool's uuid.UUID, what importers key their mapping on (None without IPC).")
       .def_prop_ro("attributes", &DeviceMemoryResource::attributes, "The pool's counters (MemoryPoolAttributes).")
       .def_prop_rw("release_threshold",
                    [](const DeviceMemoryResource& r) { return r.attributes().release_threshold; },

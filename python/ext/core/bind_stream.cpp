@@ -82,7 +82,7 @@ void bind_stream(nb::module_& m) {
                nb::cast<Event&>(event).record(s);
                return nb::borrow(event);
              }
-             Event e = event_from_options(s.device(), options, "Stream.record", timing);
+             Event e = event_from_options(s.device(), options, "Stream.record", timing, /*bound=*/true);
              e.record(s);
              return nb::cast(std::move(e));
            }, nb::arg("event") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
@@ -131,9 +131,14 @@ void bind_event(nb::module_& m) {
       .def_prop_ro("handle", [](const Event& e) {
                      return reinterpret_cast<uint64_t>(e.checked_handle("Event.handle"));
                    }, "The CUevent handle as an int.")
-      .def_prop_ro("device", [](const Event& e) { return device_object(e.device().ordinal()); },
-                   "The Device this event belongs to.")
-      .def_prop_ro("context", [](const Event& e) { return *e.device().context(); }, "The event's Context.")
+      .def_prop_ro("device", [](const Event& e) -> nb::object {
+                     if (e.is_imported()) return nb::none();  // cuda.core: another process's event
+                     return device_object(e.device().ordinal());
+                   }, "The Device this event belongs to (None when opened from another process).")
+      .def_prop_ro("context", [](const Event& e) -> nb::object {
+                     if (e.is_imported()) return nb::none();
+                     return nb::cast(Context(*e.device().context()));
+                   }, "The event's Context (None when opened from another process).")
       .def_prop_ro("is_timing_disabled", [](const Event& e) { return !e.is_timing(); },
                    "cuda.core's name: True when the event records no time.")
       .def_prop_ro("is_sync_busy_waited", &Event::is_blocking_sync,

@@ -112,9 +112,11 @@ inline bool event_option(nanobind::handle options, const EventOptionName& n, con
 
 // An Event from cuda.core's EventOptions (timing_enabled, blocking_sync, ipc_enabled, or the
 // older enable_timing, busy_waited_sync); ipc_enabled goes to the IPC event maker, so there is
-// one way to make each kind. `default_timing` applies when options do not say.
+// one way to make each kind. `default_timing` applies when options do not say. `bound`: the
+// event is recorded at once (Stream.record); cuda.core makes IPC events only that way, so
+// they are never re-recorded after another process opened them (cuda.core's words below).
 inline Event event_from_options(const Device& device, nanobind::handle options, const char* call,
-                                bool default_timing = false) {
+                                bool default_timing = false, bool bound = false) {
   const auto& [timing_name, blocking_name, ipc_name] = kEventOptionNames;
   check_option_names(options, call, {timing_name.name, blocking_name.name, ipc_name.name,
                                      timing_name.alias, blocking_name.alias});
@@ -123,10 +125,9 @@ inline Event event_from_options(const Device& device, nanobind::handle options, 
     timing = event_option(options, timing_name, call);
   bool blocking = event_option(options, blocking_name, call);
   if (event_option(options, ipc_name, call)) {
-    if (timing)
-      throw nanobind::value_error((std::string(call) + ": an ipc_enabled event cannot have "
-                                   "timing_enabled=True (the driver forbids timing on IPC events)").c_str());
-    return create_ipc_event(device);
+    if (!bound) throw nanobind::type_error("IPC-enabled events must be bound; use Stream.record for creation.");
+    if (timing) throw nanobind::type_error("IPC-enabled events cannot use timing.");
+    return create_ipc_event(device, blocking);
   }
   return Event(device, timing, blocking);
 }

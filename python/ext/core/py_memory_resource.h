@@ -2,6 +2,8 @@
 // helpers the memory bindings share.
 #pragma once
 
+#include <array>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/trampoline.h>
 
@@ -37,6 +39,10 @@ nanobind::object wrap_buffer(Buffer buffer);
 // Device.allocate's body (the device's resource; a Python resource gets a Python call).
 nanobind::object allocate_on_device(const Device& d, nanobind::handle size, nanobind::handle stream);
 Stream stream_for(nanobind::handle stream, int ordinal, const char* call);
+
+// An IPC pool's uuid as Python's uuid.UUID (cuda.core's type), None for the all-zero "none"
+// (bind_ipc.cpp).
+nanobind::object uuid_object(const std::array<unsigned char, 16>& id);
 // MemoryResource.allocate for Python subclasses (nanobind's dispatch finds their override).
 nanobind::object py_allocate(nanobind::handle self, nanobind::handle size, nanobind::handle stream);
 // Installs the METH_FASTCALL allocate/close methods and the Buffer free list (bind_buffer_fast.cpp),
