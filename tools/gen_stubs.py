@@ -41,7 +41,7 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "Buffer.__init__": {"shape": "int | Sequence[int]"},
     "Buffer.copy_to": {"dst": "Buffer"},
     "Buffer.copy_from": {"src": "Buffer"},
-    "Buffer.fill": {"value": "int"},
+    "Buffer.fill": {"value": "int | float | bytes | bytearray | memoryview"},
     "Buffer.from_handle": {"ptr": "int", "mr": "MemoryResource"},
     "Buffer.__dlpack__": {"stream": "int | Stream | SupportsCudaStream",
                           "max_version": "tuple[int, int]", "dl_device": "tuple[int, int]",

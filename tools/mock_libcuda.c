@@ -87,6 +87,21 @@ static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* d
   return 0;
 }
 
+/* What cuPointerGetAttribute says about every address: NANOCUDA_MOCK_POINTER is "pageable"
+ * (unknown to the driver: CUDA_ERROR_INVALID_VALUE), "pinned", "managed" or "device" (each on
+ * device 0); unset, it succeeds and writes nothing, like every other call. */
+static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) {
+  const char* kind = getenv("NANOCUDA_MOCK_POINTER");
+  (void)ptr;
+  if (!kind) return 0;  /* leaves the output alone, like every other call */
+  if (!strcmp(kind, "pageable")) return 1;
+  unsigned value = 0;
+  if (attr == 2) value = !strcmp(kind, "pinned") ? 1 : 2;      /* MEMORY_TYPE: HOST or DEVICE */
+  else if (attr == 8) value = !strcmp(kind, "managed");         /* IS_MANAGED */
+  memcpy(data, &value, 4);                                     /* DEVICE_ORDINAL (9): 0 */
+  return 0;
+}
+
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
@@ -118,6 +133,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
+  else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
   else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
   else *fn = (void*)ok;

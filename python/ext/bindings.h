@@ -20,6 +20,7 @@ void bind_event(nanobind::module_& m);
 void bind_buffer(nanobind::module_& m);
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
+void bind_managed_ops(nanobind::module_& m);  // after Buffer
 void bind_info(nanobind::module_& m);
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);

@@ -39,6 +39,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_buffer(m);
   nanocuda::py::bind_memory_resource(m);
   nanocuda::py::bind_ipc(m);
+  nanocuda::py::bind_managed_ops(m);
   nanocuda::py::bind_info(m);
   nanocuda::py::bind_tensor_map(m);
   nanocuda::py::bind_compile(m);

@@ -1,14 +1,16 @@
-"""cuda.core.utils in nanocuda: StridedMemoryView, args_viewable_as_strided_memory and
-make_program_cache_key."""
+"""cuda.core.utils in nanocuda: StridedMemoryView, args_viewable_as_strided_memory,
+make_program_cache_key and the batched managed-memory operations."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Optional, Sequence, Union
 
+from ._managed_buffer import discard_batch, discard_prefetch_batch, prefetch_batch
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 
-__all__ = ["StridedMemoryView", "args_viewable_as_strided_memory", "make_program_cache_key"]
+__all__ = ["StridedMemoryView", "args_viewable_as_strided_memory", "discard_batch", "discard_prefetch_batch",
+           "make_program_cache_key", "prefetch_batch"]
 
 
 def make_program_cache_key(*, code: Union[str, bytes], code_type: str, options: object, target_type: str,
