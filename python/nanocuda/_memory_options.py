@@ -60,8 +60,8 @@ class ManagedMemoryResourceOptions:
 
     preferred_location_type None: preferred_location is a device ordinal, -1 for the host, or
     None (the driver decides); "device": a device ordinal; "host": preferred_location is None.
-    Every allocation is advised there (cuMemAdvise SET_PREFERRED_LOCATION). "host_numa" is
-    not supported (nanocuda's managed memory is cuMemAllocManaged, not a NUMA-placed pool).
+    "host_numa": preferred_location is a host NUMA node (None: the device's nearest). The
+    resource's managed pool is placed there.
     """
 
     preferred_location: int | None = None
@@ -83,8 +83,9 @@ class ManagedMemoryResourceOptions:
                 raise ValueError(f"{owner}: preferred_location must be None with preferred_location_type='host', "
                                  f"got {loc}")
         elif kind == "host_numa":
-            raise ValueError(f"{owner}: preferred_location_type='host_numa' is not supported (nanocuda's managed "
-                             "memory is cuMemAllocManaged, not a NUMA-placed pool); use 'host' or 'device'")
+            if loc is not None and loc < 0:
+                raise ValueError(f"{owner}: preferred_location must be a NUMA node ID (>= 0) with "
+                                 f"preferred_location_type='host_numa', got {loc}")
         else:
             raise ValueError(f"{owner}: {kind!r} is not a valid ManagedMemoryLocationType. Must be 'device', "
                              "'host' or None (preferred_location_type)")

@@ -32,13 +32,26 @@ CUmemLocation location_of(int location, const char* call) {
 
 ManagedMemoryResource::ManagedMemoryResource(const Device& device, ManagedMemoryResourceOptions options)
     : device_(device), options_(options) {
-  if (options_.preferred_location)
+  if (options_.host_numa && !options_.pool)
+    throw ValueError("ManagedMemoryResource: a host NUMA preferred location needs a managed pool (options)");
+  if (options_.host_numa && !options_.preferred_location) {
+    int node = device.attribute(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID);
+    if (node < 0)
+      throw ValueError("ManagedMemoryResource: Cannot determine host NUMA ID for device " +
+                       std::to_string(device.ordinal()) + " (the system reports no NUMA); give preferred_location");
+    options_.preferred_location = node;
+  }
+  if (options_.host_numa && *options_.preferred_location < 0)
+    throw ValueError("ManagedMemoryResource: preferred_location must be a NUMA node ID (>= 0) for a host NUMA "
+                     "location, got " + std::to_string(*options_.preferred_location));
+  if (options_.preferred_location && !options_.host_numa)
     (void)location_of(*options_.preferred_location, "ManagedMemoryResource(preferred_location)");
   if (!options_.pool) return;
   // The pool's location is the preferred location of its pages (none: the driver decides).
   PoolSpec spec;
   spec.type = CU_MEM_ALLOCATION_TYPE_MANAGED;
-  spec.location = !options_.preferred_location     ? CU_MEM_LOCATION_TYPE_NONE
+  spec.location = !options_.preferred_location       ? CU_MEM_LOCATION_TYPE_NONE
+                  : options_.host_numa               ? CU_MEM_LOCATION_TYPE_HOST_NUMA
                   : *options_.preferred_location < 0 ? CU_MEM_LOCATION_TYPE_HOST
                                                      : CU_MEM_LOCATION_TYPE_DEVICE;
   spec.id = options_.preferred_location.value_or(0) < 0 ? 0 : options_.preferred_location.value_or(0);
@@ -120,8 +133,9 @@ void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const 
 std::string ManagedMemoryResource::describe() const {
   std::string where;
   if (options_.preferred_location)
-    where = *options_.preferred_location < 0 ? ", prefers the host"
-                                             : ", prefers device " + std::to_string(*options_.preferred_location);
+    where = options_.host_numa                 ? ", prefers host NUMA node " + std::to_string(*options_.preferred_location)
+            : *options_.preferred_location < 0 ? ", prefers the host"
+                                               : ", prefers device " + std::to_string(*options_.preferred_location);
   return "ManagedMemoryResource(device " + std::to_string(device_.ordinal()) + where +
          (options_.pool ? ", own pool" : "") + (closed_ ? ", closed" : "") + ")";
 }

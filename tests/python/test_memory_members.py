@@ -219,7 +219,7 @@ def test_managed_options_follow_cuda_core_rules():
     M(-1), M(None, "host"), M(3)
     for args, exc, text in [((-2,), ValueError, "device ordinal, -1"), ((None, "device"), ValueError, ">= 0"),
                             ((0, "host"), ValueError, "must be None"),
-                            ((0, "host_numa"), ValueError, "not supported"), ((0, "gpu"), ValueError, "'gpu'"),
+                            ((-1, "host_numa"), ValueError, "NUMA node ID"), ((0, "gpu"), ValueError, "'gpu'"),
                             ((True,), TypeError, "must be an int"), (("0",), TypeError, "must be an int")]:
         with pytest.raises(exc, match="ManagedMemoryResourceOptions") as e:
             M(*args)

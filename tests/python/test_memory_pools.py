@@ -110,6 +110,27 @@ def test_python_resource_needs_no_super_init(dev):
     assert c.tag == "x" and c.allocate(8).memory_resource is c
 
 
+class UnifiedLike(CallsSuper):
+    """Answers device_id with a Device, as cuda.core's own test resources do."""
+
+    is_host_accessible = property(lambda self: True)
+    device_id = property(lambda self: Device(0))
+
+
+@on_mock
+def test_python_resource_answers_are_checked(dev):
+    b = UnifiedLike("u").allocate(64)
+    assert b.device_id == 0 and b.is_host_accessible and b.is_device_accessible
+    with pytest.raises(TypeError, match=r"MemoryResource.*: a MemoryResource subclass must define"):
+        MemoryResource().allocate(64)
+    holder = bytearray(8)
+    before = sys.getrefcount(holder)
+    v = Buffer.from_handle(0x7f0000000000, 8, owner=holder)
+    assert sys.getrefcount(holder) > before
+    v.close()
+    assert sys.getrefcount(holder) == before and v.owner is None
+
+
 @on_mock
 def test_memory_neither_side_reaches_is_a_buffer_error(dev):
     b = Neither().allocate(16)
@@ -209,6 +230,14 @@ def test_managed_options_make_a_pool(dev):
     with pytest.raises(ValueError, match=r"ManagedMemoryResource.attributes: .*not a pool"):
         plain.attributes
     assert ManagedMemoryResource({}).is_handle_owned
+    numa = ManagedMemoryResource(ManagedMemoryResourceOptions(preferred_location_type="host_numa"))
+    assert numa.preferred_location == ("host_numa", 0)  # the device's nearest node (the mock says 0)
+    assert ManagedMemoryResource({"preferred_location": 2, "preferred_location_type": "host_numa"}
+                                 ).preferred_location == ("host_numa", 2)
+    with pytest.raises(ValueError, match=r"must be a NUMA node ID \(>= 0\)"):
+        ManagedMemoryResourceOptions(preferred_location=-1, preferred_location_type="host_numa")
+    with pytest.raises(ValueError, match=r"'invalid' is not a valid ManagedMemoryLocationType"):
+        ManagedMemoryResourceOptions(preferred_location_type="invalid")
 
 
 @on_mock

@@ -22,6 +22,8 @@ struct ManagedMemoryResourceOptions {
   // An owned stream-ordered managed pool (cuMemPoolCreate, CUDA 13) placed at the preferred
   // location, with the pool's attributes, instead of cuMemAllocManaged per allocation.
   bool pool = false;
+  // preferred_location is a host NUMA node (pools only; none: the device's nearest node).
+  bool host_numa = false;
 };
 
 class ManagedMemoryResource : public MemoryResource {
@@ -40,6 +42,7 @@ class ManagedMemoryResource : public MemoryResource {
   [[nodiscard]] std::string describe() const override;
   [[nodiscard]] const std::optional<int>& preferred_location() const noexcept { return options_.preferred_location; }
   [[nodiscard]] bool is_pool() const noexcept { return options_.pool; }
+  [[nodiscard]] bool prefers_host_numa() const noexcept { return options_.host_numa; }
   [[nodiscard]] bool is_closed() const noexcept { return closed_; }
   // The pool (ValueError without one or once closed).
   [[nodiscard]] CUmemoryPool handle() const;

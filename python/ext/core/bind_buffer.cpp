@@ -255,7 +255,10 @@ void bind_buffer(nb::module_& m) {
            }, nb::arg("stream") = nb::none(),
            "Free the memory in the order of `stream` (default: the allocating stream).")
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](PyBuffer& b, nb::args) { b.buffer.close(); })
+      .def("__exit__", [](PyBuffer& b, nb::args) {
+        b.buffer.close();
+        b.owner = nb::object();  // as close(): the owner is released with the memory
+      })
       .def("__len__", [](const PyBuffer& b) { return b.buffer.size(); })
       .def("__dlpack_device__", [](const PyBuffer& b) {
         dlpack::Device d = dlpack_device_of(b);

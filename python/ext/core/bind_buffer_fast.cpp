@@ -153,11 +153,13 @@ NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* a
   g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
   if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's
     throw nb::type_error("Buffer.close: the Buffer is not initialized");
-  Buffer& b = nb::inst_ptr<PyBuffer>(self)->buffer;
+  PyBuffer& pb = *nb::inst_ptr<PyBuffer>(self);
+  Buffer& b = pb.buffer;
   PyObject* stream = a[0];
   if (!stream || stream == Py_None) b.close();
   else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
   else b.close(to_stream(nb::handle(stream), "Buffer.close"));
+  if (pb.owner.is_valid()) pb.owner = nb::object();  // cuda.core: a closed Buffer keeps no owner alive
   Py_RETURN_NONE;
 }
 

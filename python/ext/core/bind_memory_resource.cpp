@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "bindings.h"
@@ -31,7 +32,10 @@ namespace nanocuda::py {
 CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
   nb::gil_scoped_acquire gil;
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
-  nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
+  nb::detail::ticket ticket(nb_trampoline, "allocate", hash, false);
+  if (!ticket.key.is_valid())  // MemoryResource itself, or a subclass without allocate
+    throw nb::type_error((std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) +
+                          ".allocate: a MemoryResource subclass must define allocate(size, *, stream)").c_str());
   // stream by keyword: cuda.core's interface declares it keyword-only (allocate(size, *, stream)).
   nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream);
   check_allocation(nb_trampoline.base(), r, size);
@@ -77,7 +81,14 @@ T read_override(nb::handle self, const char* name) {
     throw nb::type_error((std::string(Py_TYPE(self.ptr())->tp_name) + ": a MemoryResource subclass must define " +
                           name).c_str());
   nb::object v = nb::getattr(self, name);
-  return nb::cast<T>(PyCallable_Check(v.ptr()) ? v() : v);
+  nb::object r = PyCallable_Check(v.ptr()) ? v() : v;
+  // device_id may be given as a Device (cuda.core's examples do): its ordinal.
+  if (std::is_same_v<T, int> && !PyLong_Check(r.ptr()) && nb::hasattr(r, "device_id")) r = r.attr("device_id");
+  T out{};
+  if (!nb::try_cast<T>(r, out))
+    throw nb::type_error((std::string(Py_TYPE(self.ptr())->tp_name) + "." + name + " must give " +
+                          (std::is_same_v<T, bool> ? "a bool" : "an int") + ", got " + Py_TYPE(r.ptr())->tp_name).c_str());
+  return out;
 }
 
 bool PyMemoryResource::is_device_accessible() const {
@@ -146,18 +157,6 @@ void init_memory_resource(nb::handle self) {
   nb::inst_mark_ready(self);
 }
 
-// The attributes every pool-backed resource shares, bound once per resource class.
-template <class R, class C>
-void bind_pool_members(C& cls, const char* name) {
-  cls.def_prop_ro("attributes", &R::attributes, "The pool's counters and reuse policy (MemoryPoolAttributes).")
-      .def_prop_ro("handle", [](const R& r) { return reinterpret_cast<uintptr_t>(r.handle()); },
-                   "The CUmemoryPool as an int (ValueError without a pool).")
-      .def_prop_ro("is_handle_owned", &R::is_pool, "True for a pool this resource created (and closes).")
-      .def_prop_ro("is_closed", &R::is_closed, "close() was called.")
-      .def("close", &R::close,
-           (std::string("Destroy the pool of this ") + name +
-            " (memory still in Buffers is freed when they close); later allocations raise ValueError.").c_str());
-}
 
 // Location for prefetch/advise: a Device or ordinal, or "cpu"/"host"/-1.
 int location_of(nb::handle location, int fallback) {
@@ -359,6 +358,7 @@ void bind_memory_resource(nb::module_& m) {
                // ManagedMemoryResourceOptions checked the pair; "host" is -1 here.
                nb::object loc = options.attr("preferred_location");
                nb::object kind = nb::getattr(options, "preferred_location_type", nb::none());
+               o.host_numa = !kind.is_none() && nb::str(kind).equal(nb::str("host_numa"));
                if (!kind.is_none() && nb::str(kind).equal(nb::str("host"))) o.preferred_location = -1;
                else if (!loc.is_none()) o.preferred_location = nb::cast<int>(loc);
              }
@@ -367,9 +367,11 @@ void bind_memory_resource(nb::module_& m) {
       .def_prop_ro("preferred_location", [](const ManagedMemoryResource& r) -> nb::object {
              const auto& loc = r.preferred_location();
              if (!loc) return nb::none();
+             if (r.prefers_host_numa()) return nb::make_tuple("host_numa", *loc);
              if (*loc < 0) return nb::make_tuple("host", nb::none());
              return nb::make_tuple("device", *loc);
-           }, "Where pages prefer to live: None (the driver decides), (\"device\", ordinal) or (\"host\", None).")
+           }, "Where pages prefer to live: None (the driver decides), (\"device\", ordinal), (\"host\", None) "
+              "or (\"host_numa\", node).")
       .def("prefetch",
            [](ManagedMemoryResource& r, nb::handle buffer, nb::handle location, nb::handle stream) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.prefetch");
