@@ -2050,7 +2050,7 @@ class ManagedMemoryResource(MemoryResource):
     @property
     def preferred_location(self) -> object:
         """
-        Where pages prefer to live: None (the driver decides), ("device", ordinal) or ("host", None).
+        Where pages prefer to live: None (the driver decides), ("device", ordinal), ("host", None) or ("host_numa", node).
         """
 
     def prefetch(self, buffer: Buffer, location: Device | int | Literal['cpu', 'host'] | None = None, *, stream: StreamLike | None = None) -> None:
