@@ -138,8 +138,8 @@ def main() -> None:
                         "-o", str(out)], check=True, cwd=tmp)
         text = out.read_text()
     text = re.sub(r"^from nanocuda import (\([^)]*\)|.*)\n", "", text, flags=re.M)
-    # Python-side hooks on bound classes (ManagedMemoryResource.allocate returning a
-    # ManagedBuffer, MemoryResource.__init_subclass__) are not part of the extension's stub.
+    # A Python-side hook on a bound class (MemoryResource.__init_subclass__) is not part of
+    # the extension's stub.
     text = re.sub(r"^from nanocuda\._(managed_buffer|memory_resource) import (\([^)]*\)|.*)\n", "", text, flags=re.M)
     text = text.replace("    launch: types.MethodDescriptorType = ...\n",
                         "    def launch(self, stream: object | None = None) -> None:\n"

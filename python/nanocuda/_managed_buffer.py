@@ -7,7 +7,7 @@ from collections.abc import Iterable, MutableSet
 from typing import Optional, Union
 
 from ._host import Host
-from ._nanocuda import Buffer, Device, ManagedMemoryResource, _internal
+from ._nanocuda import Buffer, Device, _internal
 
 __all__ = ["ManagedBuffer", "discard_batch", "discard_prefetch_batch", "prefetch_batch"]
 
@@ -187,16 +187,5 @@ class ManagedBuffer(Buffer):
                                                  "ManagedBuffer.discard_prefetch")
 
 
-def _install() -> None:
-    # ManagedMemoryResource.allocate returns a ManagedBuffer (cuda.core); the C++ allocate
-    # stays the fast path underneath.
-    plain = ManagedMemoryResource.allocate
-
-    def allocate(self, size, stream=None):
-        return _internal.buffer_as(ManagedBuffer, plain(self, size, stream))
-
-    allocate.__doc__ = plain.__doc__
-    ManagedMemoryResource.allocate = allocate
-
-
-_install()
+# ManagedMemoryResource.allocate (a raw C++ fast path) returns this class (cuda.core).
+_internal.set_managed_buffer_type(ManagedBuffer)

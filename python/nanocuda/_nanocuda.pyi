@@ -2092,6 +2092,7 @@ class ManagedMemoryResource(MemoryResource):
         Destroy the pool of this ManagedMemoryResource (memory still in Buffers is freed when they close); later allocations raise ValueError.
         """
 
+
 class VirtualMemoryResource(MemoryResource):
     """
     Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): modify_allocation() grows a buffer in place, keeping its address.

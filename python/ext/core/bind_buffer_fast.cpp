@@ -4,6 +4,7 @@
 #include <nanobind/stl/shared_ptr.h>
 
 #include <array>
+#include <type_traits>
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
@@ -142,9 +143,10 @@ NANOCUDA_FASTCALL_BODY PyObject* resource_allocate(PyObject* self, PyObject* con
   auto* raw = static_cast<MemoryResource*>(nb::inst_ptr<T>(self));
   std::shared_ptr<MemoryResource> mr = raw->weak_from_this().lock();
   if (!mr) mr = nb::detail::shared_from_python(raw, self);
-  return allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
-      .release()
-      .ptr();
+  nb::object out = allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none());
+  // cuda.core: a managed resource's buffers are ManagedBuffers (a Python subclass of Buffer).
+  if constexpr (std::is_same_v<T, ManagedMemoryResource>) out = as_managed_buffer(out);
+  return out.release().ptr();
 }
 
 NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* args,

@@ -71,7 +71,27 @@ CUmem_advise advice_arg(const std::string& name, const char* call) {
   throw nb::value_error((std::string(call) + ": unknown advice '" + name + "'").c_str());
 }
 
+// Set once at import (nanocuda._managed_buffer); a type object lives as long as the module.
+nb::object g_managed_buffer_type;
+
 }  // namespace
+
+nb::object buffer_as(nb::handle cls, nb::handle buffer) {
+  if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
+                                                     reinterpret_cast<PyTypeObject*>(nb::type<PyBuffer>().ptr())))
+    throw nb::type_error("buffer_as: cls must be a subclass of nanocuda.Buffer");
+  if (!nb::isinstance<PyBuffer>(buffer))
+    throw nb::type_error("buffer_as: buffer must be a nanocuda.Buffer");
+  auto& src = nb::cast<PyBuffer&>(buffer);
+  nb::object out = nb::inst_alloc(cls);
+  new (nb::inst_ptr<PyBuffer>(out)) PyBuffer(std::move(src));
+  nb::inst_mark_ready(out);
+  return out;
+}
+
+nb::object as_managed_buffer(nb::handle buffer) {
+  return g_managed_buffer_type.is_valid() ? buffer_as(g_managed_buffer_type, buffer) : nb::borrow(buffer);
+}
 
 void bind_managed_ops(nb::module_& m) {
   nb::module_ in = internal_module(m);
@@ -121,20 +141,10 @@ void bind_managed_ops(nb::module_& m) {
          },
          nb::arg("buffer"), nb::arg("what"), nb::arg("call"),
          "A managed range's read_mostly, preferred_location, accessed_by or last_prefetch_location.");
-  in.def("buffer_as",
-         [](nb::handle cls, nb::handle buffer) {
-           // The same memory as an instance of `cls` (a Python subclass of Buffer); `buffer`
-           // gives it up and reads as closed.
-           if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
-                                                              reinterpret_cast<PyTypeObject*>(nb::type<PyBuffer>().ptr())))
-             throw nb::type_error("buffer_as: cls must be a subclass of nanocuda.Buffer");
-           auto& src = nb::cast<PyBuffer&>(buffer);
-           nb::object out = nb::inst_alloc(cls);
-           new (nb::inst_ptr<PyBuffer>(out)) PyBuffer(std::move(src));
-           nb::inst_mark_ready(out);
-           return out;
-         },
-         nb::arg("cls"), nb::arg("buffer"), "Move a Buffer's memory into a new instance of a Buffer subclass.");
+  in.def("buffer_as", &buffer_as, nb::arg("cls"), nb::arg("buffer"),
+         "Move a Buffer's memory into a new instance of a Buffer subclass.");
+  in.def("set_managed_buffer_type", [](nb::handle cls) { g_managed_buffer_type = nb::borrow(cls); },
+         nb::arg("cls"), "The class ManagedMemoryResource.allocate returns (nanocuda.ManagedBuffer).");
 }
 
 }  // namespace nanocuda::py

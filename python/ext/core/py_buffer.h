@@ -67,6 +67,12 @@ dlpack::Device dlpack_device_of(const PyBuffer& b);
 // Buffer.fill's (pattern, width in bytes) from its value and width arguments.
 std::pair<std::uint32_t, unsigned> fill_pattern(nanobind::handle value, nanobind::handle width);
 
+// The same memory as an instance of `cls` (a Python subclass of Buffer); `buffer` gives it up
+// and reads as closed. as_managed_buffer: into nanocuda.ManagedBuffer, once it is registered
+// (_internal.set_managed_buffer_type), else `buffer` itself.
+nanobind::object buffer_as(nanobind::handle cls, nanobind::handle buffer);
+nanobind::object as_managed_buffer(nanobind::handle buffer);
+
 // The DLPack capsule for __dlpack__ (max_version None or (major, minor): versioned from 1).
 nanobind::object export_dlpack(nanobind::handle owner, void* data, dlpack::Device dev, const DType& dtype,
                                const Shape& shape, nanobind::handle max_version);
