@@ -41,7 +41,7 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "Buffer.__init__": {"shape": "int | Sequence[int]"},
     "Buffer.copy_to": {"dst": "Buffer"},
     "Buffer.copy_from": {"src": "Buffer"},
-    "Buffer.fill": {"value": "int"},
+    "Buffer.fill": {"value": "int | float | bytes | bytearray | memoryview"},
     "Buffer.from_handle": {"ptr": "int", "mr": "MemoryResource"},
     "Buffer.__dlpack__": {"stream": "int | Stream | SupportsCudaStream",
                           "max_version": "tuple[int, int]", "dl_device": "tuple[int, int]",
@@ -155,6 +155,9 @@ def main() -> None:
                         "-o", str(out)], check=True, cwd=tmp)
         text = out.read_text()
     text = re.sub(r"^from nanocuda import (\([^)]*\)|.*)\n", "", text, flags=re.M)
+    # A Python-side hook on a bound class (MemoryResource.__init_subclass__) is not part of
+    # the extension's stub.
+    text = re.sub(r"^from nanocuda\._(managed_buffer|memory_resource) import (\([^)]*\)|.*)\n", "", text, flags=re.M)
     text = text.replace("    launch: types.MethodDescriptorType = ...\n",
                         "    def launch(self, stream: object | None = None) -> None:\n"
                         '        """Replay on `stream` (default: the captured one)."""\n')

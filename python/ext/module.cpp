@@ -41,6 +41,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_smv_exchange(m);
   nanocuda::py::bind_memory_resource(m);
   nanocuda::py::bind_ipc(m);
+  nanocuda::py::bind_managed_ops(m);
   nanocuda::py::bind_info(m);
   nanocuda::py::bind_texture(m);  // after Buffer and Stream
   nanocuda::py::bind_checkpoint(m);

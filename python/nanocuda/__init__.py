@@ -76,6 +76,9 @@ from ._memory_options import (
     VirtualMemoryResourceOptions,
 )
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
+from ._host import Host
+from ._managed_buffer import ManagedBuffer
+from . import _memory_resource  # noqa: F401  (Python MemoryResource subclasses need no super().__init__())
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
 from . import _ipc
@@ -165,8 +168,10 @@ __all__ = [
     # memory resources, IPC, several GPUs (docs/DESIGN.md "Decisions: memory")
     "DeviceMemoryResource",
     "DeviceMemoryResourceOptions",
+    "Host",
     "IPCAllocationHandle",
     "IPCBufferDescriptor",
+    "ManagedBuffer",
     "ManagedMemoryResource",
     "ManagedMemoryResourceOptions",
     "MemoryPoolAttributes",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 def _check_size(owner: str, name: str, value: int) -> None:
@@ -34,11 +34,11 @@ class DeviceMemoryResourceOptions:
 
 @dataclass
 class PinnedMemoryResourceOptions:
-    """Options for PinnedMemoryResource: ``PinnedMemoryResource(PinnedMemoryResourceOptions())``.
+    """Options for a new pinned host pool: ``PinnedMemoryResource(PinnedMemoryResourceOptions(max_size=1 << 20))``.
 
-    cuda.core's fields. nanocuda's pinned memory is cuMemHostAlloc, not a pool, so the pool
-    settings have one accepted value each and PinnedMemoryResource refuses any other by name:
-    ipc_enabled False, max_size 0, numa_id None (the OS places the pages).
+    ipc_enabled: buffers can be sent to other processes (the pool then lives on a host NUMA
+    node: numa_id, or the current device's nearest); max_size: the pool's limit in bytes (0:
+    the driver's default); numa_id: the host NUMA node (None: the OS places the pages).
     """
 
     ipc_enabled: bool = False
@@ -60,8 +60,8 @@ class ManagedMemoryResourceOptions:
 
     preferred_location_type None: preferred_location is a device ordinal, -1 for the host, or
     None (the driver decides); "device": a device ordinal; "host": preferred_location is None.
-    Every allocation is advised there (cuMemAdvise SET_PREFERRED_LOCATION). "host_numa" is
-    not supported (nanocuda's managed memory is cuMemAllocManaged, not a NUMA-placed pool).
+    "host_numa": preferred_location is a host NUMA node (None: the device's nearest). The
+    resource's managed pool is placed there.
     """
 
     preferred_location: int | None = None
@@ -76,15 +76,19 @@ class ManagedMemoryResourceOptions:
                 raise ValueError(f"{owner}: preferred_location must be a device ordinal, -1 (host) or None, got {loc}")
         elif kind == "device":
             if loc is None or loc < 0:
-                raise ValueError(f"{owner}: preferred_location_type='device' needs a device ordinal >= 0, got {loc}")
+                raise ValueError(f"{owner}: preferred_location must be a device ordinal (>= 0) with "
+                                 f"preferred_location_type='device', got {loc}")
         elif kind == "host":
             if loc is not None:
-                raise ValueError(f"{owner}: preferred_location_type='host' needs preferred_location=None, got {loc}")
+                raise ValueError(f"{owner}: preferred_location must be None with preferred_location_type='host', "
+                                 f"got {loc}")
         elif kind == "host_numa":
-            raise ValueError(f"{owner}: preferred_location_type='host_numa' is not supported (nanocuda's managed "
-                             "memory is cuMemAllocManaged, not a NUMA-placed pool); use 'host' or 'device'")
+            if loc is not None and loc < 0:
+                raise ValueError(f"{owner}: preferred_location must be a NUMA node ID (>= 0) with "
+                                 f"preferred_location_type='host_numa', got {loc}")
         else:
-            raise ValueError(f"{owner}: preferred_location_type must be 'device', 'host' or None, got {kind!r}")
+            raise ValueError(f"{owner}: {kind!r} is not a valid ManagedMemoryLocationType. Must be 'device', "
+                             "'host' or None (preferred_location_type)")
 
 
 @dataclass
@@ -103,3 +107,19 @@ class VirtualMemoryResourceOptions:
         if self.reserve_size == 0:
             raise ValueError("VirtualMemoryResourceOptions: reserve_size must be > 0")
         self.peers = [int(p) for p in self.peers]
+
+
+def coerce_options(call: str, cls_name: str, options):
+    """The options object a resource's constructor uses: a dict becomes ``cls_name(**options)``
+    (cuda.core takes dicts), naming the call and any unknown key; other types are refused."""
+    cls = globals()[cls_name]
+    if options is None or isinstance(options, cls) or type(options).__name__ == cls_name:
+        return options
+    if isinstance(options, dict):
+        known = [f.name for f in fields(cls)]
+        for key in options:
+            if not isinstance(key, str) or key not in known:
+                raise TypeError(f"{call}: unknown option {key!r} for {cls_name} (known: {', '.join(known)})")
+        return cls(**options)
+    raise TypeError(f"{call}: options must be a nanocuda.{cls_name}, a dict of its fields or None, "
+                    f"got {type(options).__name__}")

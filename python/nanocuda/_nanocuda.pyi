@@ -1707,11 +1707,13 @@ class Buffer:
 
     @property
     def device_id(self) -> int:
-        """The ordinal of the device holding the memory (cuda.core)."""
+        """
+        The ordinal of the device holding the memory; -1 for host memory (cuda.core).
+        """
 
     @property
     def handle(self) -> int:
-        """The address as an int (cuda.core's name for ptr)."""
+        """The address as an int (cuda.core's name for ptr); 0 once closed."""
 
     @property
     @staticmethod
@@ -1723,7 +1725,9 @@ class Buffer:
 
     @property
     def is_host_accessible(self) -> bool:
-        """True when the CPU can read the memory (pinned, managed)."""
+        """
+        True when the CPU can read the memory (pinned, managed, host memory from from_handle).
+        """
 
     def copy_to(self, dst: Buffer | None = None, *, stream: StreamLike | None = None) -> object:
         """
@@ -1735,9 +1739,9 @@ class Buffer:
         Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.
         """
 
-    def fill(self, value: int, width: int = 1, *, stream: StreamLike | None = None) -> None:
+    def fill(self, value: int | float | bytes | bytearray | memoryview, width: int | None = None, *, stream: StreamLike | None = None) -> None:
         """
-        Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).
+        Repeat a pattern over the buffer in the order of `stream` (cuda.core): an int byte (0..255), a bytes-like pattern of 1, 2 or 4 bytes (b'\\x34\\x12', numpy.uint16(v)), or an int/float with width=2/4. ValueError when the size is not a multiple of the pattern.
         """
 
     @staticmethod
@@ -1869,7 +1873,8 @@ class MemoryResource:
     Where Buffers' memory comes from. Subclass it in Python: implement allocate(size, stream) returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the is_device_accessible / is_host_accessible / device_id properties.
     """
 
-    def __init__(self) -> None: ...
+    def __init__(self) -> None:
+        """A resource implemented in Python (subclass it)."""
 
     def allocate(self, size: int, stream: StreamLike | None = None) -> object:
         """
@@ -1902,7 +1907,7 @@ class MemoryResource:
     def __repr__(self) -> str: ...
 
 class MemoryPoolAttributes:
-    """A pool's counters, in bytes, when read."""
+    """A pool's counters, in bytes, and reuse policy, when read."""
 
     @property
     def reserved_mem_current(self) -> int:
@@ -1923,6 +1928,20 @@ class MemoryPoolAttributes:
     @property
     def release_threshold(self) -> int:
         """Reserved memory kept after a sync."""
+
+    @property
+    def reuse_follow_event_dependencies(self) -> bool:
+        """
+        Freed memory is reused by streams that waited on the freeing stream's events.
+        """
+
+    @property
+    def reuse_allow_opportunistic(self) -> bool:
+        """Freed memory is reused once its free has completed, from any stream."""
+
+    @property
+    def reuse_allow_internal_dependencies(self) -> bool:
+        """The driver may insert waits to reuse freed memory."""
 
     def __repr__(self) -> str: ...
 
@@ -2017,15 +2036,48 @@ class DeviceMemoryResource(MemoryResource):
 
 class PinnedMemoryResource(MemoryResource):
     """
-    Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).
+    Page-locked host memory readable by every device. PinnedMemoryResource(options): a new stream-ordered host pool (PinnedMemoryResourceOptions: ipc_enabled, max_size, numa_id); without options, cuMemHostAlloc memory (freeing waits for the buffer's stream). DLPack consumers see it as kDLCUDAHost.
     """
 
     def __init__(self, device_id: DeviceLike | None = None, options: object | None = None) -> None: ...
 
+    @property
+    def is_ipc_enabled(self) -> bool:
+        """Its buffers can be sent to other processes."""
+
+    @property
+    def numa_id(self) -> int:
+        """The host NUMA node of the pool; -1 when the OS places the memory."""
+
+    @property
+    def is_mapped(self) -> bool:
+        """Imported from another process (never, today)."""
+
+    @property
+    def attributes(self) -> MemoryPoolAttributes:
+        """The pool's counters and reuse policy (MemoryPoolAttributes)."""
+
+    @property
+    def handle(self) -> int:
+        """The CUmemoryPool as an int (ValueError without a pool)."""
+
+    @property
+    def is_handle_owned(self) -> bool:
+        """True for a pool this resource created (and closes)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """close() was called."""
+
+    def close(self) -> None:
+        """
+        Destroy the pool of this PinnedMemoryResource (memory still in Buffers is freed when they close); later allocations raise ValueError.
+        """
+
 
 class ManagedMemoryResource(MemoryResource):
     """
-    Unified memory (cuMemAllocManaged), migrating between host and devices on use.
+    Unified memory, migrating between host and devices on use. ManagedMemoryResource(options): a new stream-ordered managed pool at the preferred location; without options, cuMemAllocManaged memory.
     """
 
     def __init__(self, device_id: DeviceLike | None = None, options: object | None = None) -> None: ...
@@ -2033,7 +2085,7 @@ class ManagedMemoryResource(MemoryResource):
     @property
     def preferred_location(self) -> object:
         """
-        Where pages prefer to live: None (the driver decides), ("device", ordinal) or ("host", None).
+        Where pages prefer to live: None (the driver decides), ("device", ordinal), ("host", None) or ("host_numa", node).
         """
 
     def prefetch(self, buffer: Buffer, location: Device | int | Literal['cpu', 'host'] | None = None, *, stream: StreamLike | None = None) -> None:
@@ -2044,6 +2096,35 @@ class ManagedMemoryResource(MemoryResource):
     def advise(self, buffer: Buffer, advice: str, location: Device | int | Literal['cpu', 'host'] | None = None) -> None:
         """
         cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); `location` is a device or "cpu" (default: the resource's device).
+        """
+
+    @property
+    def is_ipc_enabled(self) -> bool:
+        """Always False: managed pools cannot be shared with other processes."""
+
+    @property
+    def is_mapped(self) -> bool:
+        """Imported from another process (never)."""
+
+    @property
+    def attributes(self) -> MemoryPoolAttributes:
+        """The pool's counters and reuse policy (MemoryPoolAttributes)."""
+
+    @property
+    def handle(self) -> int:
+        """The CUmemoryPool as an int (ValueError without a pool)."""
+
+    @property
+    def is_handle_owned(self) -> bool:
+        """True for a pool this resource created (and closes)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """close() was called."""
+
+    def close(self) -> None:
+        """
+        Destroy the pool of this ManagedMemoryResource (memory still in Buffers is freed when they close); later allocations raise ValueError.
         """
 
 

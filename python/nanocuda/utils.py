@@ -1,8 +1,9 @@
 """cuda.core.utils in nanocuda: StridedMemoryView, args_viewable_as_strided_memory, the program
-caches and make_program_cache_key."""
+caches, make_program_cache_key and the batched managed-memory operations."""
 
 from __future__ import annotations
 
+from ._managed_buffer import discard_batch, discard_prefetch_batch, prefetch_batch
 from ._program_cache import FileStreamProgramCache, InMemoryProgramCache, ProgramCacheResource
 from ._program_cache_key import make_program_cache_key
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
@@ -13,5 +14,8 @@ __all__ = [
     "ProgramCacheResource",
     "StridedMemoryView",
     "args_viewable_as_strided_memory",
+    "discard_batch",
+    "discard_prefetch_batch",
     "make_program_cache_key",
+    "prefetch_batch",
 ]

@@ -40,12 +40,6 @@ std::string format_uuid(const std::array<unsigned char, 16>& id) {
 std::mutex g_mapped_mutex;
 std::map<std::array<unsigned char, 16>, std::weak_ptr<DeviceMemoryResource>> g_mapped;
 
-std::uint64_t pool_attribute(CUmemoryPool pool, CUmemPool_attribute attr) {
-  cuuint64_t value = 0;
-  NANOCUDA_CALL(cuMemPoolGetAttribute, "memory pool", pool, attr, &value);
-  return value;
-}
-
 }  // namespace
 
 DeviceMemoryResource::DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned,
@@ -212,13 +206,7 @@ std::string DeviceMemoryResource::describe() const {
 
 MemoryPoolAttributes DeviceMemoryResource::attributes() const {
   check_open("attributes");
-  MemoryPoolAttributes a;
-  a.reserved_mem_current = pool_attribute(pool_, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
-  a.reserved_mem_high = pool_attribute(pool_, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
-  a.used_mem_current = pool_attribute(pool_, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
-  a.used_mem_high = pool_attribute(pool_, CU_MEMPOOL_ATTR_USED_MEM_HIGH);
-  a.release_threshold = pool_attribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
-  return a;
+  return read_pool_attributes(pool_, describe());
 }
 
 void DeviceMemoryResource::set_release_threshold(std::uint64_t bytes) {

@@ -118,18 +118,22 @@ def test_pinned_resource_reads_its_options_on_mock(mock_libcuda):
         b = mr.allocate(64)
         assert b.size == 64 and b.is_host_accessible
         b.close()
-    # what only a pool can do is refused by name, not silently dropped
-    raises(lambda: PinnedMemoryResource(PinnedMemoryResourceOptions(ipc_enabled=True)), ValueError,
-           "PinnedMemoryResource: ipc_enabled=True needs a pool", "cuMemHostAlloc")
-    raises(lambda: PinnedMemoryResource(options=PinnedMemoryResourceOptions(max_size=1 << 21)), ValueError,
-           "PinnedMemoryResource: max_size sizes a pool")
-    raises(lambda: PinnedMemoryResource(options=PinnedMemoryResourceOptions(numa_id=0)), ValueError,
-           "PinnedMemoryResource: numa_id places a pool")
-    # another resource's options, or a dict, is a TypeError naming the class
+    # options make an owned host pool (cuda.core's pool settings are kept, not refused)
+    mr = PinnedMemoryResource(PinnedMemoryResourceOptions(ipc_enabled=True, max_size=1 << 21))
+    assert mr.is_ipc_enabled and mr.is_handle_owned and mr.numa_id >= 0
+    mr = PinnedMemoryResource(options=PinnedMemoryResourceOptions(numa_id=0))
+    assert mr.numa_id == 0 and not mr.is_ipc_enabled
+    mr.close()
+    assert mr.is_closed
+    raises(lambda: mr.allocate(64), ValueError, "PinnedMemoryResource.allocate", "is closed")
+    # a dict is cuda.core's spelling of the options; an unknown key is named
+    assert PinnedMemoryResource({"max_size": 1 << 21}).is_handle_owned
+    raises(lambda: PinnedMemoryResource(options={"ipc_enable": False}), TypeError,
+           "PinnedMemoryResource: unknown option 'ipc_enable' for PinnedMemoryResourceOptions")
+    # another resource's options is a TypeError naming the class
     raises(lambda: PinnedMemoryResource(options=DeviceMemoryResourceOptions()), TypeError,
-           "options must be a nanocuda.PinnedMemoryResourceOptions or None, got DeviceMemoryResourceOptions")
-    raises(lambda: PinnedMemoryResource(options={"ipc_enabled": False}), TypeError,
-           "write nanocuda.PinnedMemoryResourceOptions(**options)")
+           "options must be a nanocuda.PinnedMemoryResourceOptions, a dict of its fields or None, "
+           "got DeviceMemoryResourceOptions")
     print("ok")
     """)
 

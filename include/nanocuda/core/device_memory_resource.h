@@ -15,6 +15,7 @@
 #include "nanocuda/core/device.h"
 #include "nanocuda/core/ipc_allocation_handle.h"
 #include "nanocuda/core/ipc_buffer_descriptor.h"
+#include "nanocuda/core/memory_pool.h"
 #include "nanocuda/core/memory_resource.h"
 
 namespace nanocuda {
@@ -25,13 +26,6 @@ struct DeviceMemoryResourceOptions {
   bool ipc_enabled = false;        // pool exportable as a POSIX file descriptor
   std::size_t max_size = 0;        // 0: the driver's default (the device's memory)
   std::uint64_t release_threshold = 0;  // bytes the pool keeps reserved after a sync
-};
-
-// The pool's counters (cuMemPoolGetAttribute).
-struct MemoryPoolAttributes {
-  std::uint64_t reserved_mem_current = 0, reserved_mem_high = 0;
-  std::uint64_t used_mem_current = 0, used_mem_high = 0;
-  std::uint64_t release_threshold = 0;
 };
 
 class DeviceMemoryResource : public MemoryResource {

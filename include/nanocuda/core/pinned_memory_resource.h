@@ -1,26 +1,63 @@
-// Page-locked host memory as a memory resource (cuMemHostAlloc, portable and device-mapped).
+// Page-locked host memory as a memory resource: cuMemHostAlloc, or an owned host pool.
 #pragma once
 
+#include <cuda.h>
+
+#include <optional>
+
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/memory_pool.h"
 #include "nanocuda/core/memory_resource.h"
 
 namespace nanocuda {
 
-// Host memory every device can read; not stream-ordered: deallocate() waits for `stream`
-// before cuMemFreeHost, so memory is never freed under a copy still in flight.
+// cuda.core's PinnedMemoryResourceOptions: a stream-ordered pool of pinned host memory.
+struct PinnedMemoryResourceOptions {
+  bool ipc_enabled = false;       // exportable (POSIX file descriptor); needs a NUMA node
+  std::size_t max_size = 0;       // 0: the driver's default
+  std::optional<int> numa_id;     // none: the OS places it, or `device`'s host NUMA node for IPC
+};
+
+// Host memory every device can read. Without options it is cuMemHostAlloc memory, not
+// stream-ordered: deallocate() waits for `stream` before cuMemFreeHost, so memory is never
+// freed under a copy still in flight. With options it comes from an owned host pool
+// (CU_MEM_LOCATION_TYPE_HOST, or HOST_NUMA when a NUMA node is given or IPC needs one),
+// allocated and freed in stream order, with the pool's attributes.
 class PinnedMemoryResource : public MemoryResource {
  public:
-  // `device` only picks the context the allocation call runs in (the memory is portable).
+  // `device` picks the context the calls run in (the memory is portable) and, for IPC, the
+  // host NUMA node nearest to it.
   explicit PinnedMemoryResource(const Device& device = Device(0)) : device_(device) {}
+  PinnedMemoryResource(const Device& device, const PinnedMemoryResourceOptions& options);
+  ~PinnedMemoryResource() override;
+  PinnedMemoryResource(const PinnedMemoryResource&) = delete;
+  PinnedMemoryResource& operator=(const PinnedMemoryResource&) = delete;
+
   [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
   void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return true; }
   [[nodiscard]] int device_id() const override { return -1; }
-  [[nodiscard]] std::string describe() const override { return "PinnedMemoryResource"; }
+  [[nodiscard]] std::string describe() const override;
+
+  [[nodiscard]] bool is_pool() const noexcept { return pooled_; }
+  [[nodiscard]] bool is_ipc_enabled() const noexcept { return ipc_enabled_; }
+  [[nodiscard]] bool is_closed() const noexcept { return closed_; }
+  // The host NUMA node of the pool; -1 when the OS places the memory.
+  [[nodiscard]] int numa_id() const noexcept { return numa_id_; }
+  // The pool (ValueError without options or once closed).
+  [[nodiscard]] CUmemoryPool handle() const;
+  [[nodiscard]] MemoryPoolAttributes attributes() const;
+  // Destroys the pool (memory still in Buffers is freed when they close); later allocate()
+  // raises ValueError. Without a pool it only marks the resource closed.
+  void close();
 
  private:
+  void check_open(const char* call) const;
   Device device_;
+  CUmemoryPool pool_ = nullptr;
+  bool pooled_ = false, ipc_enabled_ = false, closed_ = false;
+  int numa_id_ = -1;
 };
 
 }  // namespace nanocuda

@@ -127,6 +127,10 @@ namespace nanocuda::detail {
   X(cuMemFree, 3020)                             \
   X(cuMemPrefetchAsync, 12020)                   \
   X(cuMemAdvise, 12020)                          \
+  X(cuMemRangeGetAttribute, 8000)               \
+  X(cuMemPrefetchBatchAsync, 13000)             \
+  X(cuMemDiscardBatchAsync, 13000)              \
+  X(cuMemDiscardAndPrefetchBatchAsync, 13000)   \
   X(cuMemGetAllocationGranularity, 10020)        \
   X(cuMemCreate, 10020)                          \
   X(cuMemRelease, 10020)                         \

@@ -88,16 +88,6 @@ Span span_of(nb::handle obj, const char* where, bool writable) {
   return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
 }
 
-// Pinned memory is kDLCUDAHost and managed memory kDLCUDAManaged, so consumers (numpy for
-// host memory) read it where it lives.
-dlpack::Device dlpack_device_of(const Buffer& b) {
-  const auto& mr = b.memory_resource();
-  if (mr && mr->is_host_accessible())
-    return mr->device_id() < 0 ? dlpack::Device{dlpack::kCUDAHost, 0}
-                               : dlpack::Device{dlpack::kCUDAManaged, 0};
-  return {dlpack::kCUDA, b.device().ordinal()};
-}
-
 Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   if (!stream.is_none()) return to_stream(stream, where);
   if (hint) return hint->buffer.stream();
@@ -171,20 +161,15 @@ void bind_buffer(nb::module_& m) {
       .def_prop_ro("nbytes", [](const PyBuffer& b) { return b.buffer.size(); }, "Size in bytes.")
       .def_prop_ro("device", [](const PyBuffer& b) { return device_object(b.buffer.device().ordinal()); },
                    "The Device holding the memory.")
-      .def_prop_ro("device_id", [](const PyBuffer& b) { return b.buffer.device().ordinal(); },
-                   "The ordinal of the device holding the memory (cuda.core).")
-      .def_prop_ro("handle", [](const PyBuffer& b) { return address_for_python(b); },
-                   "The address as an int (cuda.core's name for ptr).")
+      .def_prop_ro("device_id", &buffer_device_id,
+                   "The ordinal of the device holding the memory; -1 for host memory (cuda.core).")
+      .def_prop_ro("handle", [](const PyBuffer& b) { return b.buffer.is_closed() ? uint64_t{0} : address_for_python(b); },
+                   "The address as an int (cuda.core's name for ptr); 0 once closed.")
       .def_prop_ro("memory_resource", [](const PyBuffer& b) { return b.buffer.memory_resource(); },
                    "The MemoryResource that made the memory (None for a view of foreign memory).")
-      .def_prop_ro("is_device_accessible", [](const PyBuffer& b) {
-             const auto& mr = b.buffer.memory_resource();
-             return mr ? mr->is_device_accessible() : true;
-           }, "True when kernels can read the memory.")
-      .def_prop_ro("is_host_accessible", [](const PyBuffer& b) {
-             const auto& mr = b.buffer.memory_resource();
-             return mr ? mr->is_host_accessible() : false;
-           }, "True when the CPU can read the memory (pinned, managed).")
+      .def_prop_ro("is_device_accessible", &buffer_device_accessible, "True when kernels can read the memory.")
+      .def_prop_ro("is_host_accessible", &buffer_host_accessible,
+                   "True when the CPU can read the memory (pinned, managed, host memory from from_handle).")
       .def("copy_to", [](nb::handle self, nb::handle dst, nb::handle stream) -> nb::object {
              auto& b = nb::cast<PyBuffer&>(self);
              nb::object out = nb::borrow(dst);
@@ -203,14 +188,13 @@ void bind_buffer(nb::module_& m) {
            }, nb::arg("src").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
       .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
-             std::size_t v = size_arg(value, "Buffer.fill", "value");
-             std::size_t w = size_arg(width, "Buffer.fill", "width");
-             if (v > 0xFFFFFFFFu) throw nb::value_error("Buffer.fill: value must fit in 32 bits");
+             auto [pattern, w] = fill_pattern(value, width);
              Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
-             fill_async(b.buffer.ptr(), static_cast<std::uint32_t>(v), static_cast<unsigned>(std::min<std::size_t>(w, 8)),
-                        b.buffer.size(), s);
-           }, nb::arg("value").none(), nb::arg("width").none() = 1, nb::kw_only(), nb::arg("stream") = nb::none(),
-           "Set every `width`-byte element (1, 2 or 4) to `value`, in the order of `stream` (cuda.core).")
+             fill_async(b.buffer.ptr(), pattern, w, b.buffer.size(), s);
+           }, nb::arg("value").none(), nb::arg("width") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
+           "Repeat a pattern over the buffer in the order of `stream` (cuda.core): an int byte "
+           "(0..255), a bytes-like pattern of 1, 2 or 4 bytes (b'\\x34\\x12', numpy.uint16(v)), or an "
+           "int/float with width=2/4. ValueError when the size is not a multiple of the pattern.")
       .def_static("from_handle", [](nb::handle ptr, nb::handle size, nb::handle mr, nb::handle owner,
                                     nb::handle stream) {
              uint64_t address = handle_arg(ptr, "Buffer.from_handle", "ptr");
@@ -225,13 +209,17 @@ void bind_buffer(nb::module_& m) {
                                        "holds it), not both");
                resource = resource_arg(mr, "Buffer.from_handle", "mr");
              }
-             int ordinal = resource && resource->device_id() >= 0 ? resource->device_id()
-                                                                   : device_ordinal_arg(nb::none(), "Buffer.from_handle");
+             // Foreign memory: the driver says where it lives (host, pinned, managed, a device).
+             AddressInfo where = resource ? AddressInfo{} : describe_address(address, "Buffer.from_handle");
+             int mr_device = resource ? resource_device_id(*resource) : where.device;
+             int ordinal = mr_device >= 0 ? mr_device : device_ordinal_arg(nb::none(), "Buffer.from_handle");
              Stream s = stream.is_none() ? Stream::legacy(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
-             if (!stream.is_none() && resource && resource->device_id() >= 0)
+             if (!stream.is_none() && resource && mr_device >= 0)
                check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
              Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
-             return PyBuffer(std::move(b), DType{}, Shape(static_cast<int64_t>(n)), nb::borrow(owner));
+             PyBuffer out(std::move(b), DType{}, Shape(static_cast<int64_t>(n)), nb::borrow(owner));
+             out.external = where;
+             return out;
            }, nb::arg("ptr").none(), nb::arg("size").none(), nb::arg("mr") = nb::none(), nb::arg("owner") = nb::none(),
            nb::kw_only(), nb::arg("stream") = nb::none(),
            "A Buffer over memory at `ptr` (cuda.core): freed through `mr` at close() in the order of "
@@ -268,24 +256,34 @@ void bind_buffer(nb::module_& m) {
            }, nb::arg("stream") = nb::none(),
            "Free the memory in the order of `stream` (default: the allocating stream).")
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](PyBuffer& b, nb::args) { b.buffer.close(); })
+      .def("__exit__", [](PyBuffer& b, nb::args) {
+        b.buffer.close();
+        b.owner = nb::object();  // as close(): the owner is released with the memory
+      })
       .def("__len__", [](const PyBuffer& b) { return b.buffer.size(); })
       .def("__dlpack_device__", [](const PyBuffer& b) {
-        dlpack::Device d = dlpack_device_of(b.buffer);
+        dlpack::Device d = dlpack_device_of(b);
         return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
       })
       .def("__dlpack__",
            [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
               nb::handle copy) {
              auto& b = nb::cast<PyBuffer&>(self);
+             // The protocol's own wording (consumers match on it).
              if (!copy.is_none() && bool_arg(copy, "Buffer.__dlpack__", "copy (True, False or None)"))
-               throw nb::buffer_error("Buffer.__dlpack__: copy=True is not supported");
-             (void)dl_device;
+               throw nb::buffer_error("Sorry, not supported: copy=True");
+             if (!dl_device.is_none()) throw nb::buffer_error("Sorry, not supported: dl_device other than None");
+             if (!max_version.is_none() &&
+                 (!PyTuple_Check(max_version.ptr()) || PyTuple_GET_SIZE(max_version.ptr()) != 2 ||
+                  !PyLong_Check(PyTuple_GET_ITEM(max_version.ptr(), 0)) ||
+                  !PyLong_Check(PyTuple_GET_ITEM(max_version.ptr(), 1))))
+               throw nb::buffer_error(("Expected max_version tuple[int, int], got " +
+                                       nb::cast<std::string>(nb::repr(max_version))).c_str());
+             dlpack::Device where = dlpack_device_of(b);
              // Order the consumer's stream after our allocating stream, as the protocol asks.
              if (std::optional<Stream> consumer = dlpack_consumer_stream(stream, b.buffer.device().ordinal()))
                if (consumer->raw_handle() != b.buffer.stream().raw_handle()) consumer->wait(b.buffer.stream());
-             return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()),
-                                  dlpack_device_of(b.buffer), b.dtype, b.shape,
+             return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()), where, b.dtype, b.shape,
                                   max_version);
            },
            nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),

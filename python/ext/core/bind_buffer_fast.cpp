@@ -4,6 +4,7 @@
 #include <nanobind/stl/shared_ptr.h>
 
 #include <array>
+#include <type_traits>
 
 #include "bindings.h"
 #include "core/py_memory_resource.h"
@@ -150,9 +151,10 @@ NANOCUDA_FASTCALL_BODY PyObject* resource_allocate(PyObject* self, PyObject* con
   auto* raw = static_cast<MemoryResource*>(nb::inst_ptr<T>(self));
   std::shared_ptr<MemoryResource> mr = raw->weak_from_this().lock();
   if (!mr) mr = nb::detail::shared_from_python(raw, self);
-  return allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none())
-      .release()
-      .ptr();
+  nb::object out = allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none());
+  // cuda.core: a managed resource's buffers are ManagedBuffers (a Python subclass of Buffer).
+  if constexpr (std::is_same_v<T, ManagedMemoryResource>) out = as_managed_buffer(out);
+  return out.release().ptr();
 }
 
 NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* args,
@@ -161,11 +163,13 @@ NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* a
   g_close_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
   if (!nb::inst_ready(self))  // a Python subclass whose __init__ did not run the base's
     throw nb::type_error("Buffer.close: the Buffer is not initialized");
-  Buffer& b = nb::inst_ptr<PyBuffer>(self)->buffer;
+  PyBuffer& pb = *nb::inst_ptr<PyBuffer>(self);
+  Buffer& b = pb.buffer;
   PyObject* stream = a[0];
   if (!stream || stream == Py_None) b.close();
   else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
   else b.close(to_stream(nb::handle(stream), "Buffer.close"));
+  if (pb.owner.is_valid()) pb.owner = nb::object();  // cuda.core: a closed Buffer keeps no owner alive
   Py_RETURN_NONE;
 }
 

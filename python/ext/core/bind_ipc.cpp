@@ -181,10 +181,11 @@ void bind_ipc(nb::module_& m) {
   nb::object staticmethod = nb::module_::import_("builtins").attr("staticmethod");
   nb::object property = nb::module_::import_("builtins").attr("property");
   buffer.attr("memory_resource") = property(nb::cpp_function([](const PyBuffer& b) -> nb::object {
+    if (b.buffer.is_closed()) return nb::none();  // cuda.core: a closed Buffer has no resource
     if (b.buffer.memory_resource()) return nb::cast(b.buffer.memory_resource());
     if (!b.buffer.is_owning()) return nb::none();
     return nb::cast(std::make_shared<DeviceMemoryResource>(b.buffer.device()));
-  }), nb::none(), nb::none(), "The MemoryResource that frees this buffer (None for a view from from_handle).");
+  }), nb::none(), nb::none(), "The MemoryResource that frees this buffer (None for a view from from_handle, or once closed).");
   // One export for both spellings (get_ipc_descriptor(), cuda.core 1.2's ipc_descriptor property).
   auto export_buffer = [](const PyBuffer& b, const char* call) {
     auto mr = std::dynamic_pointer_cast<DeviceMemoryResource>(b.buffer.memory_resource());

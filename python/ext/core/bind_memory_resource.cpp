@@ -33,8 +33,11 @@ namespace nanocuda::py {
 CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
   nb::gil_scoped_acquire gil;
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
-  nb::detail::ticket ticket(nb_trampoline, "allocate", hash, true);
-  // stream by keyword: cuda.core's resources declare allocate(self, size, *, stream=None).
+  nb::detail::ticket ticket(nb_trampoline, "allocate", hash, false);
+  if (!ticket.key.is_valid())  // MemoryResource itself, or a subclass without allocate
+    throw nb::type_error((std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) +
+                          ".allocate: a MemoryResource subclass must define allocate(size, *, stream)").c_str());
+  // stream by keyword: cuda.core's interface declares it keyword-only (allocate(size, *, stream)).
   nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream);
   check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
@@ -159,14 +162,21 @@ int ordinal_of(nb::handle device, const char* call) {
   return device_ordinal_arg(device, call, 0);
 }
 
-// Options are exact: None or the named options class (nanocuda's, or cuda.core's class of
-// the same name); a dict or another resource's options is a TypeError naming the class, never
-// silently read as "no options".
-void check_options_class(nb::handle options, const char* call, const char* cls) {
-  if (options.is_none() || std::strcmp(Py_TYPE(options.ptr())->tp_name, cls) == 0) return;
-  std::string hint = PyDict_Check(options.ptr()) ? std::string("; write nanocuda.") + cls + "(**options)" : "";
-  throw nb::type_error((std::string(call) + ": options must be a nanocuda." + cls + " or None, got " +
-                        Py_TYPE(options.ptr())->tp_name + hint).c_str());
+// Options are None, the named options class (nanocuda's, or cuda.core's class of the same
+// name) or a dict of its fields (as cuda.core takes them), converted by
+// nanocuda._memory_options.coerce_options, which names the call and any unknown key or bad
+// value; another resource's options is a TypeError, never silently read as "no options".
+nb::object check_options_class(nb::handle options, const char* call, const char* cls) {
+  if (options.is_none() || std::strcmp(Py_TYPE(options.ptr())->tp_name, cls) == 0) return nb::borrow(options);
+  return nb::module_::import_("nanocuda._memory_options").attr("coerce_options")(call, cls, options);
+}
+
+// cuda.core's resources take the options first (PinnedMemoryResource(options)): an options
+// object or dict in the device's place moves to `options`.
+void options_first(nb::handle& device, nb::handle& options, const char* field) {
+  if (options.is_none() && !device.is_none() && !PyIndex_Check(device.ptr()) &&
+      (PyDict_Check(device.ptr()) || nb::hasattr(device, field)))
+    std::swap(device, options);
 }
 
 template <class T>
@@ -175,6 +185,16 @@ T option(nb::handle options, const char* name, T fallback) {
   nb::object v = options.attr(name);
   return v.is_none() ? fallback : nb::cast<T>(v);
 }
+
+// MemoryResource.__init__ for Python subclasses: constructs the C++ part once, so a
+// subclass whose __init__ never calls super().__init__() (cuda.core does not require it)
+// still works; nanocuda._memory_resource runs it before every subclass's own __init__.
+void init_memory_resource(nb::handle self) {
+  if (nb::inst_ready(self)) return;
+  new (nb::inst_ptr<PyMemoryResource>(self)) PyMemoryResource();
+  nb::inst_mark_ready(self);
+}
+
 
 // Location for prefetch/advise: a Device or ordinal, or "cpu"/"host"/-1.
 int location_of(nb::handle location, int fallback) {
@@ -236,7 +256,7 @@ void bind_memory_resource(nb::module_& m) {
       "returning Buffer.from_handle(ptr, size, mr=self), deallocate(ptr, size, stream), and the "
       "is_device_accessible / is_host_accessible / device_id properties.",
       nb::is_weak_referenceable())  // inherited by every resource class
-      .def(nb::init<>())
+      .def("__init__", &init_memory_resource, "A resource implemented in Python (subclass it).")
       .def("allocate", &py_allocate, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes, allocated in the order of `stream` (default: the device's "
            "legacy stream). Example: ``buf = mr.allocate(1 << 20, stream=s)``.")
@@ -251,16 +271,28 @@ void bind_memory_resource(nb::module_& m) {
                    "The memory is managed (unified): one address on the host and every device.")
       .def("__repr__", [](const MemoryResource& r) { return "<nanocuda." + r.describe() + ">"; });
 
-  nb::class_<MemoryPoolAttributes>(m, "MemoryPoolAttributes", "A pool's counters, in bytes, when read.")
+  nb::class_<MemoryPoolAttributes>(m, "MemoryPoolAttributes", "A pool's counters, in bytes, and reuse policy, when read.")
       .def_ro("reserved_mem_current", &MemoryPoolAttributes::reserved_mem_current, "Memory the pool holds from the device.")
       .def_ro("reserved_mem_high", &MemoryPoolAttributes::reserved_mem_high, "High-water mark of reserved_mem_current.")
       .def_ro("used_mem_current", &MemoryPoolAttributes::used_mem_current, "Memory in live allocations.")
       .def_ro("used_mem_high", &MemoryPoolAttributes::used_mem_high, "High-water mark of used_mem_current.")
       .def_ro("release_threshold", &MemoryPoolAttributes::release_threshold, "Reserved memory kept after a sync.")
+      .def_ro("reuse_follow_event_dependencies", &MemoryPoolAttributes::reuse_follow_event_dependencies,
+              "Freed memory is reused by streams that waited on the freeing stream's events.")
+      .def_ro("reuse_allow_opportunistic", &MemoryPoolAttributes::reuse_allow_opportunistic,
+              "Freed memory is reused once its free has completed, from any stream.")
+      .def_ro("reuse_allow_internal_dependencies", &MemoryPoolAttributes::reuse_allow_internal_dependencies,
+              "The driver may insert waits to reuse freed memory.")
       .def("__repr__", [](const MemoryPoolAttributes& a) {
-        return "MemoryPoolAttributes(used=" + format_bytes(a.used_mem_current) + ", reserved=" +
-               format_bytes(a.reserved_mem_current) + ", used_high=" + format_bytes(a.used_mem_high) +
-               ", reserved_high=" + format_bytes(a.reserved_mem_high) + ")";
+        auto flag = [](bool b) { return std::string(b ? "True" : "False"); };
+        return "MemoryPoolAttributes(release_threshold=" + std::to_string(a.release_threshold) +
+               ", reserved_mem_current=" + std::to_string(a.reserved_mem_current) +
+               ", reserved_mem_high=" + std::to_string(a.reserved_mem_high) +
+               ", reuse_allow_internal_dependencies=" + flag(a.reuse_allow_internal_dependencies) +
+               ", reuse_allow_opportunistic=" + flag(a.reuse_allow_opportunistic) +
+               ", reuse_follow_event_dependencies=" + flag(a.reuse_follow_event_dependencies) +
+               ", used_mem_current=" + std::to_string(a.used_mem_current) +
+               ", used_mem_high=" + std::to_string(a.used_mem_high) + ")";
       });
 
   nb::class_<DeviceMemoryResource, MemoryResource>(
@@ -270,7 +302,8 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](DeviceMemoryResource* self, nb::handle device, nb::handle options) {
              Device d(ordinal_of(device, "DeviceMemoryResource"));
-             check_options_class(options, "DeviceMemoryResource", "DeviceMemoryResourceOptions");
+             nb::object opts = check_options_class(options, "DeviceMemoryResource", "DeviceMemoryResourceOptions");
+             options = opts;
              if (options.is_none()) {
                new (self) DeviceMemoryResource(d);
                return;
@@ -321,45 +354,50 @@ void bind_memory_resource(nb::module_& m) {
         return DeviceMemoryResource::find_mapped(id);
       });
 
-  nb::class_<PinnedMemoryResource, MemoryResource>(
+  auto pinned = nb::class_<PinnedMemoryResource, MemoryResource>(
       m, "PinnedMemoryResource",
-      "Page-locked host memory readable by every device (cuMemHostAlloc); freeing waits for the "
-      "buffer's stream. numpy sees it through Buffer's __array_interface__-free DLPack (kDLCUDAHost).")
+      "Page-locked host memory readable by every device. PinnedMemoryResource(options): a new "
+      "stream-ordered host pool (PinnedMemoryResourceOptions: ipc_enabled, max_size, numa_id); "
+      "without options, cuMemHostAlloc memory (freeing waits for the buffer's stream). DLPack "
+      "consumers see it as kDLCUDAHost.")
       .def("__init__", [](PinnedMemoryResource* self, nb::handle device, nb::handle options) {
-             // cuda.core's signature is PinnedMemoryResource(options): accept the options first.
-             if (options.is_none() && !device.is_none() && !PyIndex_Check(device.ptr()) &&
-                 nb::hasattr(device, "ipc_enabled"))
-               std::swap(device, options);
-             check_options_class(options, "PinnedMemoryResource", "PinnedMemoryResourceOptions");
-             // nanocuda's pinned memory is cuMemHostAlloc, not a stream-ordered pool: what only
-             // a pool can do is refused by name instead of being silently dropped.
-             if (option<bool>(options, "ipc_enabled", false))
-               throw nb::value_error("PinnedMemoryResource: ipc_enabled=True needs a pool, and nanocuda's pinned "
-                                     "memory is cuMemHostAlloc (not a pool), so it cannot be shared with other "
-                                     "processes; share device memory with DeviceMemoryResource(dev, "
-                                     "DeviceMemoryResourceOptions(ipc_enabled=True))");
-             if (option<std::size_t>(options, "max_size", 0) != 0)
-               throw nb::value_error("PinnedMemoryResource: max_size sizes a pool, and nanocuda's pinned memory "
-                                     "is cuMemHostAlloc (not a pool); leave max_size=0");
-             if (!options.is_none() && !nb::getattr(options, "numa_id", nb::none()).is_none())
-               throw nb::value_error("PinnedMemoryResource: numa_id places a pool on a NUMA node, and nanocuda's "
-                                     "pinned memory is cuMemHostAlloc (placed by the OS); leave numa_id=None");
-             new (self) PinnedMemoryResource(Device(ordinal_of(device, "PinnedMemoryResource")));
-           }, nb::arg("device_id") = nb::none(), nb::arg("options") = nb::none());
+             options_first(device, options, "ipc_enabled");
+             nb::object opts = check_options_class(options, "PinnedMemoryResource", "PinnedMemoryResourceOptions");
+             Device d(ordinal_of(device, "PinnedMemoryResource"));
+             if (opts.is_none()) {
+               new (self) PinnedMemoryResource(d);
+               return;
+             }
+             PinnedMemoryResourceOptions o;
+             o.ipc_enabled = bool_arg(opts.attr("ipc_enabled"), "PinnedMemoryResourceOptions", "ipc_enabled");
+             o.max_size = size_arg(opts.attr("max_size"), "PinnedMemoryResourceOptions", "max_size");
+             nb::object numa = nb::getattr(opts, "numa_id", nb::none());
+             if (!numa.is_none())
+               o.numa_id = static_cast<int>(int_arg(numa, "PinnedMemoryResourceOptions", "numa_id", INT32_MIN, INT32_MAX));
+             new (self) PinnedMemoryResource(d, o);
+           }, nb::arg("device_id") = nb::none(), nb::arg("options") = nb::none())
+      .def_prop_ro("is_ipc_enabled", &PinnedMemoryResource::is_ipc_enabled, "Its buffers can be sent to other processes.")
+      .def_prop_ro("numa_id", &PinnedMemoryResource::numa_id,
+                   "The host NUMA node of the pool; -1 when the OS places the memory.")
+      .def_prop_ro("is_mapped", &PinnedMemoryResource::is_mapped, "Imported from another process (never, today).");
+  bind_pool_members<PinnedMemoryResource>(pinned, "PinnedMemoryResource");
 
-  nb::class_<ManagedMemoryResource, MemoryResource>(
-      m, "ManagedMemoryResource", "Unified memory (cuMemAllocManaged), migrating between host and devices on use.")
+  auto managed = nb::class_<ManagedMemoryResource, MemoryResource>(
+      m, "ManagedMemoryResource",
+      "Unified memory, migrating between host and devices on use. ManagedMemoryResource(options): "
+      "a new stream-ordered managed pool at the preferred location; without options, "
+      "cuMemAllocManaged memory.")
       .def("__init__", [](ManagedMemoryResource* self, nb::handle device, nb::handle options) {
-             // cuda.core's signature is ManagedMemoryResource(options): accept the options first.
-             if (options.is_none() && !device.is_none() && !PyIndex_Check(device.ptr()) &&
-                 nb::hasattr(device, "preferred_location"))
-               std::swap(device, options);
+             options_first(device, options, "preferred_location");
              ManagedMemoryResourceOptions o;
-             check_options_class(options, "ManagedMemoryResource", "ManagedMemoryResourceOptions");
+             nb::object opts = check_options_class(options, "ManagedMemoryResource", "ManagedMemoryResourceOptions");
+             options = opts;
+             o.pool = !options.is_none();
              if (!options.is_none()) {
                // ManagedMemoryResourceOptions checked the pair; "host" is -1 here.
                nb::object loc = options.attr("preferred_location");
                nb::object kind = nb::getattr(options, "preferred_location_type", nb::none());
+               o.host_numa = !kind.is_none() && nb::str(kind).equal(nb::str("host_numa"));
                if (!kind.is_none() && nb::str(kind).equal(nb::str("host"))) o.preferred_location = -1;
                else if (!loc.is_none()) o.preferred_location = nb::cast<int>(loc);
              }
@@ -368,9 +406,11 @@ void bind_memory_resource(nb::module_& m) {
       .def_prop_ro("preferred_location", [](const ManagedMemoryResource& r) -> nb::object {
              const auto& loc = r.preferred_location();
              if (!loc) return nb::none();
+             if (r.prefers_host_numa()) return nb::make_tuple("host_numa", *loc);
              if (*loc < 0) return nb::make_tuple("host", nb::none());
              return nb::make_tuple("device", *loc);
-           }, "Where pages prefer to live: None (the driver decides), (\"device\", ordinal) or (\"host\", None).")
+           }, "Where pages prefer to live: None (the driver decides), (\"device\", ordinal), (\"host\", None) "
+              "or (\"host_numa\", node).")
       .def("prefetch",
            [](ManagedMemoryResource& r, nb::handle buffer, nb::handle location, nb::handle stream) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.prefetch");
@@ -388,7 +428,11 @@ void bind_memory_resource(nb::module_& m) {
            },
            nb::arg("buffer").none(), nb::arg("advice"), nb::arg("location") = nb::none(),
            "cuMemAdvise by name: set_read_mostly, set_preferred_location, set_accessed_by (and unset_*); "
-           "`location` is a device or \"cpu\" (default: the resource's device).");
+           "`location` is a device or \"cpu\" (default: the resource's device).")
+      .def_prop_ro("is_ipc_enabled", [](const ManagedMemoryResource&) { return false; },
+                   "Always False: managed pools cannot be shared with other processes.")
+      .def_prop_ro("is_mapped", &ManagedMemoryResource::is_mapped, "Imported from another process (never).");
+  bind_pool_members<ManagedMemoryResource>(managed, "ManagedMemoryResource");
 
   nb::class_<VirtualMemoryResource, MemoryResource>(
       m, "VirtualMemoryResource",
@@ -397,7 +441,8 @@ void bind_memory_resource(nb::module_& m) {
       .def("__init__",
            [](VirtualMemoryResource* self, nb::handle device, nb::handle options) {
              VirtualMemoryResourceOptions o;
-             check_options_class(options, "VirtualMemoryResource", "VirtualMemoryResourceOptions");
+             nb::object opts = check_options_class(options, "VirtualMemoryResource", "VirtualMemoryResourceOptions");
+             options = opts;
              o.reserve_size = option<std::size_t>(options, "reserve_size", o.reserve_size);
              if (!options.is_none() && nb::hasattr(options, "peers") && !options.attr("peers").is_none())
                for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));

@@ -4,9 +4,11 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "interop/dtype.h"
+#include "nanocuda/core/address_device.h"
 #include "nanocuda/core/buffer.h"
 
 namespace nanocuda::py {
@@ -42,6 +44,9 @@ struct PyBuffer {
   Shape shape;  // {size} unless given
   // cuda.core's Buffer.owner: a Python object kept alive with the buffer (from_handle(owner=)).
   nanobind::object owner;
+  // For from_handle without a resource: where the driver says the memory lives (unknown
+  // otherwise, and then the resource, or device memory, answers).
+  AddressInfo external;
 
   PyBuffer(Buffer b, DType d, Shape s, nanobind::object o = {})
       : buffer(std::move(b)), dtype(d), shape(std::move(s)), owner(std::move(o)) {}
@@ -49,6 +54,24 @@ struct PyBuffer {
   PyBuffer(std::shared_ptr<MemoryResource>&& mr, std::size_t size, const Stream& stream)
       : buffer(std::move(mr), size, stream), shape(static_cast<int64_t>(size)) {}
 };
+
+// cuda.core's answers for a buffer: its resource's, else the driver's for foreign memory,
+// else device memory's. A Python resource whose device_id raises counts as host memory (-1).
+int resource_device_id(const MemoryResource& mr);
+bool buffer_device_accessible(const PyBuffer& b);
+bool buffer_host_accessible(const PyBuffer& b);
+int buffer_device_id(const PyBuffer& b);
+// kDLCUDA (device only), kDLCPU (host only), kDLCUDAManaged or kDLCUDAHost (both); BufferError
+// for memory neither can reach.
+dlpack::Device dlpack_device_of(const PyBuffer& b);
+// Buffer.fill's (pattern, width in bytes) from its value and width arguments.
+std::pair<std::uint32_t, unsigned> fill_pattern(nanobind::handle value, nanobind::handle width);
+
+// The same memory as an instance of `cls` (a Python subclass of Buffer); `buffer` gives it up
+// and reads as closed. as_managed_buffer: into nanocuda.ManagedBuffer, once it is registered
+// (_internal.set_managed_buffer_type), else `buffer` itself.
+nanobind::object buffer_as(nanobind::handle cls, nanobind::handle buffer);
+nanobind::object as_managed_buffer(nanobind::handle buffer);
 
 // The DLPack capsule for __dlpack__ (max_version None or (major, minor): versioned from 1).
 nanobind::object export_dlpack(nanobind::handle owner, void* data, dlpack::Device dev, const DType& dtype,

@@ -7,6 +7,9 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/trampoline.h>
 
+#include <cstdint>
+#include <string>
+
 #include "core/py_buffer.h"
 #include "nanocuda/core/memory_resource.h"
 #include "nanocuda/core/stream.h"
@@ -48,5 +51,18 @@ nanobind::object py_allocate(nanobind::handle self, nanobind::handle size, nanob
 // Installs the METH_FASTCALL allocate/close methods and the Buffer free list (bind_buffer_fast.cpp),
 // once Buffer, Device and the resources are bound.
 void install_buffer_fast_paths();
+
+// The attributes every pool-backed resource shares, bound once per resource class.
+template <class R, class C>
+void bind_pool_members(C& cls, const char* name) {
+  cls.def_prop_ro("attributes", &R::attributes, "The pool's counters and reuse policy (MemoryPoolAttributes).")
+      .def_prop_ro("handle", [](const R& r) { return reinterpret_cast<uintptr_t>(r.handle()); },
+                   "The CUmemoryPool as an int (ValueError without a pool).")
+      .def_prop_ro("is_handle_owned", &R::is_pool, "True for a pool this resource created (and closes).")
+      .def_prop_ro("is_closed", &R::is_closed, "close() was called.")
+      .def("close", &R::close,
+           (std::string("Destroy the pool of this ") + name +
+            " (memory still in Buffers is freed when they close); later allocations raise ValueError.").c_str());
+}
 
 }  // namespace nanocuda::py

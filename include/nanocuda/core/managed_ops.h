@@ -1,0 +1,60 @@
+// Managed-memory range operations: batched prefetch and discard, and the advice in force.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nanocuda/core/stream.h"
+
+namespace nanocuda {
+
+// Where pages go or prefer to be (cuda.core's Device / Host / Host(numa_id) /
+// Host.numa_current()).
+struct MemoryLocation {
+  enum class Kind { device, host, host_numa, host_numa_current };
+  Kind kind = Kind::host;
+  int id = 0;  // the device ordinal or NUMA node
+  [[nodiscard]] static MemoryLocation device(int ordinal) { return {Kind::device, ordinal}; }
+  [[nodiscard]] static MemoryLocation host() { return {Kind::host, 0}; }
+  [[nodiscard]] std::string describe() const;  // "device 0", "the host", "host NUMA node 1"
+  bool operator==(const MemoryLocation&) const = default;
+};
+
+// A byte range of managed memory.
+struct ManagedRange {
+  CUdeviceptr ptr = 0;
+  std::size_t size = 0;
+};
+
+// ValueError naming `call` unless `ptr` is managed memory (cuPointerGetAttribute IS_MANAGED).
+void check_managed(CUdeviceptr ptr, const char* call);
+
+// Migrates each range to its location, in the order of `stream`: `locations` holds one
+// location for all the ranges or one per range (ValueError otherwise; device ordinals are
+// checked). cuMemPrefetchBatchAsync where the driver has it (CUDA 13), else one
+// cuMemPrefetchAsync per range.
+void prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
+                    const Stream& stream, const char* call);
+// Marks the ranges' contents as no longer needed (cuMemDiscardBatchAsync, CUDA 13).
+void discard_batch(const std::vector<ManagedRange>& ranges, const Stream& stream, const char* call);
+// Discards, then prefetches to the locations (cuMemDiscardAndPrefetchBatchAsync, CUDA 13).
+void discard_prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
+                            const Stream& stream, const char* call);
+
+// cuMemAdvise for one range: SET/UNSET_READ_MOSTLY (no location), SET/UNSET_PREFERRED_LOCATION
+// and SET/UNSET_ACCESSED_BY (a device or the host; ValueError for NUMA kinds there).
+void advise(const ManagedRange& range, CUmem_advise advice, const std::optional<MemoryLocation>& location,
+            const char* call);
+
+// The advice in force (cuMemRangeGetAttribute).
+[[nodiscard]] bool range_read_mostly(const ManagedRange& range);
+[[nodiscard]] std::optional<MemoryLocation> range_preferred_location(const ManagedRange& range);
+[[nodiscard]] std::vector<MemoryLocation> range_accessed_by(const ManagedRange& range);
+// Where the range was last prefetched to; nullopt when never.
+[[nodiscard]] std::optional<MemoryLocation> range_last_prefetch_location(const ManagedRange& range);
+
+}  // namespace nanocuda
