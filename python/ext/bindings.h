@@ -21,6 +21,7 @@ void bind_buffer(nanobind::module_& m);
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
 void bind_info(nanobind::module_& m);
+void bind_nvml(nanobind::module_& m);  // nanocuda.system's NVML queries, in _internal
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);
