@@ -175,3 +175,14 @@ R nvmlDeviceRegisterEvents(void* h, unsigned long long types, void* set) {
 R nvmlEventSetWait_v2(void* set, void* data, unsigned ms) { (void)set; (void)data; (void)ms; return TIMEOUT; }
 R nvmlEventSetFree(void* set) { (void)set; --g_sets; return OK; }
 int nanocuda_mock_nvml_open_event_sets(void) { return g_sets; }
+R nvmlDeviceGetInforomImageVersion(void* h, char* b, unsigned n) { DEV(h); return put(b, n, "G520.0200.00.05"); }
+R nvmlDeviceGetInforomVersion(void* h, int object, char* b, unsigned n) {
+  DEV(h);
+  return object == 0 ? put(b, n, "2.1") : NOT_SUPPORTED;
+}
+R nvmlDeviceGetInforomConfigurationChecksum(void* h, unsigned* v) { DEV(h); *v = 0xC0FFEE; return OK; }
+R nvmlDeviceValidateInforom(void* h) { DEV(h); return d->index ? 14 : OK; }  /* 14: CORRUPTED_INFOROM */
+R nvmlDeviceGetLastBBXFlushTime(void* h, unsigned long long* t, unsigned long* us) {
+  DEV(h); *t = 1700000000ull; *us = 250; return OK;
+}
+R nvmlDeviceGetBoardPartNumber(void* h, char* b, unsigned n) { DEV(h); return put(b, n, "692-2G520-0200-000"); }

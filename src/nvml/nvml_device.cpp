@@ -321,6 +321,33 @@ std::vector<NvmlDevice> NvmlDevice::topology_nearest_gpus(int level) const {
   return out;
 }
 
+std::string NvmlDevice::inforom_image_version() const {
+  return read_string([&](char* b, unsigned n) { NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetInforomImageVersion, handle_, b, n); });
+}
+
+std::string NvmlDevice::inforom_version(int object) const {
+  return read_string([&](char* b, unsigned n) { NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetInforomVersion, handle_, object, b, n); });
+}
+
+unsigned NvmlDevice::inforom_checksum() const {
+  unsigned v = 0;
+  NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetInforomConfigurationChecksum, handle_, &v);
+  return v;
+}
+
+void NvmlDevice::validate_inforom() const { NANOCUDA_NVML_CALL(describe(), nvmlDeviceValidateInforom, handle_); }
+
+std::pair<unsigned long long, unsigned long> NvmlDevice::last_bbx_flush_time() const {
+  unsigned long long timestamp = 0;
+  unsigned long duration_us = 0;
+  NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetLastBBXFlushTime, handle_, &timestamp, &duration_us);
+  return {timestamp, duration_us};
+}
+
+std::string NvmlDevice::board_part_number() const {
+  return read_string([&](char* b, unsigned n) { NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetBoardPartNumber, handle_, b, n); });
+}
+
 bool NvmlDevice::nvlink_state(unsigned link) const {
   int active = 0;
   NANOCUDA_NVML_CALL(describe() + " link " + std::to_string(link), nvmlDeviceGetNvLinkState, handle_, link, &active);

@@ -204,3 +204,36 @@ def test_to_cuda_device_needs_a_matching_uuid(nvml):
         pytest.skip("no CUDA device")
     with pytest.raises(RuntimeError, match="no CUDA device has UUID GPU-aaaaaaaa"):
         system.Device(index=0).to_cuda_device()
+
+
+def test_inforom(nvml):
+    d0, d1 = system.Device.get_all_devices()
+    rom = d0.inforom
+    assert rom.image_version == "G520.0200.00.05"
+    assert rom.get_version(typing.InforomObject.OEM) == "2.1" == rom.get_version("oem")
+    with pytest.raises(system.NotSupportedError, match="nvmlDeviceGetInforomVersion"):
+        rom.get_version("ecc")
+    with pytest.raises(ValueError, match="not a valid InforomObject"):
+        rom.get_version("rom")
+    assert rom.configuration_checksum == 0xC0FFEE
+    assert rom.bbx_flush_time == (1700000000, 250)
+    assert rom.board_part_number == "692-2G520-0200-000"
+    assert rom.validate() is None
+    with pytest.raises(system.CorruptedInforomError, match=r"nvmlDeviceValidateInforom\(NVML device 1\)"):
+        d1.inforom.validate()
+
+
+def test_to_system_device_goes_by_uuid(mock_path, tmp_path):
+    # The mock driver's device has an all-zero UUID, which the mock NVML does not know: the
+    # error names the UUID that was looked up (a CUDA device NVML cannot see).
+    cc = shutil.which("cc") or shutil.which("gcc")
+    libcuda = tmp_path / "libcuda_mock.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(libcuda), str(ROOT / "tools/mock_libcuda.c")], check=True)
+    code = ("import nanocuda, nanocuda.system as s\n"
+            "d = nanocuda.Device(0)\n"
+            "try:\n    d.to_system_device()\n"
+            "except s.NotFoundError as e:\n    print('NotFound', e)\n")
+    env = dict(os.environ, NANOCUDA_LIBCUDA=str(libcuda), NANOCUDA_LIBNVML=mock_path)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "NotFound nvmlDeviceGetHandleByUUID(uuid 'GPU-00000000-0000-0000-0000-000000000000')" in r.stdout

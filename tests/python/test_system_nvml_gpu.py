@@ -65,3 +65,12 @@ def test_events_time_out():
     d = next(iter(system.Device.get_all_devices()))
     with pytest.raises(system.TimeoutError):
         d.register_events([]).wait(timeout_ms=100)
+
+
+def test_to_system_device_round_trips():
+    for i in range(nanocuda.Device.count()):
+        dev = nanocuda.Device(i)
+        sys_dev = dev.to_system_device()
+        assert isinstance(sys_dev, system.Device)
+        assert sys_dev.to_cuda_device() == dev
+        assert sys_dev.uuid_without_prefix == dev.uuid.removeprefix("GPU-")

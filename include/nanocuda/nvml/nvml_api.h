@@ -131,6 +131,12 @@ struct EventData {
   X(nvmlDeviceGetTopologyNearestGpus, (DeviceHandle, int, unsigned*, DeviceHandle*))          \
   X(nvmlDeviceGetNvLinkState, (DeviceHandle, unsigned, int*))                                \
   X(nvmlDeviceGetNvLinkVersion, (DeviceHandle, unsigned, unsigned*))                          \
+  X(nvmlDeviceGetInforomImageVersion, (DeviceHandle, char*, unsigned))                       \
+  X(nvmlDeviceGetInforomVersion, (DeviceHandle, int, char*, unsigned))                        \
+  X(nvmlDeviceGetInforomConfigurationChecksum, (DeviceHandle, unsigned*))                     \
+  X(nvmlDeviceValidateInforom, (DeviceHandle))                                                \
+  X(nvmlDeviceGetLastBBXFlushTime, (DeviceHandle, unsigned long long*, unsigned long*))       \
+  X(nvmlDeviceGetBoardPartNumber, (DeviceHandle, char*, unsigned))                            \
   X(nvmlDeviceGetSupportedEventTypes, (DeviceHandle, unsigned long long*))                    \
   X(nvmlDeviceRegisterEvents, (DeviceHandle, unsigned long long, EventSetHandle))             \
   X(nvmlEventSetCreate, (EventSetHandle*))                                                    \

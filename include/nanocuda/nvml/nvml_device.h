@@ -88,6 +88,14 @@ class NvmlDevice {
   [[nodiscard]] NvmlDevice mig_parent() const;
   [[nodiscard]] std::vector<NvmlDevice> topology_nearest_gpus(int level) const;
   [[nodiscard]] unsigned long long supported_event_types() const;
+  // The InfoROM: its image version, one object's version (0 OEM, 1 ECC, 2 power, 3 DEN),
+  // the configuration checksum, a validation, the last black-box flush and the part number.
+  [[nodiscard]] std::string inforom_image_version() const;
+  [[nodiscard]] std::string inforom_version(int object) const;
+  [[nodiscard]] unsigned inforom_checksum() const;
+  void validate_inforom() const;
+  [[nodiscard]] std::pair<unsigned long long, unsigned long> last_bbx_flush_time() const;
+  [[nodiscard]] std::string board_part_number() const;
   [[nodiscard]] bool nvlink_state(unsigned link) const;
   [[nodiscard]] unsigned nvlink_version(unsigned link) const;  // nvmlNvlinkVersion_t
 

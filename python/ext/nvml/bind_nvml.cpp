@@ -120,6 +120,12 @@ void bind_nvml(nb::module_& m) {
       .def("mig_parent", &NvmlDevice::mig_parent)
       .def("topology_nearest_gpus", &NvmlDevice::topology_nearest_gpus, nb::arg("level"))
       .def("supported_event_types", &NvmlDevice::supported_event_types)
+      .def("inforom_image_version", &NvmlDevice::inforom_image_version)
+      .def("inforom_version", &NvmlDevice::inforom_version, nb::arg("object"))
+      .def("inforom_checksum", &NvmlDevice::inforom_checksum)
+      .def("validate_inforom", &NvmlDevice::validate_inforom)
+      .def("last_bbx_flush_time", &NvmlDevice::last_bbx_flush_time)
+      .def("board_part_number", &NvmlDevice::board_part_number)
       .def("nvlink_state", &NvmlDevice::nvlink_state, nb::arg("link"))
       .def("nvlink_version", &NvmlDevice::nvlink_version, nb::arg("link"));
 

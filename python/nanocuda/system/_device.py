@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from .. import _nanocuda
 from ._device_info import (  # noqa: F401 - cuda.core.system._device names them
-    BAR1MemoryInfo, GpuDynamicPstatesInfo, GpuDynamicPstatesUtilization, MemoryInfo, PciInfo,
+    BAR1MemoryInfo, GpuDynamicPstatesInfo, InforomInfo, GpuDynamicPstatesUtilization, MemoryInfo, PciInfo,
     ProcessInfo, RepairStatus, Utilization,
 )
 from ._device_info import EventData
@@ -105,7 +105,9 @@ class MigInfo:
         return Device._wrap(nvml)
 
     def get_all_devices(self) -> Iterable[Device]:
-        """The MIG devices that exist (empty slots skipped)."""
+        """The MIG devices that exist (none while MIG mode is off; empty slots skipped)."""
+        if not self.is_mig_device and not self.mode:
+            return
         for i in range(self.device_count):
             nvml = self._device._nvml.mig_device(i)
             if nvml is not None:
@@ -224,6 +226,7 @@ class Device:
     performance_state = property(lambda self: self._nvml.performance_state(), doc="The current P-state (0 = fastest).")
     supported_pstates = property(lambda self: self._nvml.supported_pstates(), doc="The P-states the device has.")
     mig = property(lambda self: MigInfo(self), doc="The device's MIG state.")
+    inforom = property(lambda self: InforomInfo(self), doc="The device's InfoROM.")
 
     @property
     def uuid_without_prefix(self) -> str:

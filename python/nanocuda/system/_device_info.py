@@ -149,3 +149,44 @@ class EventData(_Record):
     event_data = _field("event_data", "Its data (the XID for XID_CRITICAL_ERROR).")
     gpu_instance_id = _field("gpu_instance_id", "The MIG GPU instance, where there is one.")
     compute_instance_id = _field("compute_instance_id", "The MIG compute instance, where there is one.")
+
+
+_INFOROM_OBJECTS = {"oem": 0, "ecc": 1, "power": 2, "den": 3}
+
+
+class InforomInfo:
+    """A device's InfoROM (the board's configuration store): versions, checksum, part number."""
+
+    def __init__(self, device: object) -> None:
+        self._nvml = device._nvml  # type: ignore[attr-defined]
+
+    @property
+    def image_version(self) -> str:
+        """The InfoROM image version."""
+        return self._nvml.inforom_image_version()
+
+    def get_version(self, inforom: object) -> str:
+        """The version of one InfoROM object (InforomObject.OEM, ECC, POWER or DEN)."""
+        from .typing import InforomObject
+
+        obj = InforomObject._coerce(inforom, "InforomInfo.get_version")
+        return self._nvml.inforom_version(_INFOROM_OBJECTS[obj.value])
+
+    @property
+    def configuration_checksum(self) -> int:
+        """The checksum of the InfoROM's configuration."""
+        return self._nvml.inforom_checksum()
+
+    def validate(self) -> None:
+        """Checks the InfoROM's integrity; CorruptedInforomError where it fails."""
+        self._nvml.validate_inforom()
+
+    @property
+    def bbx_flush_time(self) -> tuple[int, int]:
+        """(timestamp, duration in microseconds) of the last black-box recorder flush."""
+        return tuple(self._nvml.last_bbx_flush_time())  # type: ignore[return-value]
+
+    @property
+    def board_part_number(self) -> str:
+        """The board's part number ('' where none is programmed)."""
+        return self._nvml.board_part_number().strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 
 __all__ = ["AddressingMode", "AffinityScope", "ClocksEventReasons", "DeviceArch", "EventType",
-           "GpuTopologyLevel"]
+           "GpuTopologyLevel", "InforomObject"]
 
 
 class _StrEnum(str, Enum):
@@ -86,6 +86,15 @@ class GpuTopologyLevel(_StrEnum):
     HOSTBRIDGE = "hostbridge"
     NODE = "node"
     SYSTEM = "system"
+
+
+class InforomObject(_StrEnum):
+    """The objects an InfoROM holds."""
+
+    OEM = "oem"
+    ECC = "ecc"
+    POWER = "power"
+    DEN = "den"
 
 
 class DeviceArch(IntEnum):
