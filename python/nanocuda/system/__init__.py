@@ -30,7 +30,6 @@ __all__ = [
     "get_nvml_version",
     "get_process_name",
     "get_user_mode_driver_version",
-    "typing",
     *_exceptions_all,
 ]
 
