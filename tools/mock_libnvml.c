@@ -186,3 +186,21 @@ R nvmlDeviceGetLastBBXFlushTime(void* h, unsigned long long* t, unsigned long* u
   DEV(h); *t = 1700000000ull; *us = 250; return OK;
 }
 R nvmlDeviceGetBoardPartNumber(void* h, char* b, unsigned n) { DEV(h); return put(b, n, "692-2G520-0200-000"); }
+typedef struct { unsigned id, scope; long long ts, lat; int type; R ret; union { double d; unsigned long long ull; } v; } field_t;
+static unsigned long long g_replays = 7;
+R nvmlDeviceGetFieldValues(void* h, int n, field_t* f) {
+  DEV(h);
+  for (int i = 0; i < n; ++i) {
+    f[i].ts = 1000 + i; f[i].lat = 2; f[i].ret = OK;
+    if (f[i].id == 83) { f[i].type = 3; f[i].v.ull = 123456789ull; }       /* energy, mJ */
+    else if (f[i].id == 94) { f[i].type = 1; f[i].v.ull = g_replays; }     /* replay counter */
+    else if (f[i].id == 186) { f[i].type = 0; f[i].v.d = 71.5; }            /* instant power, a double */
+    else f[i].ret = NOT_SUPPORTED;
+  }
+  return OK;
+}
+R nvmlDeviceClearFieldValues(void* h, int n, field_t* f) {
+  DEV(h);
+  for (int i = 0; i < n; ++i) if (f[i].id == 94) g_replays = 0;
+  return OK;
+}

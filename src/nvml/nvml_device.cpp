@@ -348,6 +348,33 @@ std::string NvmlDevice::board_part_number() const {
   return read_string([&](char* b, unsigned n) { NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetBoardPartNumber, handle_, b, n); });
 }
 
+namespace {
+
+std::vector<FieldValue> field_requests(const std::vector<std::pair<unsigned, unsigned>>& ids) {
+  std::vector<FieldValue> values(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    values[i] = FieldValue{};
+    values[i].field_id = ids[i].first;
+    values[i].scope_id = ids[i].second;
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<FieldValue> NvmlDevice::field_values(const std::vector<std::pair<unsigned, unsigned>>& ids) const {
+  std::vector<FieldValue> values = field_requests(ids);
+  if (!values.empty())
+    NANOCUDA_NVML_CALL(describe(), nvmlDeviceGetFieldValues, handle_, static_cast<int>(values.size()), values.data());
+  return values;
+}
+
+void NvmlDevice::clear_field_values(const std::vector<std::pair<unsigned, unsigned>>& ids) const {
+  std::vector<FieldValue> values = field_requests(ids);
+  if (!values.empty())
+    NANOCUDA_NVML_CALL(describe(), nvmlDeviceClearFieldValues, handle_, static_cast<int>(values.size()), values.data());
+}
+
 bool NvmlDevice::nvlink_state(unsigned link) const {
   int active = 0;
   NANOCUDA_NVML_CALL(describe() + " link " + std::to_string(link), nvmlDeviceGetNvLinkState, handle_, link, &active);

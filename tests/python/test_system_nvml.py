@@ -237,3 +237,26 @@ def test_to_system_device_goes_by_uuid(mock_path, tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "NotFound nvmlDeviceGetHandleByUUID(uuid 'GPU-00000000-0000-0000-0000-000000000000')" in r.stdout
+
+
+def test_field_values(nvml):
+    d = system.Device(index=0)
+    assert len(d.get_field_values([])) == 0
+    ids = [typing.FieldId.DEV_TOTAL_ENERGY_CONSUMPTION, (typing.FieldId.DEV_PCIE_REPLAY_COUNTER, 0), 186]
+    values = d.get_field_values(ids)
+    values.validate()
+    assert isinstance(values, _device.FieldValues) and len(values) == 3
+    assert [v.field_id for v in values] == [83, 94, 186]
+    assert values[0].field_id is typing.FieldId.DEV_TOTAL_ENERGY_CONSUMPTION
+    assert values.get_all_values() == [123456789, 7, 71.5] and type(values[2].value) is float
+    assert values[1].timestamp == 1001 and values[1].latency_usec == 2
+    with pytest.raises(TypeError, match="indices are ints"):
+        values["energy"]
+    with pytest.raises(system.NotSupportedError, match="field 999"):
+        d.get_field_values([999]).validate()
+    d.clear_field_values([typing.FieldId.DEV_PCIE_REPLAY_COUNTER])
+    assert d.get_field_values([94])[0].value == 0
+    with pytest.raises(TypeError, match="field_ids must be a list"):
+        d.get_field_values(94)
+    with pytest.raises(TypeError, match="non-negative int or an"):
+        d.get_field_values([(1, 2, 3)])

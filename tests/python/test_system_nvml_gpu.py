@@ -74,3 +74,15 @@ def test_to_system_device_round_trips():
         assert isinstance(sys_dev, system.Device)
         assert sys_dev.to_cuda_device() == dev
         assert sys_dev.uuid_without_prefix == dev.uuid.removeprefix("GPU-")
+
+
+def test_field_values_and_inforom():
+    d = next(iter(system.Device.get_all_devices()))
+    values = d.get_field_values([typing.FieldId.DEV_PCIE_REPLAY_COUNTER, typing.FieldId.DEV_TOTAL_ENERGY_CONSUMPTION])
+    assert len(values) == 2 and values[0].field_id == typing.FieldId.DEV_PCIE_REPLAY_COUNTER
+    values.validate()
+    assert all(isinstance(v, int) and v >= 0 for v in values.get_all_values())
+    try:
+        assert d.inforom.image_version
+    except system.NotSupportedError:
+        pass  # boards without an InfoROM

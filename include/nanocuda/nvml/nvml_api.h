@@ -68,6 +68,20 @@ struct DynamicPstatesInfo {
     unsigned is_present, percentage, inc_threshold, dec_threshold;
   } utilization[8];
 };
+struct FieldValue {  // nvmlFieldValue_t
+  unsigned field_id, scope_id;
+  long long timestamp, latency_usec;
+  int value_type;  // nvmlValueType_t: 0 double, 1 uint, 2 ulong, 3 ull, 4 sll, 5 int, 6 ushort
+  Return nvml_return;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value;
+};
 struct EventData {
   DeviceHandle device;
   unsigned long long event_type, event_data;
@@ -137,6 +151,8 @@ struct EventData {
   X(nvmlDeviceValidateInforom, (DeviceHandle))                                                \
   X(nvmlDeviceGetLastBBXFlushTime, (DeviceHandle, unsigned long long*, unsigned long*))       \
   X(nvmlDeviceGetBoardPartNumber, (DeviceHandle, char*, unsigned))                            \
+  X(nvmlDeviceGetFieldValues, (DeviceHandle, int, FieldValue*))                              \
+  X(nvmlDeviceClearFieldValues, (DeviceHandle, int, FieldValue*))                            \
   X(nvmlDeviceGetSupportedEventTypes, (DeviceHandle, unsigned long long*))                    \
   X(nvmlDeviceRegisterEvents, (DeviceHandle, unsigned long long, EventSetHandle))             \
   X(nvmlEventSetCreate, (EventSetHandle*))                                                    \

@@ -96,6 +96,9 @@ class NvmlDevice {
   void validate_inforom() const;
   [[nodiscard]] std::pair<unsigned long long, unsigned long> last_bbx_flush_time() const;
   [[nodiscard]] std::string board_part_number() const;
+  // NVML field values for (field id, scope id) pairs; each carries its own nvml_return.
+  [[nodiscard]] std::vector<FieldValue> field_values(const std::vector<std::pair<unsigned, unsigned>>& ids) const;
+  void clear_field_values(const std::vector<std::pair<unsigned, unsigned>>& ids) const;
   [[nodiscard]] bool nvlink_state(unsigned link) const;
   [[nodiscard]] unsigned nvlink_version(unsigned link) const;  // nvmlNvlinkVersion_t
 

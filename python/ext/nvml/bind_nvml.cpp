@@ -34,6 +34,18 @@ nb::dict pci_dict(const nvml::PciInfo& p) {
   return d;
 }
 
+// A field value's union as the Python number its value_type says.
+nb::object field_number(const nvml::FieldValue& f) {
+  switch (f.value_type) {
+    case 0: return nb::float_(f.value.d);
+    case 1: return nb::int_(f.value.ui);
+    case 4: return nb::int_(f.value.sll);
+    case 5: return nb::int_(f.value.si);
+    case 6: return nb::int_(f.value.us);
+    default: return nb::int_(f.value.ull);  // 2 (unsigned long) and 3; the union starts zeroed
+  }
+}
+
 }  // namespace
 
 void bind_nvml(nb::module_& m) {
@@ -126,6 +138,14 @@ void bind_nvml(nb::module_& m) {
       .def("validate_inforom", &NvmlDevice::validate_inforom)
       .def("last_bbx_flush_time", &NvmlDevice::last_bbx_flush_time)
       .def("board_part_number", &NvmlDevice::board_part_number)
+      .def("field_values", [](const NvmlDevice& d, const std::vector<std::pair<unsigned, unsigned>>& ids) {
+        nb::list out;
+        for (const auto& f : d.field_values(ids))
+          out.append(nb::make_tuple(f.field_id, f.scope_id, f.timestamp, f.latency_usec, f.nvml_return,
+                                    field_number(f)));
+        return out;
+      }, nb::arg("ids"), "[(field_id, scope_id, timestamp, latency_usec, nvml_return, value)].")
+      .def("clear_field_values", &NvmlDevice::clear_field_values, nb::arg("ids"))
       .def("nvlink_state", &NvmlDevice::nvlink_state, nb::arg("link"))
       .def("nvlink_version", &NvmlDevice::nvlink_version, nb::arg("link"));
 

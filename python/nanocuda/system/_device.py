@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from .. import _nanocuda
 from ._device_info import (  # noqa: F401 - cuda.core.system._device names them
-    BAR1MemoryInfo, GpuDynamicPstatesInfo, InforomInfo, GpuDynamicPstatesUtilization, MemoryInfo, PciInfo,
+    BAR1MemoryInfo, FieldValue, FieldValues, GpuDynamicPstatesInfo, InforomInfo, GpuDynamicPstatesUtilization, MemoryInfo, PciInfo,
     ProcessInfo, RepairStatus, Utilization,
 )
 from ._device_info import EventData
@@ -135,6 +135,18 @@ def _index_arg(call: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(f"{call}: expected a non-negative int, got {value!r}")
     return value
+
+
+def _field_ids(call: str, field_ids: object) -> list[tuple[int, int]]:
+    if not isinstance(field_ids, (list, tuple)):
+        raise TypeError(f"{call}: field_ids must be a list of ints or (id, scope) pairs, got {type(field_ids).__name__}")
+    out = []
+    for f in field_ids:
+        pair = tuple(f) if isinstance(f, (tuple, list)) else (f, 0)
+        if len(pair) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in pair):
+            raise TypeError(f"{call}: each field id must be a non-negative int or an (id, scope) pair, got {f!r}")
+        out.append((int(pair[0]), int(pair[1])))
+    return out
 
 
 def _event_list(call: str, events: object) -> list[EventType]:
@@ -337,6 +349,14 @@ class Device:
     def get_nvlink(self, link: int) -> NvlinkInfo:
         """NVLink number `link` of this device."""
         return NvlinkInfo(self, _index_arg("Device.get_nvlink", link))
+
+    def get_field_values(self, field_ids: list) -> FieldValues:
+        """NVML field values: each id a FieldId/int, or an (id, scope id) pair; check with validate()."""
+        return FieldValues(self._nvml.field_values(_field_ids("Device.get_field_values", field_ids)))
+
+    def clear_field_values(self, field_ids: list) -> None:
+        """Resets the given fields (accumulating counters) to zero."""
+        self._nvml.clear_field_values(_field_ids("Device.clear_field_values", field_ids))
 
     def get_supported_event_types(self) -> list[EventType]:
         """The event types register_events can wait for on this device."""

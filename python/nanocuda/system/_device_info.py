@@ -190,3 +190,55 @@ class InforomInfo:
     def board_part_number(self) -> str:
         """The board's part number ('' where none is programmed)."""
         return self._nvml.board_part_number().strip()
+
+
+class FieldValue(_Record):
+    """One NVML field value: what was asked (field_id, scope_id) and the answer."""
+
+    _fields = ("field_id", "scope_id", "timestamp", "latency_usec", "value")
+    field_id = _field("field_id", "The field (a FieldId member where nanocuda names it, else the int).")
+    scope_id = _field("scope_id", "The scope (e.g. the NVLink) the value is for.")
+    timestamp = _field("timestamp", "When it was read, in microseconds since 1970.")
+    latency_usec = _field("latency_usec", "How long reading it took, in microseconds.")
+    value = _field("value", "The value: an int, or a float for floating-point fields.")
+
+
+class FieldValues:
+    """The answers of one Device.get_field_values call, in the order asked."""
+
+    def __init__(self, rows: list) -> None:
+        from .typing import FieldId
+
+        self._values, self._returns = [], []
+        for fid, scope, ts, lat, ret, value in rows:
+            try:
+                fid = FieldId(fid)
+            except ValueError:
+                pass
+            self._values.append(FieldValue(fid, scope, ts, lat, value))
+            self._returns.append(ret)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, idx: int) -> FieldValue:
+        if isinstance(idx, bool) or not isinstance(idx, int):
+            raise TypeError(f"FieldValues: indices are ints, got {type(idx).__name__}")
+        return self._values[idx]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def validate(self) -> None:
+        """Raises the NVML error of the first field NVML could not read."""
+        from .exceptions import _from_code
+
+        for v, ret in zip(self._values, self._returns):
+            if ret:
+                raise _from_code(ret, f"FieldValues.validate: field {int(v.field_id)} (scope {v.scope_id}) "
+                                      f"failed with NVML code {ret}")
+
+    def get_all_values(self) -> list:
+        """Every value, in order."""
+        return [v.value for v in self._values]
+

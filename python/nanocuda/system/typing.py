@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 
 __all__ = ["AddressingMode", "AffinityScope", "ClocksEventReasons", "DeviceArch", "EventType",
-           "GpuTopologyLevel", "InforomObject"]
+           "FieldId", "GpuTopologyLevel", "InforomObject"]
 
 
 class _StrEnum(str, Enum):
@@ -110,6 +110,19 @@ class DeviceArch(IntEnum):
     HOPPER = 9
     BLACKWELL = 10
     UNKNOWN = 0xFFFFFFFF
+
+
+class FieldId(IntEnum):
+    """NVML field ids for Device.get_field_values (a few common ones; any int id works too)."""
+
+    DEV_ECC_CURRENT = 1
+    DEV_MEMORY_TEMP = 82
+    DEV_TOTAL_ENERGY_CONSUMPTION = 83
+    DEV_NVLINK_LINK_COUNT = 91
+    DEV_PCIE_REPLAY_COUNTER = 94
+    DEV_POWER_INSTANT = 186
+    DEV_PCIE_COUNT_TX_BYTES = 197
+    DEV_PCIE_COUNT_RX_BYTES = 198
 
 
 # NVML's numbers for the string enums (nvml.h's constants), used by nanocuda.system._device.
