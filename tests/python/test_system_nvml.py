@@ -260,3 +260,15 @@ def test_field_values(nvml):
         d.get_field_values(94)
     with pytest.raises(TypeError, match="non-negative int or an"):
         d.get_field_values([(1, 2, 3)])
+
+
+def test_errors_are_cuda_bindings_classes_where_it_is_imported(nvml):
+    nvml_mod = pytest.importorskip("cuda.bindings.nvml", reason="cuda.bindings not installed")
+    with pytest.raises(nvml_mod.NotSupportedError) as info:
+        system.Device(index=1).serial
+    assert isinstance(info.value, system.NotSupportedError) and isinstance(info.value, RuntimeError)
+    (proc,) = system.Device(index=0).compute_running_processes
+    with pytest.raises(nvml_mod.NotSupportedError):
+        proc.compute_instance_id
+    with pytest.raises(nvml_mod.NoPermissionError):
+        system.Device(index=0).is_persistence_mode_enabled = False

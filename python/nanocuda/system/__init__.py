@@ -15,7 +15,7 @@ from .. import _nanocuda
 from . import typing
 from ._device import Device, NvlinkInfo
 from .exceptions import *  # noqa: F403 - cuda.core.system exports them all
-from .exceptions import NotFoundError, NvmlError
+from .exceptions import NvmlError, _from_code
 from .exceptions import __all__ as _exceptions_all
 
 __all__ = [
@@ -96,7 +96,7 @@ def get_process_name(pid: int) -> str:
         with open(os.path.join("/proc", str(pid), "comm"), encoding="utf-8", errors="replace") as f:
             return f.read().strip()
     except OSError:
-        raise NotFoundError(f"nanocuda.system.get_process_name: no process {pid}") from None
+        raise _from_code(6, f"nanocuda.system.get_process_name: no process {pid}") from None
 
 
 def __getattr__(name: str):

@@ -97,11 +97,11 @@ class MigInfo:
 
     def get_device_by_index(self, index: int) -> Device:
         """The MIG device in slot `index`; NotFoundError where the slot is empty."""
-        from .exceptions import NotFoundError
+        from .exceptions import _from_code
 
         nvml = self._device._nvml.mig_device(_index_arg("MigInfo.get_device_by_index", index))
         if nvml is None:
-            raise NotFoundError(f"MigInfo.get_device_by_index: no MIG device in slot {index}")
+            raise _from_code(6, f"MigInfo.get_device_by_index: no MIG device in slot {index}")
         return Device._wrap(nvml)
 
     def get_all_devices(self) -> Iterable[Device]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .exceptions import NotSupportedError
+from .exceptions import _from_code
 
 _NOT_MIG = 0xFFFFFFFF  # NVML's gpu/compute instance id outside MIG
 
@@ -98,14 +98,14 @@ class ProcessInfo(_Record):
     def gpu_instance_id(self) -> int:
         """Its MIG GPU instance; NotSupportedError on a device without MIG."""
         if self._gi == _NOT_MIG:
-            raise NotSupportedError("ProcessInfo.gpu_instance_id: the device is not a MIG device")
+            raise _from_code(3, "ProcessInfo.gpu_instance_id: the device is not a MIG device")
         return self._gi
 
     @property
     def compute_instance_id(self) -> int:
         """Its MIG compute instance; NotSupportedError on a device without MIG."""
         if self._ci == _NOT_MIG:
-            raise NotSupportedError("ProcessInfo.compute_instance_id: the device is not a MIG device")
+            raise _from_code(3, "ProcessInfo.compute_instance_id: the device is not a MIG device")
         return self._ci
 
 
@@ -231,8 +231,6 @@ class FieldValues:
 
     def validate(self) -> None:
         """Raises the NVML error of the first field NVML could not read."""
-        from .exceptions import _from_code
-
         for v, ret in zip(self._values, self._returns):
             if ret:
                 raise _from_code(ret, f"FieldValues.validate: field {int(v.field_id)} (scope {v.scope_id}) "

@@ -29,11 +29,11 @@ def is_initialized() -> bool:
 
 def validate() -> None:
     """Raises unless NVML is initialized and sees at least one GPU."""
-    from .exceptions import GpuNotFoundError, UninitializedError
+    from .exceptions import _from_code
 
     state = _get_nvml_state()
     if state == UNINITIALIZED:
-        raise UninitializedError("nanocuda.system: NVML is not initialized (call initialize() first)")
+        raise _from_code(1, "nanocuda.system: NVML is not initialized (call initialize() first)")
     initialize()  # raises LibraryNotFoundError where the library is missing
     if _nanocuda._internal.nvml_device_count() == 0:
-        raise GpuNotFoundError("nanocuda.system: NVML sees no GPU")
+        raise _from_code(28, "nanocuda.system: NVML sees no GPU")

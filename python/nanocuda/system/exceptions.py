@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 
 class NvmlError(RuntimeError):
@@ -48,9 +50,29 @@ GpuNotFoundError = _BY_CODE[28]
 UnknownError = _BY_CODE[999]
 
 
+_BRIDGED: dict[tuple[int, type], type] = {}
+
+
+def _class_for(code: int) -> type[NvmlError]:
+    # Where the program has imported cuda.bindings.nvml (whose classes are cuda.core.system's
+    # errors), the error also is that module's class of the same name, so cuda.core code's
+    # `except nvml.NotSupportedError` keeps working. nanocuda never imports it itself.
+    cls = _BY_CODE.get(code, UnknownError)
+    other = getattr(sys.modules.get("cuda.bindings.nvml"), cls.__name__, None)
+    if not isinstance(other, type) or not issubclass(other, Exception):
+        return cls
+    key = (code, other)
+    if key not in _BRIDGED:
+        try:
+            _BRIDGED[key] = type(cls.__name__, (cls, other), {"__module__": __name__, "__doc__": cls.__doc__})
+        except TypeError:  # an incompatible layout: ours alone
+            _BRIDGED[key] = cls
+    return _BRIDGED[key]
+
+
 def _from_code(code: int, message: str, name: str = "", call: str = "", obj: str = "") -> NvmlError:
     """The exception for NVML return `code` (the C++ core's NvmlError, mapped once)."""
-    exc = _BY_CODE.get(code, UnknownError)(message)
+    exc = _class_for(code)(message)
     exc.code, exc.name, exc.call, exc.object = code, name, call, obj
     return exc
 
