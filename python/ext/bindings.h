@@ -26,6 +26,7 @@ void bind_managed_ops(nanobind::module_& m);  // after Buffer
 void bind_info(nanobind::module_& m);
 void bind_texture(nanobind::module_& m);     // _texture: arrays, textures, surfaces
 void bind_checkpoint(nanobind::module_& m);  // _checkpoint
+void bind_nvml(nanobind::module_& m);  // nanocuda.system's NVML queries, in _internal
 void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);

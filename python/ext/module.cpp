@@ -45,6 +45,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_info(m);
   nanocuda::py::bind_texture(m);  // after Buffer and Stream
   nanocuda::py::bind_checkpoint(m);
+  nanocuda::py::bind_nvml(m);
   nanocuda::py::bind_tensor_map(m);
   nanocuda::py::bind_compile(m);
   nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind

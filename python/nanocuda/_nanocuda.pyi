@@ -748,6 +748,9 @@ class Device:
     def uuid(self) -> str:
         """'GPU-...' as nvidia-smi prints it."""
 
+    def to_system_device(self) -> object:
+        """This device as NVML sees it: a nanocuda.system.Device (needs NVML)."""
+
     @property
     def compute_capability(self) -> object:
         """ComputeCapability(major, minor), a named tuple."""

@@ -236,9 +236,9 @@ def test_args_viewable_as_strided_memory():
 def test_system_without_a_gpu_call():
     from nanocuda import system
 
-    assert system.CUDA_BINDINGS_NVML_IS_COMPATIBLE is False
+    assert isinstance(system.CUDA_BINDINGS_NVML_IS_COMPATIBLE, bool)  # True where NVML loads
     assert system.get_process_name(os.getpid())  # /proc/PID/comm
-    with pytest.raises(ValueError, match="no process"):
+    with pytest.raises(system.NotFoundError, match="no process"):
         system.get_process_name(2**30)
     with pytest.raises(TypeError, match="pid must be a non-negative int"):
         system.get_process_name("1")

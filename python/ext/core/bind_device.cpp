@@ -167,6 +167,10 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("device_id", &Device::ordinal, "The device index (cuda.core's name for ordinal).")
       .def_prop_ro("name", &Device::name, "The product name, e.g. 'NVIDIA H100 80GB HBM3'.")
       .def_prop_ro("uuid", &Device::uuid_string, "'GPU-...' as nvidia-smi prints it.")
+      .def("to_system_device", [](const Device& d) {
+             // NVML finds the device by the same UUID (nanocuda.system.Device, over NVML).
+             return nb::module_::import_("nanocuda.system").attr("Device")(nb::arg("uuid") = d.uuid_string());
+           }, "This device as NVML sees it: a nanocuda.system.Device (needs NVML).")
       .def_prop_ro("compute_capability", [](const Device& d) {
              auto [major, minor] = d.compute_capability();
              return g_compute_capability(major, minor);

@@ -10,6 +10,7 @@
 #include "toolkit/fastcall.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/nvml/nvml_error.h"
 
 namespace nb = nanobind;
 
@@ -78,6 +79,16 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
     raise_compile_error(g_compile_error, e);
   } catch (const ToolkitNotFoundError& e) {
     PyErr_SetString(g_toolkit_not_found, e.what());
+  } catch (const NvmlError& e) {
+    // One class per nvmlReturn_t, defined in Python (nanocuda.system.exceptions); imported
+    // here, at raise time, since that package imports this extension.
+    try {
+      nb::object make = nb::module_::import_("nanocuda.system.exceptions").attr("_from_code");
+      nb::object exc = make(static_cast<int>(e.code()), e.what(), e.name(), e.call(), e.object());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    } catch (nb::python_error& pe) {
+      pe.restore();
+    }
   } catch (const nanocuda::ValueError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const nanocuda::TypeError& e) {

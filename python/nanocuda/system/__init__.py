@@ -1,31 +1,49 @@
-"""System information in cuda.core's shape (`cuda.core.system`), from the driver alone.
+"""System information in cuda.core's shape (`cuda.core.system`): NVML devices and versions.
 
-cuda.core answers most of `system` through NVML; nanocuda links no NVML, so it offers what
-the CUDA driver and Linux's /proc say: driver versions, the device count, process names.
-Importing this module touches neither the driver nor the GPU.
+Device, the versions and events go through NVML (libnvidia-ml.so.1, part of the NVIDIA
+driver), which the C++ core loads on first use; the user-mode version and the device count
+come from the CUDA driver, and process names from /proc. Importing this module touches
+neither library nor the GPU; CUDA_BINDINGS_NVML_IS_COMPATIBLE is the one name that tries
+NVML, when read.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
-from . import _nanocuda
+from .. import _nanocuda
+from . import typing
+from ._device import Device, NvlinkInfo
+from .exceptions import *  # noqa: F403 - cuda.core.system exports them all
+from .exceptions import NvmlError, _from_code
+from .exceptions import __all__ as _exceptions_all
 
 __all__ = [
     "CUDA_BINDINGS_NVML_IS_COMPATIBLE",
+    "Device",
+    "NvlinkInfo",
+    "get_driver_branch",
     "get_driver_version",
     "get_driver_version_full",
     "get_kernel_mode_driver_version",
     "get_num_devices",
+    "get_nvml_version",
     "get_process_name",
     "get_user_mode_driver_version",
+    *_exceptions_all,
 ]
 
-#: cuda.core sets this when its NVML-based device API is available; nanocuda has none.
-CUDA_BINDINGS_NVML_IS_COMPATIBLE = False
 
-_PROC_VERSION = "/proc/driver/nvidia/version"
+def _nvml_available() -> bool:
+    try:
+        _nanocuda._internal.nvml_initialize()
+    except NvmlError:
+        return False
+    return True
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.strip().split(".") if p.isdigit())
 
 
 def get_user_mode_driver_version() -> tuple[int, int]:
@@ -35,22 +53,19 @@ def get_user_mode_driver_version() -> tuple[int, int]:
 
 
 def get_kernel_mode_driver_version() -> tuple[int, ...]:
-    """The kernel-mode (GPU) driver version, e.g. (580, 65, 6), read from
-    /proc/driver/nvidia/version (Linux); RuntimeError where that file does not exist."""
-    try:
-        with open(_PROC_VERSION, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError as e:
-        raise RuntimeError(
-            f"nanocuda.system: the kernel-mode driver version is read from {_PROC_VERSION}, "
-            f"which cannot be read here ({e.strerror})"
-        ) from None
-    m = re.search(r"Kernel Module(?: for [^ ]+)?\s+(\d+(?:\.\d+)+)", text) or re.search(
-        r"\b(\d{3,}\.\d+(?:\.\d+)?)\b", text
-    )
-    if not m:
-        raise RuntimeError(f"nanocuda.system: no driver version found in {_PROC_VERSION}")
-    return tuple(int(p) for p in m.group(1).split("."))
+    """The kernel-mode (GPU) driver version from NVML, e.g. (580, 65, 6); a RuntimeError
+    (nanocuda.system.LibraryNotFoundError) saying it requires NVML support where there is none."""
+    return _version_tuple(_nanocuda._internal.nvml_driver_version())
+
+
+def get_nvml_version() -> tuple[int, ...]:
+    """The NVML library's version, e.g. (13, 580, 65, 6): CUDA major, then the driver's."""
+    return _version_tuple(_nanocuda._internal.nvml_version())
+
+
+def get_driver_branch() -> str:
+    """The NVIDIA driver's branch, e.g. 'r580_00'."""
+    return _nanocuda._internal.nvml_driver_branch()
 
 
 def get_driver_version(kernel_mode: bool = False) -> tuple[int, int]:
@@ -74,17 +89,20 @@ def get_num_devices() -> int:
 
 
 def get_process_name(pid: int) -> str:
-    """The name of process `pid` (from /proc/PID/comm); ValueError if there is none."""
+    """The name of process `pid` (from /proc/PID/comm); NotFoundError if there is none."""
     if isinstance(pid, bool) or not isinstance(pid, int) or pid < 0:
         raise TypeError(f"nanocuda.system.get_process_name: pid must be a non-negative int, got {pid!r}")
     try:
         with open(os.path.join("/proc", str(pid), "comm"), encoding="utf-8", errors="replace") as f:
             return f.read().strip()
     except OSError:
-        raise ValueError(f"nanocuda.system.get_process_name: no process {pid}") from None
+        raise _from_code(6, f"nanocuda.system.get_process_name: no process {pid}") from None
 
 
 def __getattr__(name: str):
+    # Read, not computed at import: whether NVML loads here (cuda.core fixes it at import).
+    if name == "CUDA_BINDINGS_NVML_IS_COMPATIBLE":
+        return _nvml_available()
     # cuda.core 0.x spelled these as attributes of a `system` singleton; keep them working.
     if name == "driver_version":
         return get_user_mode_driver_version()
