@@ -79,6 +79,11 @@ class Kernel {
   [[nodiscard]] std::pair<int, int> max_potential_block_size(
       std::size_t dynamic_shared_memory = 0, int block_size_limit = 0,
       const Device& device = Device(0)) const;
+  // The same with the dynamic shared memory a function of the block size: `block_to_smem`
+  // is a C callback size_t(int block_size) (a numba cfunc, a ctypes function).
+  [[nodiscard]] std::pair<int, int> max_potential_block_size_for(CUoccupancyB2DSize block_to_smem,
+                                                                 int block_size_limit = 0,
+                                                                 const Device& device = Device(0)) const;
   // Dynamic shared memory a block may use when `blocks_per_multiprocessor` blocks of
   // `block_size` threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock).
   [[nodiscard]] std::size_t available_dynamic_shared_memory_per_block(
