@@ -78,6 +78,7 @@ from ._memory_options import (
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
+from .graph import GraphCompleteOptions  # cuda.core's: checks upload_stream on use (graph/__init__.py)
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing

@@ -70,6 +70,24 @@ struct PyCallback {
   }
 };
 
+}  // namespace
+
+std::shared_ptr<void> make_py_callback(nb::handle fn, CUhostFn* run) {
+  auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
+    if (Py_IsInitialized()) {
+      PyGILState_STATE gil = PyGILState_Ensure();
+      Py_DECREF(c->fn);
+      PyGILState_Release(gil);
+    }
+    delete c;
+  });
+  Py_INCREF(fn.ptr());
+  *run = &PyCallback::run;
+  return cb;
+}
+
+namespace {
+
 // Owns a Python reference from C++ shared state; drops it with the GIL held.
 std::shared_ptr<void> hold(nb::handle obj) {
   Py_INCREF(obj.ptr());

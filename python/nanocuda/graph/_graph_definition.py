@@ -1,0 +1,364 @@
+"""GraphDefinition (cuda.core's name): an explicit CUDA graph, built node by node over the C++
+core's nanocuda._nanocuda._GraphDef; the node kinds are in _graph_node.py."""
+
+from __future__ import annotations
+
+import ctypes
+
+from .._nanocuda import (
+    ConditionalHandle,
+    Device,
+    Event,
+    GraphCompleteOptions,
+    GraphDebugPrintOptions,
+    Kernel,
+    LaunchConfig,
+    _GraphDef,
+)
+from ._graph_node import _CLASS_OF_TYPE, ConditionalNode, GraphNode, IfElseNode, IfNode, SwitchNode, WhileNode
+from ._graph_node import _node_registry
+
+__all__ = ["GraphCondition", "GraphDefinition"]
+
+GraphCondition = ConditionalHandle
+# A definition's conditions carry graph ids apart from GraphBuilder's (tree ids count from 1).
+_DEFINITION_ID_BASE = 1 << 62
+_MEMORY_TYPES = ("device", "host", "managed")
+_CONDITIONAL_CLASS = {"if_then": IfNode, "if_else": IfElseNode, "while_loop": WhileNode, "switch": SwitchNode}
+
+
+class _Tree:
+    """What the definitions viewing one graph tree share: per-node Python extras (the kernel,
+    event or callable a node was built with, conditional bodies) that nodes() gives back."""
+
+    __slots__ = ("extras", "__weakref__")
+
+    def __init__(self):
+        self.extras: dict[int, dict] = {}
+
+
+def _address(obj, call: str, what: str) -> int:
+    """A device address from a Buffer (its .handle) or an int."""
+    if isinstance(obj, bool):
+        raise TypeError(f"{call}: {what} must be a Buffer or an int address, got bool")
+    if isinstance(obj, int):
+        return obj
+    handle = getattr(obj, "handle", None)
+    if handle is not None and hasattr(obj, "size"):
+        return int(handle)
+    raise TypeError(f"{call}: {what} must be a Buffer or an int address, got {type(obj).__name__}")
+
+
+def _retain(core, obj, owner, call: str, what: str) -> None:
+    """Keep a Buffer `obj` (or the `owner` of a raw address) alive with the graph."""
+    if owner is not None and not isinstance(obj, int):
+        raise ValueError(f"{call}: {what}_owner may only accompany a raw int {what} address")
+    keep = owner if isinstance(obj, int) else obj
+    if keep is not None:
+        core.keep_alive(keep)
+
+
+def _memset_value(value, call: str) -> tuple[int, int]:
+    """(value, element size) from an int byte or a 1-, 2- or 4-byte buffer."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value < 256:
+            raise ValueError(f"{call}: an int value must be in [0, 256), got {value}")
+        return value, 1
+    try:
+        data = bytes(memoryview(value))
+    except TypeError:
+        raise TypeError(f"{call}: value must be an int or a buffer of 1, 2 or 4 bytes, got "
+                        f"{type(value).__name__}") from None
+    if len(data) not in (1, 2, 4):
+        raise ValueError(f"{call}: a buffer value must be 1, 2 or 4 bytes, got {len(data)}")
+    return int.from_bytes(data, "little"), len(data)
+
+
+class GraphDefinition:
+    """A CUDA graph built explicitly (cuda.core's GraphDefinition): add nodes with the builder
+    methods (here: entry nodes; on a node: nodes after it), edit edges through node.pred /
+    node.succ, then instantiate() a launchable Graph. Views of child and conditional-body
+    graphs share the tree's state; mutations of one tree must not race.
+
+        g = GraphDefinition()
+        a = g.allocate(4096)
+        k = a.launch(LaunchConfig(grid=1, block=256), kernel, a.dptr)
+        graph = g.instantiate()
+    """
+
+    __slots__ = ("_core", "_tree", "_entry_node", "__weakref__")
+
+    def __init__(self):
+        self._core = _GraphDef.create(Device())
+        self._tree = _Tree()
+        self._entry_node = None
+
+    @classmethod
+    def _view(cls, core, tree: _Tree) -> GraphDefinition:
+        g = object.__new__(cls)
+        g._core, g._tree, g._entry_node = core, tree, None
+        return g
+
+    def __repr__(self) -> str:
+        return f"<GraphDefinition 0x{self._core.handle:x} ({len(self._core.nodes())} nodes)>"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GraphDefinition):
+            return NotImplemented
+        return self._core.handle == other._core.handle
+
+    def __hash__(self) -> int:
+        return hash((GraphDefinition, self._core.handle))
+
+    def __reduce__(self):
+        raise TypeError("GraphDefinition cannot be pickled (it owns a live CUDA graph)")
+
+    @property
+    def is_valid(self) -> bool:
+        """Whether the definition can still be used."""
+        return True
+
+    @property
+    def handle(self) -> int:
+        """The CUgraph handle as an int."""
+        return self._core.handle
+
+    @property
+    def _entry(self) -> GraphNode:
+        """The virtual entry node: builder methods on it add nodes with no dependencies."""
+        if self._entry_node is None:
+            self._entry_node = GraphNode._make(self, None)
+        return self._entry_node
+
+    # -- nodes -------------------------------------------------------------------------------
+    def _node(self, handle: int, cls=None) -> GraphNode:
+        node = _node_registry.get(handle)
+        if node is not None and node._valid:
+            return node
+        if cls is None:
+            cls = _CLASS_OF_TYPE.get(self._core.node_type(handle), GraphNode)
+            if cls is ConditionalNode:
+                kind = self._tree.extras.get(handle, {}).get("kind")
+                cls = _CONDITIONAL_CLASS.get(kind, ConditionalNode)
+        node = cls._make(self, handle)
+        _node_registry[handle] = node
+        return node
+
+    def _new(self, handle: int, cls, **extras) -> GraphNode:
+        if extras:
+            self._tree.extras[handle] = extras
+        return self._node(handle, cls)
+
+    def nodes(self) -> set[GraphNode]:
+        """All nodes of this graph."""
+        return {self._node(h) for h in self._core.nodes()}
+
+    def edges(self) -> set[tuple[GraphNode, GraphNode]]:
+        """All edges, as (from, to) node pairs."""
+        return {(self._node(a), self._node(b)) for a, b in self._core.edges()}
+
+    # -- builders (entry nodes here; GraphNode's methods call these with their handle) --------
+    def _launch(self, deps, config, kernel, args):
+        from ._graph_node import KernelNode
+
+        if not isinstance(config, LaunchConfig):
+            raise TypeError(f"GraphDefinition.launch: config must be a LaunchConfig, got {type(config).__name__}")
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
+        h = self._core.add_kernel(deps, config, kernel, tuple(args))
+        self._core.keep_alive(kernel)
+        return self._new(h, KernelNode, kernel=kernel, args=tuple(args))
+
+    def _join(self, nodes):
+        from ._graph_node import EmptyNode
+
+        deps = []
+        for n in nodes:
+            if not isinstance(n, GraphNode):
+                raise TypeError(f"GraphDefinition.join: expected GraphNodes, got {type(n).__name__}")
+            deps += n._deps()
+        return self._new(self._core.add_empty(deps), EmptyNode)
+
+    def _allocate(self, deps, size, device, memory_type, peer_access):
+        from ._graph_node import AllocNode
+
+        mt = str(getattr(memory_type, "value", memory_type))
+        if mt not in _MEMORY_TYPES:
+            raise ValueError(f"'{memory_type}' is not a valid GraphMemoryType. Must be one of: "
+                             + ", ".join(repr(t) for t in _MEMORY_TYPES))
+        dev = self._core.device.device_id if device is None else int(getattr(device, "device_id", device))
+        peers = [int(getattr(p, "device_id", p)) for p in (peer_access or ())]
+        return self._new(self._core.add_alloc(deps, size, dev, mt, peers), AllocNode)
+
+    def _deallocate(self, deps, dptr):
+        from ._graph_node import FreeNode
+
+        return self._new(self._core.add_free(deps, _address(dptr, "GraphDefinition.deallocate", "dptr")), FreeNode)
+
+    def _memset(self, deps, dst, value, width, height, pitch, dst_owner):
+        from ._graph_node import MemsetNode
+
+        call = "GraphDefinition.memset"
+        ptr = _address(dst, call, "dst")
+        v, size = _memset_value(value, call)
+        h = self._core.add_memset(deps, ptr, v, size, width, height, pitch)
+        _retain(self._core, dst, dst_owner, call, "dst")
+        return self._new(h, MemsetNode)
+
+    def _memcpy(self, deps, dst, src, size, dst_owner, src_owner):
+        from ._graph_node import MemcpyNode
+
+        call = "GraphDefinition.memcpy"
+        h = self._core.add_memcpy(deps, _address(dst, call, "dst"), _address(src, call, "src"), size)
+        _retain(self._core, dst, dst_owner, call, "dst")
+        _retain(self._core, src, src_owner, call, "src")
+        return self._new(h, MemcpyNode)
+
+    def _embed(self, deps, child):
+        from ._graph_node import ChildGraphNode
+
+        if not isinstance(child, GraphDefinition):
+            raise TypeError(f"GraphDefinition.embed: child must be a GraphDefinition, got {type(child).__name__}")
+        return self._new(self._core.add_child(deps, child._core), ChildGraphNode)
+
+    def _child_view(self, handle: int) -> GraphDefinition:
+        return GraphDefinition._view(self._core.child_graph(handle), self._tree)
+
+    def _event(self, deps, event, record: bool):
+        from ._graph_node import EventRecordNode, EventWaitNode
+
+        call = "GraphDefinition.record" if record else "GraphDefinition.wait"
+        if not isinstance(event, Event):
+            raise TypeError(f"{call}: event must be an Event, got {type(event).__name__}")
+        h = self._core.add_event_record(deps, event) if record else self._core.add_event_wait(deps, event)
+        self._core.keep_alive(event)
+        return self._new(h, EventRecordNode if record else EventWaitNode, event=event)
+
+    def _host_fn(self, fn, user_data, call: str):
+        """(kind, fn address or callable, data address, what to keep) for a callback."""
+        if isinstance(fn, ctypes._CFuncPtr):
+            if fn.restype is not None or tuple(fn.argtypes or ()) != (ctypes.c_void_p,):
+                raise TypeError(f"{call}: a ctypes callback must be CFUNCTYPE(None, c_void_p) (CUhostFn)")
+            if user_data is None:
+                data, keep = 0, fn
+            elif isinstance(user_data, int) and not isinstance(user_data, bool):
+                data, keep = user_data, fn
+            else:
+                buf = ctypes.create_string_buffer(bytes(memoryview(user_data)))
+                data, keep = ctypes.addressof(buf), (fn, buf)
+            return ctypes.cast(fn, ctypes.c_void_p).value, data, keep
+        if not callable(fn):
+            raise TypeError(f"{call}: fn must be a callable or a ctypes function pointer, got {type(fn).__name__}")
+        if user_data is not None:
+            raise ValueError(f"{call}: user_data is only supported with ctypes function pointers; "
+                             "a Python callable can close over its data")
+        return None
+
+    def _callback(self, deps, fn, user_data):
+        from ._graph_node import HostCallbackNode
+
+        raw = self._host_fn(fn, user_data, "GraphDefinition.callback")
+        if raw is None:
+            return self._new(self._core.add_callback(deps, fn), HostCallbackNode, callback=fn)
+        return self._new(self._core.add_cfunc(deps, *raw), HostCallbackNode, callback=None)
+
+    def _conditional(self, deps, condition, kind, size, method):
+        call = f"GraphDefinition.{method}"
+        if not isinstance(condition, ConditionalHandle):
+            raise TypeError(f"{call}: condition must be a GraphCondition (from create_condition()), "
+                            f"got {type(condition).__name__}")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValueError(f"{call}: count must be a non-negative int, got {size!r}")
+        h, bodies = self._core.add_conditional(deps, int(condition), kind, size)
+        views = tuple(GraphDefinition._view(b, self._tree) for b in bodies)
+        return self._new(h, _CONDITIONAL_CLASS[method], kind=method, condition=condition, bodies=views)
+
+    def create_condition(self, default_value: int | None = None) -> GraphCondition:
+        """A condition for this graph's conditional nodes; device code sets it."""
+        if default_value is not None and (isinstance(default_value, bool) or not isinstance(default_value, int)):
+            raise TypeError(f"GraphDefinition.create_condition: default_value must be an int or None, "
+                            f"got {type(default_value).__name__}")
+        cond = ConditionalHandle(self._core.create_condition(default_value))
+        cond.graph_id = _DEFINITION_ID_BASE + self._core.tree_id
+        return cond
+
+    # -- updates (called by the node classes) ------------------------------------------------
+    def _set_kernel(self, node, config, kernel, args):
+        self._core.set_kernel(node._checked(), config, kernel, args)
+        self._core.keep_alive(kernel)
+        self._tree.extras.setdefault(node._handle, {}).update(kernel=kernel, args=args)
+
+    def _set_memset(self, node, dst, value, width, height, pitch, dst_owner):
+        call = "MemsetNode.update"
+        r = self._core.record(node._checked()) or {}
+        ptr = r.get("dptr", 0) if dst is None else _address(dst, call, "dst")
+        v, size = (r.get("value", 0), r.get("element_size", 1)) if value is None else _memset_value(value, call)
+        self._core.set_memset(node._handle, ptr, v, size, r.get("width", 0) if width is None else width,
+                              r.get("height", 1) if height is None else height,
+                              r.get("pitch", 0) if pitch is None else pitch)
+        if dst is not None:
+            _retain(self._core, dst, dst_owner, call, "dst")
+
+    def _set_memcpy(self, node, dst, src, size, dst_owner, src_owner):
+        call = "MemcpyNode.update"
+        r = self._core.record(node._checked()) or {}
+        self._core.set_memcpy(node._handle, r.get("dst", 0) if dst is None else _address(dst, call, "dst"),
+                              r.get("src", 0) if src is None else _address(src, call, "src"),
+                              r.get("size", 0) if size is None else size)
+        if dst is not None:
+            _retain(self._core, dst, dst_owner, call, "dst")
+        if src is not None:
+            _retain(self._core, src, src_owner, call, "src")
+
+    def _set_event(self, node, event):
+        if not isinstance(event, Event):
+            raise TypeError(f"{type(node).__name__}.update: event must be an Event, got {type(event).__name__}")
+        self._core.set_event(node._checked(), event)
+        self._core.keep_alive(event)
+        self._tree.extras.setdefault(node._handle, {})["event"] = event
+
+    def _set_callback(self, node, fn, user_data):
+        raw = self._host_fn(fn, user_data, "HostCallbackNode.update")
+        if raw is not None:
+            raise TypeError("HostCallbackNode.update: ctypes function pointers are not supported here; "
+                            "use a Python callable")
+        self._core.set_callback(node._checked(), fn)
+        self._tree.extras.setdefault(node._handle, {})["callback"] = fn
+
+    # -- whole graph -------------------------------------------------------------------------
+    def instantiate(self, options: GraphCompleteOptions | None = None):
+        """Instantiate into a launchable nanocuda.Graph (options: GraphCompleteOptions)."""
+        from . import _complete_options
+
+        return self._core.instantiate(_complete_options(options, "GraphDefinition.instantiate"))
+
+    def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
+        """Write the graph as GraphViz DOT to `path`."""
+        if options is None:
+            options = GraphDebugPrintOptions()
+        elif not isinstance(options, GraphDebugPrintOptions):
+            raise TypeError(f"GraphDefinition.debug_dot_print: options must be a GraphDebugPrintOptions "
+                            f"or None, got {type(options).__name__}")
+        self._core.debug_dot_print(str(path), options)
+
+
+# Each builder method of GraphDefinition adds an entry node: the entry node's method.
+for _name in ("launch", "join", "allocate", "deallocate", "memset", "memcpy", "embed", "record", "wait",
+              "callback", "if_then", "if_else", "while_loop", "switch"):
+    def _entry_method(self, *args, _name=_name, **kwargs):
+        return getattr(self._entry, _name)(*args, **kwargs)
+
+    _entry_method.__name__ = _name
+    _entry_method.__qualname__ = f"GraphDefinition.{_name}"
+    _entry_method.__doc__ = f"Add an entry node (no dependencies); see GraphNode.{_name}."
+    setattr(GraphDefinition, _name, _entry_method)
+del _name, _entry_method
+
+
+def empty(self) -> GraphNode:
+    """Add an entry empty node."""
+    return self._join([])
+
+
+GraphDefinition.empty = empty
+del empty
