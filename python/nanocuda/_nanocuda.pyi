@@ -2702,6 +2702,12 @@ class Graph:
         Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).
         """
 
+    def __getitem__(self, node: object) -> object:
+        """
+        graph[node]: a view of definition node `node` in this executable graph, whose update()
+        (and enable()/disable() for kernel, memset and memcpy nodes) changes only this graph.
+        """
+
     @property
     def topology(self) -> str:
         """The nodes and edges of the definition, as text."""
@@ -3025,6 +3031,13 @@ class GraphBuilder:
     @property
     def topology(self) -> str:
         """The nodes and edges so far, as text."""
+
+    @property
+    def graph_definition(self) -> object:
+        """
+        The built graph as a nanocuda.graph.GraphDefinition (after end_building()): a view
+        sharing the builder's graph, so explicit nodes can be added to a captured graph.
+        """
 
     def __cuda_stream__(self) -> tuple:
         """(0, stream handle) while building, so launches record into the graph."""

@@ -196,7 +196,7 @@ def test_events_and_child_graphs():
 def test_conditionals_and_their_bodies():
     g = GraphDefinition()
     cond = g.create_condition(default_value=1)
-    assert cond.handle == int(cond)
+    assert cond.handle == int(cond) and repr(cond).startswith("<GraphCondition handle=0x")
     i = g.if_then(cond)
     ie = i.if_else(cond)
     wl = ie.while_loop(cond)

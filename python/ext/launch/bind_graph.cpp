@@ -188,6 +188,11 @@ void bind_graph(nb::module_& m) {
                  path, options_arg<GraphDebugPrintOptions>(options, "Graph.debug_dot_print", "GraphDebugPrintOptions"));
            }, nb::arg("path"), nb::arg("options").none() = nb::none(),
            "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
+      .def("__getitem__", [](nb::handle g, nb::handle node) {  // the views are Python (nanocuda.graph)
+             return nb::module_::import_("nanocuda.graph").attr("_graph_getitem")(g, node);
+           }, nb::arg("node"),
+           "graph[node]: a view of definition node `node` in this executable graph, whose update()\n"
+           "(and enable()/disable() for kernel, memset and memcpy nodes) changes only this graph.")
       .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },
            "The nodes and edges of the definition, as text.")
       .def("close", [](PyGraph& g) {

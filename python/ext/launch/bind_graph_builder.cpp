@@ -74,7 +74,9 @@ struct PyCallback {
 
 std::shared_ptr<void> make_py_callback(nb::handle fn, CUhostFn* run) {
   auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
-    if (Py_IsInitialized()) {
+    if (PyGILState_Check()) {  // also at shutdown, when Py_IsInitialized() is already false
+      Py_DECREF(c->fn);
+    } else if (Py_IsInitialized()) {
       PyGILState_STATE gil = PyGILState_Ensure();
       Py_DECREF(c->fn);
       PyGILState_Release(gil);
@@ -353,6 +355,10 @@ void bind_graph_builder(nb::module_& m) {
       .def_prop_ro("graph_id", &GraphBuilder::graph_id,
                    "A process-unique number of this builder's graph (handles remember it).")
       .def_prop_ro("topology", &GraphBuilder::topology, "The nodes and edges so far, as text.")
+      .def_prop_ro("graph_definition", [](nb::handle b) {  // the class is Python (nanocuda.graph)
+             return nb::module_::import_("nanocuda.graph").attr("_builder_graph_definition")(b);
+           }, "The built graph as a nanocuda.graph.GraphDefinition (after end_building()): a view\n"
+              "sharing the builder's graph, so explicit nodes can be added to a captured graph.")
       .def("__cuda_stream__", [](const GraphBuilder& b) {
              if (!b.is_building())
                throw nb::value_error(("launch: " + b.describe() + " is not building; call "

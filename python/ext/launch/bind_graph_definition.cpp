@@ -1,4 +1,4 @@
-// Python bindings for GraphDefinition's core (_GraphDef: node handles as ints); the cuda.core
+// Python bindings for GraphDefinition's core (_internal.GraphDef: node handles as ints); the cuda.core
 // classes over it (GraphDefinition, GraphNode and its kinds) are in nanocuda/_graph_definition.py.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "bindings.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
-#include "nanocuda/driver/check.h"
 #include "nanocuda/launch/graph_builder.h"
 #include "nanocuda/launch/graph_definition.h"
 #include "nanocuda/launch/graph_topology.h"
@@ -35,6 +35,21 @@ Deps deps_of(const std::vector<std::uintptr_t>& v) {
   d.reserve(v.size());
   for (auto h : v) d.push_back(node_of(h));
   return d;
+}
+
+// A reference to `obj` owned by C++ state. Dropped directly when this thread holds the GIL
+// (also during interpreter shutdown, when Py_IsInitialized() is already false), else with it.
+std::shared_ptr<void> hold_py(nb::handle obj) {
+  Py_INCREF(obj.ptr());
+  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
+    if (PyGILState_Check()) {
+      Py_DECREF(static_cast<PyObject*>(p));
+    } else if (Py_IsInitialized()) {
+      PyGILState_STATE gil = PyGILState_Ensure();
+      Py_DECREF(static_cast<PyObject*>(p));
+      PyGILState_Release(gil);
+    }
+  });
 }
 
 // The executable graph of an update through Graph[node] (None: the definition itself).
@@ -138,7 +153,8 @@ nb::object record_dict(const GraphDefinition& g, std::uintptr_t h) {
 }  // namespace
 
 void bind_graph_definition(nb::module_& m) {
-  nb::class_<GraphDefinition>(m, "_GraphDef",
+  nb::module_ internal = internal_module(m);
+  nb::class_<GraphDefinition>(internal, "GraphDef",
       "The core of nanocuda.graph.GraphDefinition: one graph of a definition tree, nodes as int "
       "handles. Use nanocuda.graph.GraphDefinition.")
       .def_static("create", &GraphDefinition::create, nb::arg("device"),
@@ -175,15 +191,8 @@ void bind_graph_definition(nb::module_& m) {
            }, nb::arg("deps"), nb::arg("fn"), "Add a host node calling the Python callable `fn`.")
       .def("add_cfunc", [](GraphDefinition& g, const std::vector<std::uintptr_t>& deps,
                            std::uintptr_t fn, std::uintptr_t data, nb::object keep) {
-             Py_INCREF(keep.ptr());
-             std::shared_ptr<void> hold(keep.ptr(), [](void* p) {
-               if (!Py_IsInitialized()) return;
-               PyGILState_STATE gil = PyGILState_Ensure();
-               Py_DECREF(static_cast<PyObject*>(p));
-               PyGILState_Release(gil);
-             });
              return id_of(g.add_host(deps_of(deps), reinterpret_cast<CUhostFn>(fn),
-                                     reinterpret_cast<void*>(data), hold));
+                                     reinterpret_cast<void*>(data), hold_py(keep)));
            }, nb::arg("deps"), nb::arg("fn"), nb::arg("data"), nb::arg("keep"),
            "Add a host node calling the C function at address `fn` with `data`; `keep` stays "
            "alive with the graph.")
@@ -300,13 +309,7 @@ void bind_graph_definition(nb::module_& m) {
       .def("record", &record_dict, nb::arg("node"),
            "The parameters the node was built with, as a dict; None for nodes not added here.")
       .def("keep_alive", [](GraphDefinition& g, nb::handle obj) {
-             Py_INCREF(obj.ptr());
-             g.keep_alive(std::shared_ptr<void>(obj.ptr(), [](void* p) {
-               if (!Py_IsInitialized()) return;
-               PyGILState_STATE gil = PyGILState_Ensure();
-               Py_DECREF(static_cast<PyObject*>(p));
-               PyGILState_Release(gil);
-             }));
+             g.keep_alive(hold_py(obj));
            }, nb::arg("obj"), "Keep `obj` alive as long as the graph and Graphs made from it.")
       .def("instantiate", [](const GraphDefinition& g, const GraphCompleteOptions& options) {
              PyGraph out;
@@ -322,7 +325,7 @@ void bind_graph_definition(nb::module_& m) {
       .def_prop_ro("device", &GraphDefinition::device, "The device the graph's work runs on.")
       .def("describe", &GraphDefinition::describe, "'GraphDefinition 0x... (3 nodes) on device 0'.");
 
-  m.def("_builder_definition", [](const GraphBuilder& b) {
+  internal.def("builder_definition", [](const GraphBuilder& b) {
     constexpr const char* call = "GraphBuilder.graph_definition: ";
     if (b.is_closed()) throw std::runtime_error(std::string(call) + "the builder is closed");
     if (b.kind() == GraphBuilder::Kind::Forked)
@@ -336,17 +339,11 @@ void bind_graph_definition(nb::module_& m) {
   }, nb::arg("builder"), "The builder's graph as a _GraphDef view (GraphBuilder.graph_definition).");
 
   // Executable-graph node edits, for Graph[node] views.
-  m.def("_graph_exec_set_enabled", [](PyGraph& pg, std::uintptr_t node, bool on) {
-    Graph& g = pg.ready("Graph node");
-    CurrentContext guard(*g.device().context());
-    NANOCUDA_CALL(cuGraphNodeSetEnabled, [&] { return g.describe(); }, g.exec_handle(), node_of(node), on ? 1u : 0u);
+  internal.def("graph_exec_set_enabled", [](PyGraph& pg, std::uintptr_t node, bool on) {
+    pg.ready("Graph node").set_node_enabled(node_of(node), on);
   }, nb::arg("graph"), nb::arg("node"), nb::arg("enabled"), "Enable or disable a node of an executable graph.");
-  m.def("_graph_exec_get_enabled", [](PyGraph& pg, std::uintptr_t node) {
-    Graph& g = pg.ready("Graph node");
-    unsigned on = 0;
-    CurrentContext guard(*g.device().context());
-    NANOCUDA_CALL(cuGraphNodeGetEnabled, [&] { return g.describe(); }, g.exec_handle(), node_of(node), &on);
-    return on != 0;
+  internal.def("graph_exec_get_enabled", [](PyGraph& pg, std::uintptr_t node) {
+    return pg.ready("Graph node").node_enabled(node_of(node));
   }, nb::arg("graph"), nb::arg("node"), "Whether a node of an executable graph is enabled.");
 }
 

@@ -7,7 +7,7 @@ a launchable Graph.
 """
 
 from .. import _nanocuda
-from .._nanocuda import ConditionalHandle, Graph, GraphBuilder, GraphDebugPrintOptions
+from .._nanocuda import Graph, GraphBuilder, GraphDebugPrintOptions
 
 
 class GraphCompleteOptions(_nanocuda.GraphCompleteOptions):
@@ -101,23 +101,10 @@ from ._executable_node import (  # noqa: E402
 from ._graph_definition import _Tree  # noqa: E402
 
 
-def _graph_definition(self) -> GraphDefinition:
-    """The built graph as a GraphDefinition (after end_building(); a view sharing the
-    builder's graph, so explicit nodes can be added to a captured graph)."""
-    return GraphDefinition._view(_nanocuda._builder_definition(self), _Tree())
+def _builder_graph_definition(builder) -> GraphDefinition:
+    """GraphBuilder.graph_definition (bound in C++, made here where the class is Python)."""
+    return GraphDefinition._view(_nanocuda._internal.builder_definition(builder), _Tree())
 
-
-# Attached here, where GraphDefinition and the node classes are Python.
-GraphBuilder.graph_definition = property(_graph_definition)
-Graph.__getitem__ = _graph_getitem
-
-
-def _condition_handle(self) -> int:
-    """The CUgraphConditionalHandle value as an int."""
-    return int(self)
-
-
-ConditionalHandle.handle = property(_condition_handle)
 
 __all__ = [
     "AllocNode", "ChildGraphNode", "ConditionalNode", "EmptyNode", "EventRecordNode", "EventWaitNode",

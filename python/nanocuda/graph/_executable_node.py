@@ -3,7 +3,7 @@ update() changes that node for later launches of this Graph only, not its defini
 
 from __future__ import annotations
 
-from .. import _nanocuda
+from .._nanocuda import _internal
 from ._graph_node import (
     ChildGraphNode,
     EventRecordNode,
@@ -63,15 +63,15 @@ class _Switchable(ExecutableGraphNode):
     @property
     def is_enabled(self) -> bool:
         """Whether the node runs when the graph is launched."""
-        return _nanocuda._graph_exec_get_enabled(self._exec, self._node._checked())
+        return _internal.graph_exec_get_enabled(self._exec, self._node._checked())
 
     def enable(self) -> None:
         """Run the node again on later launches."""
-        _nanocuda._graph_exec_set_enabled(self._exec, self._node._checked(), True)
+        _internal.graph_exec_set_enabled(self._exec, self._node._checked(), True)
 
     def disable(self) -> None:
         """Skip the node on later launches."""
-        _nanocuda._graph_exec_set_enabled(self._exec, self._node._checked(), False)
+        _internal.graph_exec_set_enabled(self._exec, self._node._checked(), False)
 
 
 class ExecutableKernelNode(_Switchable):

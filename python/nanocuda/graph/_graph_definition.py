@@ -1,8 +1,9 @@
 """GraphDefinition (cuda.core's name): an explicit CUDA graph, built node by node over the C++
-core's nanocuda._nanocuda._GraphDef; the node kinds are in _graph_node.py."""
+core's nanocuda._nanocuda._internal.GraphDef; the node kinds are in _graph_node.py."""
 
 from __future__ import annotations
 
+import abc
 import ctypes
 
 from .._nanocuda import (
@@ -13,16 +14,57 @@ from .._nanocuda import (
     GraphDebugPrintOptions,
     Kernel,
     LaunchConfig,
-    _GraphDef,
 )
+from .._nanocuda import _internal
 from ._graph_node import _CLASS_OF_TYPE, ConditionalNode, GraphNode, IfElseNode, IfNode, SwitchNode, WhileNode
 from ._graph_node import _node_registry
 
 __all__ = ["GraphCondition", "GraphDefinition"]
 
-GraphCondition = ConditionalHandle
-# A definition's conditions carry graph ids apart from GraphBuilder's (tree ids count from 1).
-_DEFINITION_ID_BASE = 1 << 62
+
+
+class GraphCondition(metaclass=abc.ABCMeta):
+    """A condition for conditional nodes (cuda.core's GraphCondition), from
+    GraphDefinition.create_condition(); device code sets its value. Pass it to a kernel as an
+    argument (it converts to its 64-bit handle). GraphBuilder's handles count as one too."""
+
+    __slots__ = ("_handle", "_tree_id", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("GraphCondition cannot be created directly; use create_condition()")
+
+    @classmethod
+    def _make(cls, handle: int, tree_id: int) -> GraphCondition:
+        c = object.__new__(cls)
+        c._handle, c._tree_id = handle, tree_id
+        return c
+
+    @property
+    def handle(self) -> int:
+        """The CUgraphConditionalHandle value as an int."""
+        return self._handle
+
+    def __index__(self) -> int:
+        return self._handle
+
+    __int__ = __index__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GraphCondition) or isinstance(other, int):
+            return NotImplemented
+        return self._handle == other._handle and self._tree_id == other._tree_id
+
+    def __hash__(self) -> int:
+        return hash((GraphCondition, self._tree_id, self._handle))
+
+    def __repr__(self) -> str:
+        return f"<GraphCondition handle=0x{self._handle:x}>"
+
+    def __reduce__(self):
+        raise TypeError("GraphCondition cannot be pickled (it belongs to a live CUDA graph)")
+
+
+GraphCondition.register(ConditionalHandle)  # what GraphBuilder.create_condition returns
 _MEMORY_TYPES = ("device", "host", "managed")
 _CONDITIONAL_CLASS = {"if_then": IfNode, "if_else": IfElseNode, "while_loop": WhileNode, "switch": SwitchNode}
 
@@ -86,21 +128,20 @@ class GraphDefinition:
         graph = g.instantiate()
     """
 
-    __slots__ = ("_core", "_tree", "_entry_node", "__weakref__")
+    __slots__ = ("_core", "_tree", "__weakref__")
 
     def __init__(self):
-        self._core = _GraphDef.create(Device())
+        self._core = _internal.GraphDef.create(Device())
         self._tree = _Tree()
-        self._entry_node = None
 
     @classmethod
     def _view(cls, core, tree: _Tree) -> GraphDefinition:
         g = object.__new__(cls)
-        g._core, g._tree, g._entry_node = core, tree, None
+        g._core, g._tree = core, tree
         return g
 
     def __repr__(self) -> str:
-        return f"<GraphDefinition 0x{self._core.handle:x} ({len(self._core.nodes())} nodes)>"
+        return f"<GraphDefinition handle=0x{self._core.handle:x}>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GraphDefinition):
@@ -126,9 +167,7 @@ class GraphDefinition:
     @property
     def _entry(self) -> GraphNode:
         """The virtual entry node: builder methods on it add nodes with no dependencies."""
-        if self._entry_node is None:
-            self._entry_node = GraphNode._make(self, None)
-        return self._entry_node
+        return GraphNode._make(self, None)  # not cached: it would make a cycle with self
 
     # -- nodes -------------------------------------------------------------------------------
     def _node(self, handle: int, cls=None) -> GraphNode:
@@ -264,23 +303,21 @@ class GraphDefinition:
 
     def _conditional(self, deps, condition, kind, size, method):
         call = f"GraphDefinition.{method}"
-        if not isinstance(condition, ConditionalHandle):
+        if not isinstance(condition, GraphCondition):
             raise TypeError(f"{call}: condition must be a GraphCondition (from create_condition()), "
                             f"got {type(condition).__name__}")
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise ValueError(f"{call}: count must be a non-negative int, got {size!r}")
         h, bodies = self._core.add_conditional(deps, int(condition), kind, size)
-        views = tuple(GraphDefinition._view(b, self._tree) for b in bodies)
-        return self._new(h, _CONDITIONAL_CLASS[method], kind=method, condition=condition, bodies=views)
+        # The bodies' cores, not views: a view holds the tree, which would make a cycle.
+        return self._new(h, _CONDITIONAL_CLASS[method], kind=method, condition=condition, bodies=tuple(bodies))
 
     def create_condition(self, default_value: int | None = None) -> GraphCondition:
         """A condition for this graph's conditional nodes; device code sets it."""
         if default_value is not None and (isinstance(default_value, bool) or not isinstance(default_value, int)):
             raise TypeError(f"GraphDefinition.create_condition: default_value must be an int or None, "
                             f"got {type(default_value).__name__}")
-        cond = ConditionalHandle(self._core.create_condition(default_value))
-        cond.graph_id = _DEFINITION_ID_BASE + self._core.tree_id
-        return cond
+        return GraphCondition._make(self._core.create_condition(default_value), self._core.tree_id)
 
     # -- updates (called by the node classes) ------------------------------------------------
     def _set_kernel(self, node, config, kernel, args):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import enum
 import weakref
-from collections.abc import Iterable, MutableSet
+from collections.abc import Iterable
+
+from ._adjacency_set_proxy import AdjacencySetProxy
 
 __all__ = [
     "AllocNode", "ChildGraphNode", "ConditionalNode", "EmptyNode", "EventRecordNode",
@@ -34,51 +36,6 @@ class GraphNodeType(enum.IntEnum):
     CU_GRAPH_NODE_TYPE_MEM_FREE = 11
     CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12
     CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
-
-
-class AdjacencySetProxy(MutableSet):
-    """A live, mutable set view of a node's predecessors or successors: adding or removing a
-    node adds or removes the edge in the graph."""
-
-    def __init__(self, node: GraphNode, succ: bool):
-        self._node, self._succ = node, succ
-
-    def _edge(self, other: GraphNode) -> tuple[int, int]:
-        if not isinstance(other, GraphNode):
-            raise TypeError(f"expected a GraphNode, got {type(other).__name__}")
-        return (self._node._checked(), other._checked()) if self._succ else (other._checked(), self._node._checked())
-
-    def _handles(self) -> list[int]:
-        h = self._node._handle
-        if h is None:
-            return []
-        edges = self._node._graph._core.edges()
-        return [b for a, b in edges if a == h] if self._succ else [a for a, b in edges if b == h]
-
-    def __contains__(self, other) -> bool:
-        return isinstance(other, GraphNode) and other._graph == self._node._graph and other._handle in self._handles()
-
-    def __iter__(self):
-        g = self._node._graph
-        return iter([g._node(h) for h in self._handles()])
-
-    def __len__(self) -> int:
-        return len(self._handles())
-
-    def add(self, other: GraphNode) -> None:
-        """Add the edge to (or from) `other`; nothing if it is there already."""
-        if other not in self:
-            a, b = self._edge(other)
-            self._node._graph._core.connect(a, b, "GraphNode.succ.add" if self._succ else "GraphNode.pred.add")
-
-    def discard(self, other: GraphNode) -> None:
-        """Remove the edge to (or from) `other` if there is one."""
-        if other in self:
-            a, b = self._edge(other)
-            self._node._graph._core.disconnect(a, b, "GraphNode.succ.discard" if self._succ else "GraphNode.pred.discard")
-
-    def __repr__(self) -> str:
-        return "{" + ", ".join(repr(n) for n in self) + "}"
 
 
 class GraphNode:
@@ -115,8 +72,12 @@ class GraphNode:
         return self._graph._core.record(self._handle) or {}
 
     def __repr__(self) -> str:
-        h = "entry" if self._handle is None else f"0x{self._handle:x}"
-        return f"<{type(self).__name__} {h} of GraphDefinition 0x{self._graph._core.handle:x}>"
+        if self._handle is None:
+            return "<GraphNode entry>"
+        return f"<{type(self).__name__} handle=0x{self._handle:x}{self._repr_extra() if self._valid else ' destroyed'}>"
+
+    def _repr_extra(self) -> str:
+        return ""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GraphNode):
@@ -245,7 +206,6 @@ class GraphNode:
 
 class EmptyNode(GraphNode):
     """An empty node: orders the nodes before it before the nodes after it."""
-
     __slots__ = ()
 
 
@@ -253,6 +213,7 @@ class KernelNode(GraphNode):
     """A kernel launch node."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" kernel=0x{int(getattr(self.kernel, 'handle', 0) or 0):x}"  # noqa: E731
 
     @property
     def grid(self) -> tuple[int, int, int]:
@@ -296,6 +257,7 @@ class AllocNode(GraphNode):
     """A memory-allocation node; the allocation's address is fixed for the graph's life."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" dptr=0x{self.dptr:x} size={self.bytesize}"  # noqa: E731
 
     dptr = property(lambda self: self._record().get("dptr", 0), doc="The allocation's address.")
     bytesize = property(lambda self: self._record().get("bytesize", 0), doc="Its size, bytes.")
@@ -310,6 +272,7 @@ class FreeNode(GraphNode):
     """A memory-free node."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" dptr=0x{self.dptr:x}"  # noqa: E731
 
     dptr = property(lambda self: self._record().get("dptr", 0), doc="The address freed.")
 
@@ -318,6 +281,7 @@ class MemsetNode(GraphNode):
     """A memset node."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" dptr=0x{self.dptr:x} value={self.value}"  # noqa: E731
 
     dptr = property(lambda self: self._record().get("dptr", 0), doc="The destination.")
     value = property(lambda self: self._record().get("value", 0), doc="The fill value.")
@@ -335,6 +299,7 @@ class MemcpyNode(GraphNode):
     """A 1-D memcpy node."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" dst=0x{self.dst:x}(D) src=0x{self.src:x}(D) size={self.size}"  # noqa: E731
 
     dst = property(lambda self: self._record().get("dst", 0), doc="The destination.")
     src = property(lambda self: self._record().get("src", 0), doc="The source.")
@@ -349,6 +314,7 @@ class ChildGraphNode(GraphNode):
     """A node running a copy of another GraphDefinition."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" child=0x{self.child_graph.handle:x}"  # noqa: E731
 
     @property
     def child_graph(self):
@@ -360,6 +326,7 @@ class EventRecordNode(GraphNode):
     """A node recording an event."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" event=0x{int(self.event.handle or 0):x}"  # noqa: E731
 
     event = property(lambda self: self._extra("event"), doc="The event recorded.")
 
@@ -372,6 +339,7 @@ class EventWaitNode(GraphNode):
     """A node waiting for an event."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" event=0x{int(self.event.handle or 0):x}"  # noqa: E731
 
     event = property(lambda self: self._extra("event"), doc="The event waited for.")
 
@@ -384,6 +352,7 @@ class HostCallbackNode(GraphNode):
     """A node calling a host function."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" callback={getattr(self.callback, '__name__', 'cfunc')}"  # noqa: E731
 
     callback = property(lambda self: self._extra("callback"),
                         doc="The Python callable (None for a ctypes function pointer).")
@@ -397,6 +366,7 @@ class ConditionalNode(GraphNode):
     """A conditional node (if, if/else, while, switch) with body graphs."""
 
     __slots__ = ()
+    _repr_extra = lambda self: f" condition=0x{int(self.condition or 0):x}"  # noqa: E731
 
     @property
     def condition(self):
@@ -414,7 +384,7 @@ class ConditionalNode(GraphNode):
     @property
     def branches(self) -> tuple:
         """The body graphs, as GraphDefinitions."""
-        return tuple(self._extra("bodies", ()))
+        return tuple(type(self._graph)._view(b, self._graph._tree) for b in self._extra("bodies", ()))
 
 
 class IfNode(ConditionalNode):
