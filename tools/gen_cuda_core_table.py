@@ -184,6 +184,9 @@ def cuda_core_rows():
                                                      "GraphDebugPrintOptions"):
                 add_class(key, f"{short}.{name}", obj, name)
                 continue
+            if key == "cuda.core.graph":  # explicit graphs: looked up in nanocuda.graph
+                add_class(key, f"{short}.{name}", obj, f"graph.{name}")
+                continue
             # nanocuda.typing has cuda.core.typing's names: those rows resolve like any other.
             member = f"{short}.{name}" if key == "cuda.core.typing" else None
             rows.append((key, f"{short}.{name}", None, member, None if member else REASON[key]))

@@ -284,6 +284,14 @@ void bind_graph_definition(nb::module_& m) {
              g.keep_alive(cb);
            }, nb::arg("node"), nb::arg("fn"), nb::arg("graph").none() = nb::none(),
            "Make a host node call the Python callable `fn` (in `graph` only, when given).")
+      .def("set_child", [](GraphDefinition& g, std::uintptr_t node, const GraphDefinition& child, nb::handle graph) {
+             CUgraphNodeParams p{};
+             p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+             p.graph.graph = child.handle();
+             g.set_params(node_of(node), p, "ChildGraphNode.update", exec_of(graph));
+             g.keep_alive(child.owner());
+           }, nb::arg("node"), nb::arg("child"), nb::arg("graph").none() = nb::none(),
+           "Make a child-graph node run a copy of `child` (in `graph` only, when given).")
       .def("nodes", [](const GraphDefinition& g) {
              std::vector<std::uintptr_t> out;
              for (CUgraphNode n : g.nodes()) out.push_back(id_of(n));

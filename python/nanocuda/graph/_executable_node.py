@@ -150,14 +150,13 @@ class ExecutableHostCallbackNode(ExecutableGraphNode):
 
 
 class ExecutableChildGraphNode(ExecutableGraphNode):
-    """A child-graph node of an executable Graph (its parameters cannot be replaced in place)."""
+    """A child-graph node of an executable Graph."""
 
     __slots__ = ()
 
     def update(self, child) -> None:
-        """Not offered: update the whole Graph from an edited definition (Graph.update)."""
-        raise NotImplementedError("ExecutableChildGraphNode.update: update the whole graph with "
-                                  "Graph.update(definition) instead")
+        """Run a copy of `child` (same shape as the embedded graph) on this Graph's launches."""
+        self._node._graph._set_child(self._node, child, self._exec)
 
 
 _VIEW_OF = {

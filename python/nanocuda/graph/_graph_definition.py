@@ -347,6 +347,14 @@ class GraphDefinition:
         if src is not None:
             _retain(self._core, src, src_owner, call, "src")
 
+    def _set_child(self, node, child, graph):
+        call = "ChildGraphNode.update" if graph is None else "ExecutableChildGraphNode.update"
+        if not isinstance(child, GraphDefinition):
+            raise TypeError(f"{call}: child must be a GraphDefinition, got {type(child).__name__}")
+        if child._tree is self._tree:
+            raise ValueError(f"{call}: child must belong to another graph tree than the node")
+        self._core.set_child(node._checked(), child._core, graph)
+
     def _set_event(self, node, event):
         if not isinstance(event, Event):
             raise TypeError(f"{type(node).__name__}.update: event must be an Event, got {type(event).__name__}")

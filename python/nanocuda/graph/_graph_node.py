@@ -321,6 +321,10 @@ class ChildGraphNode(GraphNode):
         """The embedded graph (a view of the node's copy)."""
         return self._graph._child_view(self._checked())
 
+    def update(self, child) -> None:
+        """Run a copy of the GraphDefinition `child` instead (another tree than this node's)."""
+        self._graph._set_child(self, child, None)
+
 
 class EventRecordNode(GraphNode):
     """A node recording an event."""
