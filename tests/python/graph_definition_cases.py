@@ -233,3 +233,33 @@ def test_instantiate_options_and_protocols():
     assert a == a and hash(a) == hash(a) and a != g.empty() and "EmptyNode" in repr(a)
     with pytest.raises(TypeError):
         GraphNode()
+
+
+def test_buffer_operands_and_owners_are_checked_and_retained():
+    import weakref
+
+    buf = nanocuda.Buffer(64)
+    g = GraphDefinition()
+    assert g.memset(buf, 1, 64).dptr == buf.handle
+    with pytest.raises(ValueError, match="dst_owner cannot be used when dst is a Buffer"):
+        g.memcpy(buf, buf.handle, 8, dst_owner=buf)
+    raw = buf.handle
+    buf.close()
+    with pytest.raises(ValueError, match="dst Buffer has no active allocation"):
+        g.memset(buf, 1, 4)
+    with pytest.raises(ValueError, match="src_owner Buffer has no active allocation"):
+        g.memcpy(raw, raw, 4, src_owner=buf)
+
+    class Owner:
+        pass
+
+    owner = Owner()
+    alive = weakref.ref(owner)
+    g2 = GraphDefinition()
+    g2.memset(0x1000, 1, 4, dst_owner=owner)
+    del owner
+    gc.collect()
+    assert alive() is not None  # the graph holds it
+    del g2
+    gc.collect()
+    assert alive() is None  # and lets it go with the graph

@@ -79,25 +79,34 @@ class _Tree:
         self.extras: dict[int, dict] = {}
 
 
+def _is_buffer(obj) -> bool:
+    t = type(obj)  # on the type: a closed Buffer's .handle raises
+    return hasattr(t, "is_closed") and hasattr(t, "handle") and hasattr(t, "size")
+
+
 def _address(obj, call: str, what: str) -> int:
     """A device address from a Buffer (its .handle) or an int."""
     if isinstance(obj, bool):
         raise TypeError(f"{call}: {what} must be a Buffer or an int address, got bool")
     if isinstance(obj, int):
         return obj
-    handle = getattr(obj, "handle", None)
-    if handle is not None and hasattr(obj, "size"):
-        return int(handle)
+    if _is_buffer(obj):
+        if obj.is_closed:
+            raise ValueError(f"{call}: {what} Buffer has no active allocation (it was closed)")
+        return int(obj.handle)
     raise TypeError(f"{call}: {what} must be a Buffer or an int address, got {type(obj).__name__}")
 
 
-def _retain(core, obj, owner, call: str, what: str) -> None:
-    """Keep a Buffer `obj` (or the `owner` of a raw address) alive with the graph."""
-    if owner is not None and not isinstance(obj, int):
-        raise ValueError(f"{call}: {what}_owner may only accompany a raw int {what} address")
-    keep = owner if isinstance(obj, int) else obj
-    if keep is not None:
-        core.keep_alive(keep)
+def _operand(obj, owner, call: str, what: str) -> tuple[int, object]:
+    """(address, what the graph must keep alive) for a Buffer or a raw address with an owner."""
+    ptr = _address(obj, call, what)
+    if owner is None:
+        return ptr, (None if isinstance(obj, int) else obj)
+    if not isinstance(obj, int):
+        raise ValueError(f"{call}: {what}_owner cannot be used when {what} is a Buffer (the Buffer is retained)")
+    if _is_buffer(owner) and owner.is_closed:
+        raise ValueError(f"{call}: {what}_owner Buffer has no active allocation (it was closed)")
+    return ptr, owner
 
 
 def _memset_value(value, call: str) -> tuple[int, int]:
@@ -238,20 +247,25 @@ class GraphDefinition:
         from ._graph_node import MemsetNode
 
         call = "GraphDefinition.memset"
-        ptr = _address(dst, call, "dst")
+        ptr, keep = _operand(dst, dst_owner, call, "dst")
         v, size = _memset_value(value, call)
         h = self._core.add_memset(deps, ptr, v, size, width, height, pitch)
-        _retain(self._core, dst, dst_owner, call, "dst")
+        self._keep(keep)
         return self._new(h, MemsetNode)
 
     def _memcpy(self, deps, dst, src, size, dst_owner, src_owner):
         from ._graph_node import MemcpyNode
 
         call = "GraphDefinition.memcpy"
-        h = self._core.add_memcpy(deps, _address(dst, call, "dst"), _address(src, call, "src"), size)
-        _retain(self._core, dst, dst_owner, call, "dst")
-        _retain(self._core, src, src_owner, call, "src")
+        (d, dkeep), (sp, skeep) = _operand(dst, dst_owner, call, "dst"), _operand(src, src_owner, call, "src")
+        h = self._core.add_memcpy(deps, d, sp, size)
+        self._keep(dkeep)
+        self._keep(skeep)
         return self._new(h, MemcpyNode)
+
+    def _keep(self, obj) -> None:
+        if obj is not None:
+            self._core.keep_alive(obj)
 
     def _embed(self, deps, child):
         from ._graph_node import ChildGraphNode
@@ -328,24 +342,21 @@ class GraphDefinition:
     def _set_memset(self, node, dst, value, width, height, pitch, dst_owner):
         call = "MemsetNode.update"
         r = self._core.record(node._checked()) or {}
-        ptr = r.get("dptr", 0) if dst is None else _address(dst, call, "dst")
+        ptr, keep = (r.get("dptr", 0), None) if dst is None else _operand(dst, dst_owner, call, "dst")
         v, size = (r.get("value", 0), r.get("element_size", 1)) if value is None else _memset_value(value, call)
         self._core.set_memset(node._handle, ptr, v, size, r.get("width", 0) if width is None else width,
                               r.get("height", 1) if height is None else height,
                               r.get("pitch", 0) if pitch is None else pitch)
-        if dst is not None:
-            _retain(self._core, dst, dst_owner, call, "dst")
+        self._keep(keep)
 
     def _set_memcpy(self, node, dst, src, size, dst_owner, src_owner):
         call = "MemcpyNode.update"
         r = self._core.record(node._checked()) or {}
-        self._core.set_memcpy(node._handle, r.get("dst", 0) if dst is None else _address(dst, call, "dst"),
-                              r.get("src", 0) if src is None else _address(src, call, "src"),
-                              r.get("size", 0) if size is None else size)
-        if dst is not None:
-            _retain(self._core, dst, dst_owner, call, "dst")
-        if src is not None:
-            _retain(self._core, src, src_owner, call, "src")
+        d, dkeep = (r.get("dst", 0), None) if dst is None else _operand(dst, dst_owner, call, "dst")
+        sp, skeep = (r.get("src", 0), None) if src is None else _operand(src, src_owner, call, "src")
+        self._core.set_memcpy(node._handle, d, sp, r.get("size", 0) if size is None else size)
+        self._keep(dkeep)
+        self._keep(skeep)
 
     def _set_child(self, node, child, graph):
         call = "ChildGraphNode.update" if graph is None else "ExecutableChildGraphNode.update"
