@@ -237,6 +237,10 @@ void bind_graph_builder(nb::module_& m) {
       .def("end_building", &GraphBuilder::end_building, nb::rv_policy::reference_internal,
            "Stop capturing (all split() builders must be joined). Returns self.")
       .def("complete", [](const GraphBuilder& b, nb::handle options) {
+             // nanocuda.graph.GraphCompleteOptions keeps a non-stream upload_stream to check here.
+             if (nb::hasattr(options, "_pending_upload") && !options.attr("_pending_upload").is_none())
+               throw nb::type_error(("GraphBuilder.complete: GraphCompleteOptions.upload_stream must be a "
+                                     "Stream, got " + std::string(Py_TYPE(options.attr("_pending_upload").ptr())->tp_name)).c_str());
              PyGraph g;
              g.set(b.complete(options_arg<GraphCompleteOptions>(options, "GraphBuilder.complete", "GraphCompleteOptions")));
              g.stream = b.stream();
