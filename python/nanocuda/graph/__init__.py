@@ -20,14 +20,14 @@ class GraphCompleteOptions(_nanocuda.GraphCompleteOptions):
         try:
             super().__init__(auto_free_on_launch=auto_free_on_launch, upload_stream=upload_stream,
                              device_launch=device_launch, use_node_priority=use_node_priority)
-            self._pending_upload = None
-        except TypeError:
+            self._pending_upload = self._upload_error = None
+        except TypeError as e:
             if upload_stream is None:
                 raise
-            # Not a stream (yet): kept as given, checked when the options are used.
+            # Not a stream (yet): kept as given, and the reason raised when the options are used.
             super().__init__(auto_free_on_launch=auto_free_on_launch, device_launch=device_launch,
                              use_node_priority=use_node_priority)
-            self._pending_upload = upload_stream
+            self._pending_upload, self._upload_error = upload_stream, str(e)
 
     @property
     def upload_stream(self):
@@ -61,7 +61,7 @@ def _complete_options(options, call: str):
     pending = getattr(options, "_pending_upload", None)
     if pending is not None:
         raise TypeError(f"{call}: GraphCompleteOptions.upload_stream must be a Stream, got "
-                        f"{type(pending).__name__}")
+                        f"{type(pending).__name__} ({options._upload_error})")
     return options
 
 
