@@ -34,7 +34,10 @@ from nanocuda.graph._graph_node import _node_registry
 def kernel():
     # (const float*, float*, float*, int): the mock driver's default parameter layout too.
     src = 'extern "C" __global__ void k3(const float* a, float* b, float* c, int n) {}'
-    return nanocuda.compile(src, arch="sm_90a").get_kernel("k3")
+    try:
+        return nanocuda.compile(src, arch="sm_90a").get_kernel("k3")
+    except nanocuda.DriverTooOldError as e:  # the mock at CUDA 12.4 (scripts/test-driver-versions)
+        pytest.skip(f"NVRTC's cubin needs a newer driver than the mock's: {e}")
 
 
 def test_entry_nodes_and_chains_make_the_edges_asked_for():
