@@ -84,6 +84,7 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "GraphBuilder.record_event": {"event": "Event"},
     "GraphBuilder.wait_event": {"event": "Event"},
     "GraphBuilder.free": {"ptr": "int"},
+    "GraphBuilder.callback": {"user_data": "bytes | bytearray | memoryview | int"},
 }
 _OPEN = {"object", "object | None"}
 

@@ -2980,10 +2980,12 @@ class GraphBuilder:
     def memcpy(self, dst: DevicePointer, src: DevicePointer, nbytes: int) -> None:
         """Add a device-to-device memcpy node of `nbytes`."""
 
-    def callback(self, fn: object) -> None:
+    def callback(self, fn: object, *, user_data: bytes | bytearray | memoryview | int | None = None) -> None:
         """
         Add a host node calling fn() (no arguments) with the GIL; an exception it raises is
-        reported by the next nanocuda call that checks errors (e.g. Stream.sync()).
+        reported by the next nanocuda call that checks errors (e.g. Stream.sync()). `fn` may also
+        be a ctypes CFUNCTYPE(None, c_void_p) function, called with `user_data` (bytes, copied;
+        or an int address) without the GIL.
         """
 
     def record_event(self, event: Event) -> None:

@@ -266,3 +266,13 @@ def test_buffer_operands_and_owners_are_checked_and_retained():
     del g2
     gc.collect()
     assert alive() is None  # and lets it go with the graph
+
+
+def test_builder_callbacks_follow_the_same_rule():
+    b = nanocuda.Device().create_graph_builder().begin_building()
+    with pytest.raises(ValueError, match="GraphBuilder.callback: user_data is only supported"):
+        b.callback(print, user_data=b"x")
+    with pytest.raises(TypeError, match="GraphBuilder.callback: a ctypes callback must be CFUNCTYPE"):
+        b.callback(ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 0))
+    with pytest.raises(TypeError, match="GraphBuilder.callback: fn must be a callable"):
+        b.callback(42)

@@ -165,3 +165,15 @@ def test_captured_graph_gets_explicit_nodes_through_graph_definition(k, s):
     captured.launch(ONE, k["times"], out, 21)
     gd.instantiate().launch(s)
     assert read(out, s)[0] == 42
+
+
+def test_builder_callback_takes_a_ctypes_function_with_user_data(s):
+    seen = []
+    raw = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(
+        lambda p: seen.append(ctypes.cast(p, ctypes.POINTER(ctypes.c_uint8))[0]))
+    b = s.create_graph_builder().begin_building()
+    b.callback(raw, user_data=bytes([0x5A]))
+    b.callback(lambda: seen.append("py"))
+    b.end_building().complete().launch(s)
+    s.sync()
+    assert seen == [0x5A, "py"]

@@ -307,23 +307,25 @@ void bind_graph_builder(nb::module_& m) {
                       device_pointer(src, dev, "GraphBuilder.memcpy"), nbytes);
            }, nb::arg("dst").none(), nb::arg("src").none(), nb::arg("nbytes").none(),
            "Add a device-to-device memcpy node of `nbytes`.")
-      .def("callback", [](GraphBuilder& b, nb::handle fn) {
-             if (!PyCallable_Check(fn.ptr()))
-               throw nb::type_error(("GraphBuilder.callback: expected a callable, got " +
-                                     std::string(Py_TYPE(fn.ptr())->tp_name)).c_str());
-             auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
-               if (Py_IsInitialized()) {
-                 PyGILState_STATE gil = PyGILState_Ensure();
-                 Py_DECREF(c->fn);
-                 PyGILState_Release(gil);
-               }
-               delete c;
-             });
-             Py_INCREF(fn.ptr());
-             b.host_callback(&PyCallback::run, cb.get(), cb);
-           }, nb::arg("fn"),
+      .def("callback", [](GraphBuilder& b, nb::handle fn, nb::handle user_data) {
+             // One rule for both graph kinds: nanocuda.graph's _host_fn_parts says what `fn` is
+             // (None: a Python callable; else a ctypes CUhostFn's address, data and what to keep).
+             nb::object parts = nb::module_::import_("nanocuda.graph._graph_definition")
+                                    .attr("_host_fn_parts")(fn, user_data, "GraphBuilder.callback");
+             if (parts.is_none()) {
+               CUhostFn run = nullptr;
+               auto cb = make_py_callback(fn, &run);
+               b.host_callback(run, cb.get(), cb);
+               return;
+             }
+             auto t = nb::cast<nb::tuple>(parts);
+             b.host_callback(reinterpret_cast<CUhostFn>(nb::cast<std::uintptr_t>(t[0])),
+                             reinterpret_cast<void*>(nb::cast<std::uintptr_t>(t[1])), hold(t[2]));
+           }, nb::arg("fn"), nb::kw_only(), nb::arg("user_data").none() = nb::none(),
            "Add a host node calling fn() (no arguments) with the GIL; an exception it raises is\n"
-           "reported by the next nanocuda call that checks errors (e.g. Stream.sync()).")
+           "reported by the next nanocuda call that checks errors (e.g. Stream.sync()). `fn` may also\n"
+           "be a ctypes CFUNCTYPE(None, c_void_p) function, called with `user_data` (bytes, copied;\n"
+           "or an int address) without the GIL.")
       .def("record_event", [](GraphBuilder& b, nb::handle event) {
              b.record_event(event_arg(event, "GraphBuilder.record_event"));
              b.keep_alive(hold(event));

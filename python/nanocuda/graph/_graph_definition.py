@@ -125,6 +125,29 @@ def _memset_value(value, call: str) -> tuple[int, int]:
     return int.from_bytes(data, "little"), len(data)
 
 
+def _host_fn_parts(fn, user_data, call: str):
+    """None for a Python callable; (CUhostFn address, data address, what to keep alive) for a
+    ctypes CFUNCTYPE(None, c_void_p) function with `user_data` (bytes are copied). Also used by
+    GraphBuilder.callback (python/ext), so both graph kinds follow one rule."""
+    if isinstance(fn, ctypes._CFuncPtr):
+        if fn.restype is not None or tuple(fn.argtypes or ()) != (ctypes.c_void_p,):
+            raise TypeError(f"{call}: a ctypes callback must be CFUNCTYPE(None, c_void_p) (CUhostFn)")
+        if user_data is None:
+            data, keep = 0, fn
+        elif isinstance(user_data, int) and not isinstance(user_data, bool):
+            data, keep = user_data, fn
+        else:
+            buf = ctypes.create_string_buffer(bytes(memoryview(user_data)))
+            data, keep = ctypes.addressof(buf), (fn, buf)
+        return ctypes.cast(fn, ctypes.c_void_p).value, data, keep
+    if not callable(fn):
+        raise TypeError(f"{call}: fn must be a callable or a ctypes function pointer, got {type(fn).__name__}")
+    if user_data is not None:
+        raise ValueError(f"{call}: user_data is only supported with ctypes function pointers; "
+                         "a Python callable can close over its data")
+    return None
+
+
 class GraphDefinition:
     """A CUDA graph built explicitly (cuda.core's GraphDefinition): add nodes with the builder
     methods (here: entry nodes; on a node: nodes after it), edit edges through node.pred /
@@ -287,30 +310,10 @@ class GraphDefinition:
         self._core.keep_alive(event)
         return self._new(h, EventRecordNode if record else EventWaitNode, event=event)
 
-    def _host_fn(self, fn, user_data, call: str):
-        """(kind, fn address or callable, data address, what to keep) for a callback."""
-        if isinstance(fn, ctypes._CFuncPtr):
-            if fn.restype is not None or tuple(fn.argtypes or ()) != (ctypes.c_void_p,):
-                raise TypeError(f"{call}: a ctypes callback must be CFUNCTYPE(None, c_void_p) (CUhostFn)")
-            if user_data is None:
-                data, keep = 0, fn
-            elif isinstance(user_data, int) and not isinstance(user_data, bool):
-                data, keep = user_data, fn
-            else:
-                buf = ctypes.create_string_buffer(bytes(memoryview(user_data)))
-                data, keep = ctypes.addressof(buf), (fn, buf)
-            return ctypes.cast(fn, ctypes.c_void_p).value, data, keep
-        if not callable(fn):
-            raise TypeError(f"{call}: fn must be a callable or a ctypes function pointer, got {type(fn).__name__}")
-        if user_data is not None:
-            raise ValueError(f"{call}: user_data is only supported with ctypes function pointers; "
-                             "a Python callable can close over its data")
-        return None
-
     def _callback(self, deps, fn, user_data):
         from ._graph_node import HostCallbackNode
 
-        raw = self._host_fn(fn, user_data, "GraphDefinition.callback")
+        raw = _host_fn_parts(fn, user_data, "GraphDefinition.callback")
         if raw is None:
             return self._new(self._core.add_callback(deps, fn), HostCallbackNode, callback=fn)
         return self._new(self._core.add_cfunc(deps, *raw), HostCallbackNode, callback=None)
@@ -374,7 +377,7 @@ class GraphDefinition:
         self._tree.extras.setdefault(node._handle, {})["event"] = event
 
     def _set_callback(self, node, fn, user_data):
-        raw = self._host_fn(fn, user_data, "HostCallbackNode.update")
+        raw = _host_fn_parts(fn, user_data, "HostCallbackNode.update")
         if raw is not None:
             raise TypeError("HostCallbackNode.update: ctypes function pointers are not supported here; "
                             "use a Python callable")
