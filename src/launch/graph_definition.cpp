@@ -24,6 +24,16 @@ struct GraphDefinition::State {
   std::vector<std::shared_ptr<void>> keepalive;
   std::vector<CUgraphConditionalHandle> conditions;
   std::unordered_map<CUgraphNode, GraphNodeRecord> records;
+  // Graphs owned by a node (conditional bodies, child clones) -> (the node, the graph it is in):
+  // destroying the node destroys them, so their views must stop using the handle.
+  std::unordered_map<CUgraph, std::pair<CUgraphNode, CUgraph>> owner_of;
+  std::unordered_map<CUgraphNode, bool> destroyed;  // owner nodes destroyed
+
+  bool alive(CUgraph g) const {  // callers hold `mutex`
+    for (auto it = owner_of.find(g); it != owner_of.end(); it = owner_of.find(it->second.second))
+      if (destroyed.count(it->second.first)) return false;
+    return true;
+  }
 
   explicit State(Device d) : device(d) {
     static std::atomic<std::uint64_t> next{1};
@@ -51,11 +61,23 @@ std::shared_ptr<void> GraphDefinition::owner() const noexcept { return state_; }
 
 std::string GraphDefinition::describe() const {
   std::size_t n = 0;
+  if (!is_valid()) return "GraphDefinition (destroyed with its owning node)";
   if (const auto* api = detail::loaded_driver()) (void)api->cuGraphGetNodes(graph_, nullptr, &n);
   char text[96];
   std::snprintf(text, sizeof text, "GraphDefinition %p (%zu nodes) on device %d",
                 static_cast<void*>(graph_), n, state_->device.ordinal());
   return text;
+}
+
+bool GraphDefinition::is_valid() const noexcept {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->alive(graph_);
+}
+
+void GraphDefinition::require_alive(const char* call) const {
+  if (!is_valid())
+    throw ValueError(std::string(call) + ": this graph was destroyed with the node that owned it "
+                     "(a conditional body or an embedded child graph)");
 }
 
 void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
@@ -65,6 +87,7 @@ void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
 }
 
 CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, const char* call) {
+  require_alive(call);
   for (CUgraphNode d : deps) require_own(d, call);
   CurrentContext guard(*state_->device.context());
   CUgraphNode node = nullptr;
@@ -220,6 +243,7 @@ CUgraphNode GraphDefinition::add_child(const Deps& deps, const GraphDefinition& 
 }
 
 CUgraphConditionalHandle GraphDefinition::create_condition(std::optional<unsigned> default_value) {
+  require_alive("GraphDefinition.create_condition");
   CUgraphConditionalHandle h = 0;
   NANOCUDA_CALL(cuGraphConditionalHandleCreate, [&] { return describe(); }, &h, graph_,
                 state_->device.context()->handle(), default_value.value_or(0),
@@ -259,13 +283,20 @@ CUgraphNode GraphDefinition::add_conditional(const Deps& deps, CUgraphConditiona
     state_->records[node].params.conditional.phGraph_out = nullptr;
   }
   bodies.clear();
-  for (unsigned i = 0; i < size; ++i) bodies.push_back(GraphDefinition(state_, out[i]));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  for (unsigned i = 0; i < size; ++i) {
+    state_->owner_of[out[i]] = {node, graph_};
+    bodies.push_back(GraphDefinition(state_, out[i]));
+  }
   return node;
 }
 
 GraphDefinition GraphDefinition::child_graph(CUgraphNode node) const {
+  require_own(node, "ChildGraphNode.child_graph");
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, [&] { return describe(); }, node, &g);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->owner_of[g] = {node, graph_};
   return GraphDefinition(state_, g);
 }
 
@@ -287,6 +318,7 @@ void GraphDefinition::set_params(CUgraphNode node, CUgraphNodeParams& params, co
 }
 
 std::vector<CUgraphNode> GraphDefinition::nodes() const {
+  require_alive("GraphDefinition.nodes");
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph_, nullptr, &n);
   std::vector<CUgraphNode> out(n);
@@ -296,6 +328,7 @@ std::vector<CUgraphNode> GraphDefinition::nodes() const {
 }
 
 std::vector<std::pair<CUgraphNode, CUgraphNode>> GraphDefinition::edges() const {
+  require_alive("GraphDefinition.edges");
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetEdges, [&] { return describe(); }, graph_, nullptr, nullptr, nullptr, &n);
   std::vector<CUgraphNode> from(n), to(n);
@@ -333,6 +366,8 @@ void GraphDefinition::destroy_node(CUgraphNode node) {
   NANOCUDA_CALL(cuGraphDestroyNode, [&] { return describe(); }, node);
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->records.erase(node);
+  for (const auto& [g, owner] : state_->owner_of)
+    if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it
 }
 
 CUgraphNodeType GraphDefinition::node_type(CUgraphNode node) {
@@ -353,15 +388,20 @@ void GraphDefinition::keep_alive(std::shared_ptr<void> object) {
 }
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
+  require_alive("GraphDefinition.instantiate");
   return Graph::instantiate(graph_, state_, state_->device, options);
 }
 
 void GraphDefinition::debug_dot_print(const std::string& path,
                                       const GraphDebugPrintOptions& options) const {
+  require_alive("GraphDefinition.debug_dot_print");
   NANOCUDA_CALL(cuGraphDebugDotPrint, [&] { return describe() + ", writing '" + path + "'"; },
                 graph_, path.c_str(), options.flags());
 }
 
-std::string GraphDefinition::topology() const { return GraphTopology::read(graph_).to_string(); }
+std::string GraphDefinition::topology() const {
+  require_alive("GraphDefinition.topology");
+  return GraphTopology::read(graph_).to_string();
+}
 
 }  // namespace nanocuda

@@ -276,3 +276,25 @@ def test_builder_callbacks_follow_the_same_rule():
         b.callback(ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 0))
     with pytest.raises(TypeError, match="GraphBuilder.callback: fn must be a callable"):
         b.callback(42)
+
+
+def test_destroying_an_owning_node_invalidates_its_graphs_without_a_crash():
+    g = GraphDefinition()
+    cond = g.create_condition()
+    sw = g.switch(cond, 2)
+    inner = sw.branches[0].empty()
+    child = g.embed(GraphDefinition())
+    view = child.child_graph
+    before, bodies = hash(view), sw.branches
+    sw.destroy()
+    child.destroy()
+    assert len(bodies) == 2
+    for body in (*bodies, view):
+        assert not body.is_valid and body.handle == 0
+        with pytest.raises(ValueError, match="destroyed with the node that owned it"):
+            body.nodes()
+    assert not inner.is_valid and hash(view) == before and view == view
+    with pytest.raises(ValueError, match="destroyed"):
+        inner.type
+    inner.destroy()  # nothing left to do: no driver call on a freed handle
+    assert "destroyed" in repr(inner) and "destroyed" in repr(child)

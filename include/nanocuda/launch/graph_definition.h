@@ -98,6 +98,9 @@ class GraphDefinition {
   void debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const;
   [[nodiscard]] std::string topology() const;
 
+  // False once the node owning this graph (a conditional body's, a child clone's) is
+  // destroyed: the driver freed the graph, and every call on it raises ValueError.
+  [[nodiscard]] bool is_valid() const noexcept;
   [[nodiscard]] CUgraph handle() const noexcept { return graph_; }
   [[nodiscard]] const Device& device() const noexcept;
   // A process-unique number for the tree (root graph, bodies and child views share it).
@@ -114,6 +117,7 @@ class GraphDefinition {
       : state_(std::move(state)), graph_(graph) {}
   CUgraphNode add(CUgraphNodeParams& params, const Deps& deps, const char* call);
   void require_own(CUgraphNode node, const char* call) const;
+  void require_alive(const char* call) const;
   std::shared_ptr<State> state_;
   CUgraph graph_ = nullptr;
 };

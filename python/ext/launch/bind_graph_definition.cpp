@@ -327,8 +327,11 @@ void bind_graph_definition(nb::module_& m) {
       .def("debug_dot_print", &GraphDefinition::debug_dot_print, nb::arg("path"), nb::arg("options"),
            "Write the graph as GraphViz DOT.")
       .def("topology", &GraphDefinition::topology, "Nodes and edges, as text.")
-      .def_prop_ro("handle", [](const GraphDefinition& g) { return reinterpret_cast<std::uintptr_t>(g.handle()); },
-                   "The CUgraph handle as an int.")
+      .def_prop_ro("handle", [](const GraphDefinition& g) {
+             return g.is_valid() ? reinterpret_cast<std::uintptr_t>(g.handle()) : std::uintptr_t{0};
+           }, "The CUgraph handle as an int (0 once destroyed with its owning node).")
+      .def_prop_ro("is_valid", &GraphDefinition::is_valid,
+                   "False once the node owning this graph (conditional body, child clone) is destroyed.")
       .def_prop_ro("tree_id", &GraphDefinition::tree_id, "The definition tree's process-unique number.")
       .def_prop_ro("device", &GraphDefinition::device, "The device the graph's work runs on.")
       .def("describe", &GraphDefinition::describe, "'GraphDefinition 0x... (3 nodes) on device 0'.");

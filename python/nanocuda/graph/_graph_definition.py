@@ -160,16 +160,17 @@ class GraphDefinition:
         graph = g.instantiate()
     """
 
-    __slots__ = ("_core", "_tree", "__weakref__")
+    __slots__ = ("_core", "_tree", "_key", "__weakref__")
 
     def __init__(self):
         self._core = _internal.GraphDef.create(Device())
         self._tree = _Tree()
+        self._key = self._core.handle  # equality and hash survive the graph's destruction
 
     @classmethod
     def _view(cls, core, tree: _Tree) -> GraphDefinition:
         g = object.__new__(cls)
-        g._core, g._tree = core, tree
+        g._core, g._tree, g._key = core, tree, core.handle
         return g
 
     def __repr__(self) -> str:
@@ -178,22 +179,23 @@ class GraphDefinition:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GraphDefinition):
             return NotImplemented
-        return self._core.handle == other._core.handle
+        return self._key == other._key
 
     def __hash__(self) -> int:
-        return hash((GraphDefinition, self._core.handle))
+        return hash((GraphDefinition, self._key))
 
     def __reduce__(self):
         raise TypeError("GraphDefinition cannot be pickled (it owns a live CUDA graph)")
 
     @property
     def is_valid(self) -> bool:
-        """Whether the definition can still be used."""
-        return True
+        """False once the node owning this graph (a conditional body, an embedded child graph)
+        was destroyed; the graph went with it."""
+        return self._core.is_valid
 
     @property
     def handle(self) -> int:
-        """The CUgraph handle as an int."""
+        """The CUgraph handle as an int (0 once the graph was destroyed with its owning node)."""
         return self._core.handle
 
     @property

@@ -54,15 +54,15 @@ class GraphNode:
         return node
 
     def _checked(self) -> int:
-        if not self._valid:
-            raise ValueError(f"{type(self).__name__}: the node was destroyed")
+        if not self.is_valid:  # a freed driver handle is never used
+            raise ValueError(f"{type(self).__name__}: the node was destroyed (or the graph holding it)")
         if self._handle is None:
             raise ValueError("the entry node of a GraphDefinition has no edges")
         return self._handle
 
     def _deps(self) -> list[int]:
-        if not self._valid:
-            raise ValueError(f"{type(self).__name__}: the node was destroyed")
+        if not self.is_valid:
+            raise ValueError(f"{type(self).__name__}: the node was destroyed (or the graph holding it)")
         return [] if self._handle is None else [self._handle]
 
     def _extra(self, key, default=None):
@@ -74,7 +74,7 @@ class GraphNode:
     def __repr__(self) -> str:
         if self._handle is None:
             return "<GraphNode entry>"
-        return f"<{type(self).__name__} handle=0x{self._handle:x}{self._repr_extra() if self._valid else ' destroyed'}>"
+        return f"<{type(self).__name__} handle=0x{self._handle:x}{self._repr_extra() if self.is_valid else ' destroyed'}>"
 
     def _repr_extra(self) -> str:
         return ""
@@ -85,7 +85,7 @@ class GraphNode:
         return self._handle == other._handle and self._graph == other._graph
 
     def __hash__(self) -> int:
-        return hash((GraphNode, self._graph._core.handle, self._handle))
+        return hash((GraphNode, self._graph._key, self._handle))
 
     def __reduce__(self):
         raise TypeError(f"{type(self).__name__} cannot be pickled (it views a live CUDA graph)")
@@ -109,12 +109,12 @@ class GraphNode:
 
     @property
     def is_valid(self) -> bool:
-        """False after destroy()."""
-        return self._valid
+        """False after destroy(), or once the graph it is in went with its owning node."""
+        return self._valid and self._graph._core.is_valid
 
     def destroy(self) -> None:
         """Remove this node and its edges from the graph; later calls do nothing."""
-        if not self._valid or self._handle is None:
+        if not self.is_valid or self._handle is None:
             return
         self._graph._core.destroy_node(self._handle)
         self._valid = False
