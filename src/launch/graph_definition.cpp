@@ -81,9 +81,9 @@ void GraphDefinition::require_alive(const char* call) const {
 }
 
 void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
-  if (!contains(node))
-    throw ValueError(std::string(call) + ": the node is not in " + describe() +
-                     " (nodes of one graph cannot be used in another)");
+  if (!contains(node))  // a CUDA error, as cuda.core reports the driver's refusal (CUDAError)
+    throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(),
+                "the node is not in this graph (a node of another graph, or a destroyed one)");
 }
 
 CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, const char* call) {
@@ -197,7 +197,9 @@ CUgraphNode GraphDefinition::add_event_wait(const Deps& deps, const Event& event
 
 CUgraphNode GraphDefinition::add_alloc(const Deps& deps, std::size_t bytes, int device,
                                        GraphMemoryType type, const std::vector<int>& peers) {
-  if (bytes == 0) throw ValueError("GraphDefinition.allocate: size must be positive, got 0");
+  if (bytes == 0)  // the driver's error, as cuda.core reports it (CUDAError), with the reason
+    throw Error(CUDA_ERROR_INVALID_VALUE, "GraphDefinition.allocate", describe(),
+                "size must be positive, got 0");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   CUmemPoolProps& props = p.alloc.poolProps;
@@ -349,7 +351,8 @@ bool GraphDefinition::contains(CUgraphNode node) const {
 void GraphDefinition::connect(CUgraphNode from, CUgraphNode to, const char* call) {
   require_own(from, call);
   require_own(to, call);
-  if (from == to) throw ValueError(std::string(call) + ": a node cannot depend on itself");
+  if (from == to)
+    throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(), "a node cannot depend on itself");
   NANOCUDA_CALL(cuGraphAddDependencies, [&] { return std::string(call) + " on " + describe(); },
                 graph_, &from, &to, nullptr, std::size_t{1});
 }
@@ -364,8 +367,7 @@ void GraphDefinition::disconnect(CUgraphNode from, CUgraphNode to, const char* c
 void GraphDefinition::destroy_node(CUgraphNode node) {
   require_own(node, "GraphNode.destroy");
   NANOCUDA_CALL(cuGraphDestroyNode, [&] { return describe(); }, node);
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->records.erase(node);
+  std::lock_guard<std::mutex> lock(state_->mutex);  // the record stays: a destroyed node's view reads it
   for (const auto& [g, owner] : state_->owner_of)
     if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it
 }

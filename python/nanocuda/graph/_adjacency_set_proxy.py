@@ -17,17 +17,22 @@ class AdjacencySetProxy(MutableSet):
     def _edge(self, other: GraphNode) -> tuple[int, int]:
         if not _is_node(other):
             raise TypeError(f"expected a GraphNode, got {type(other).__name__}")
-        return (self._node._checked(), other._checked()) if self._succ else (other._checked(), self._node._checked())
+        # A destroyed node's stale handle goes to the core, which refuses it (CudaError) as
+        # the driver does; only the entry node, which has no handle, is refused here.
+        a, b = self._node._handle, other._handle
+        if a is None or b is None:
+            raise ValueError("the entry node of a GraphDefinition has no edges")
+        return (a, b) if self._succ else (b, a)
 
     def _handles(self) -> list[int]:
         h = self._node._handle
-        if h is None:
+        if h is None or not self._node.is_valid:
             return []
         edges = self._node._graph._core.edges()
         return [b for a, b in edges if a == h] if self._succ else [a for a, b in edges if b == h]
 
     def __contains__(self, other) -> bool:
-        return _is_node(other) and other._graph == self._node._graph and other._handle in self._handles()
+        return _is_node(other) and other.is_valid and other._graph == self._node._graph and other._handle in self._handles()
 
     def __iter__(self):
         g = self._node._graph

@@ -93,9 +93,9 @@ class GraphNode:
     @property
     def type(self) -> GraphNodeType | None:
         """The node's CUgraphNodeType (GraphNodeType), or None for the entry node."""
-        if self._handle is None:
+        if self._handle is None or not self.is_valid:  # the entry node; a destroyed node
             return None
-        return GraphNodeType(self._graph._core.node_type(self._checked()))
+        return GraphNodeType(self._graph._core.node_type(self._handle))
 
     @property
     def graph(self):
@@ -104,8 +104,8 @@ class GraphNode:
 
     @property
     def handle(self) -> int | None:
-        """The CUgraphNode handle as an int (None for the entry node)."""
-        return self._handle
+        """The CUgraphNode handle as an int (None for the entry node and a destroyed node)."""
+        return self._handle if self.is_valid else None
 
     @property
     def is_valid(self) -> bool:
@@ -116,10 +116,10 @@ class GraphNode:
         """Remove this node and its edges from the graph; later calls do nothing."""
         if not self.is_valid or self._handle is None:
             return
-        self._graph._core.destroy_node(self._handle)
+        self._graph._core.destroy_node(self._handle)  # a refusal (CudaError) leaves it valid
         self._valid = False
-        _node_registry.pop(self._handle, None)
-        self._graph._tree.extras.pop(self._handle, None)
+        if _node_registry.get(self._handle) is self:
+            del _node_registry[self._handle]
 
     @property
     def pred(self) -> AdjacencySetProxy:
