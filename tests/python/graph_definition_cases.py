@@ -304,3 +304,15 @@ def test_destroying_an_owning_node_invalidates_its_graphs_without_a_crash():
     assert inner.type is None and inner.handle is None and inner.pred == set()
     inner.destroy()  # nothing left to do: no driver call on a freed handle
     assert "destroyed" in repr(inner) and "destroyed" in repr(child)
+
+
+def test_conditions_pass_to_kernels_and_numpy_scalars_fill(kernel):
+    import numpy as np
+
+    g = GraphDefinition()
+    cond = g.create_condition(default_value=1)
+    loop = g.while_loop(cond)
+    step = loop.body.launch(nanocuda.LaunchConfig(grid=1, block=1), kernel, cond, 0, 0, 1)
+    assert isinstance(step.if_else(cond), IfElseNode)  # conditions of the tree work in bodies
+    a = g.allocate(16)
+    assert (a.memset(a.dptr, np.int32(50), 1).value, a.memset(a.dptr, np.float32(2.0), 1).value) == (50, 0x40000000)
