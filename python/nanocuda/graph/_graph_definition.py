@@ -240,7 +240,7 @@ class GraphDefinition:
             raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
         h = self._core.add_kernel(deps, config, kernel, tuple(args))
         self._core.keep_alive(kernel)
-        return self._new(h, KernelNode, kernel=kernel, args=tuple(args))
+        return self._new(h, KernelNode, kernel=kernel, args=tuple(args), config=config)
 
     def _join(self, nodes):
         from ._graph_node import EmptyNode
@@ -342,7 +342,7 @@ class GraphDefinition:
     def _set_kernel(self, node, config, kernel, args):
         self._core.set_kernel(node._checked(), config, kernel, args)
         self._core.keep_alive(kernel)
-        self._tree.extras.setdefault(node._handle, {}).update(kernel=kernel, args=args)
+        self._tree.extras.setdefault(node._handle, {}).update(kernel=kernel, args=args, config=config)
 
     def _set_memset(self, node, dst, value, width, height, pitch, dst_owner):
         call = "MemsetNode.update"

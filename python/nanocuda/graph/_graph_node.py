@@ -237,9 +237,13 @@ class KernelNode(GraphNode):
 
     @property
     def config(self):
-        """A LaunchConfig with this node's grid, block and shared memory."""
+        """The LaunchConfig the node was built (or last updated) with; for a captured node, one
+        made from its grid, block and shared memory."""
         from .._nanocuda import LaunchConfig
 
+        given = self._extra("config")
+        if given is not None:
+            return given
         return LaunchConfig(grid=self.grid, block=self.block, shmem_size=self.shmem_size)
 
     def update(self, *, config=None, kernel=None, args=None) -> None:
