@@ -98,6 +98,7 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
     "DeviceMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
     "DeviceMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
+    "GraphBuilder.callback": {"user_data": "bytes | bytearray | memoryview | int"},
 }
 # Bindings that return an object of the nanocuda.texture package: their return types.
 TEXTURE_RETURNS = {"create_opaque_array": "OpaqueArray", "create_mipmapped_array": "MipmappedArray",

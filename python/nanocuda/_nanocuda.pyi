@@ -2861,6 +2861,12 @@ class Graph:
         Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).
         """
 
+    def __getitem__(self, node: object) -> object:
+        """
+        graph[node]: a view of definition node `node` in this executable graph, whose update()
+        (and enable()/disable() for kernel, memset and memcpy nodes) changes only this graph.
+        """
+
     @property
     def topology(self) -> str:
         """The nodes and edges of the definition, as text."""
@@ -3133,10 +3139,12 @@ class GraphBuilder:
     def memcpy(self, dst: DevicePointer, src: DevicePointer, nbytes: int) -> None:
         """Add a device-to-device memcpy node of `nbytes`."""
 
-    def callback(self, fn: object) -> None:
+    def callback(self, fn: object, *, user_data: bytes | bytearray | memoryview | int | None = None) -> None:
         """
         Add a host node calling fn() (no arguments) with the GIL; an exception it raises is
-        reported by the next nanocuda call that checks errors (e.g. Stream.sync()).
+        reported by the next nanocuda call that checks errors (e.g. Stream.sync()). `fn` may also
+        be a ctypes CFUNCTYPE(None, c_void_p) function, called with `user_data` (bytes, copied;
+        or an int address) without the GIL.
         """
 
     def record_event(self, event: Event) -> None:
@@ -3184,6 +3192,13 @@ class GraphBuilder:
     @property
     def topology(self) -> str:
         """The nodes and edges so far, as text."""
+
+    @property
+    def graph_definition(self) -> object:
+        """
+        The built graph as a nanocuda.graph.GraphDefinition (after end_building()): a view
+        sharing the builder's graph, so explicit nodes can be added to a captured graph.
+        """
 
     def __cuda_stream__(self) -> tuple:
         """(0, stream handle) while building, so launches record into the graph."""

@@ -28,6 +28,7 @@ ALLOWED_OPEN = {
     ("Graph.__exit__", "exc"): "the context-manager protocol",
     ("Graph.__exit__", "traceback"): "the context-manager protocol",
     ("Graph.update", "target"): "an int node index or a Graph/GraphBuilder (overloaded by hand)",
+    ("Graph.__getitem__", "node"): "a nanocuda.graph.GraphNode (a Python class the stub cannot name)",
     ("GraphBuilder.callback", "fn"): "any callable",
     ("GraphBuilder.if_cond", "handle"): "a conditional handle (an int subclass) or a condition",
     ("GraphBuilder.if_else", "handle"): "as if_cond",
