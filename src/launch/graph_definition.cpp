@@ -280,6 +280,9 @@ CUgraphNode GraphDefinition::add_conditional(const Deps& deps, CUgraphConditiona
   p.conditional.phGraph_out = out.data();
   p.conditional.ctx = state_->device.context()->handle();
   CUgraphNode node = add(p, deps, call);
+  // The driver points phGraph_out at its own array of body graphs (CUDA-owned, valid while the
+  // node lives); a driver that fills the array it was given leaves the pointer as it was.
+  const CUgraph* made = p.conditional.phGraph_out ? p.conditional.phGraph_out : out.data();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->records[node].params.conditional.phGraph_out = nullptr;
@@ -287,8 +290,8 @@ CUgraphNode GraphDefinition::add_conditional(const Deps& deps, CUgraphConditiona
   bodies.clear();
   std::lock_guard<std::mutex> lock(state_->mutex);
   for (unsigned i = 0; i < size; ++i) {
-    state_->owner_of[out[i]] = {node, graph_};
-    bodies.push_back(GraphDefinition(state_, out[i]));
+    state_->owner_of[made[i]] = {node, graph_};
+    bodies.push_back(GraphDefinition(state_, made[i]));
   }
   return node;
 }
