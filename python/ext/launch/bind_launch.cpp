@@ -145,7 +145,7 @@ PyTypeObject* g_launcher_type = nullptr;
 nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
                          nb::handle tensor_maps) {
   const Kernel& kernel = nb::cast<const Kernel&>(kernel_obj);
-  Stream s = stream.is_none() ? Stream::legacy(Device(0)) : to_stream(stream, "Kernel.bind");
+  Stream s = stream.is_none() ? Stream::legacy(Device()) : to_stream(stream, "Kernel.bind");
   auto state = std::make_unique<LaunchState>(kernel, config, s);
   if (!tensor_maps.is_none()) {
     const ParamLayout& layout = kernel.param_layout();
