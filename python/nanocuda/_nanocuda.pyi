@@ -1471,7 +1471,7 @@ class Stream:
 
     Example::
 
-        stream = nanocuda.Stream()              # a new stream on device 0
+        stream = nanocuda.Stream()              # a new stream on the current device
         s = nanocuda.Stream.adopt(torch.cuda.current_stream())
         stream.sync()
     """
@@ -2359,10 +2359,10 @@ class Kernel:
 
     @property
     def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0 (get_attributes(device) for others)."""
+        """KernelAttributes on the current device; attributes[device] for others."""
 
     def get_attributes(self, device: DeviceLike | None = None) -> KernelAttributes:
-        """KernelAttributes on `device` (default: device 0)."""
+        """KernelAttributes on `device` (default: the current device)."""
 
     @property
     def occupancy(self) -> KernelOccupancy:
@@ -2378,7 +2378,7 @@ class Kernel:
 
     def bind(self, config: LaunchConfig, *, stream: StreamLike | None = None, tensor_maps: object | None = None) -> Launcher:
         """
-        Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
+        Bind this kernel to `config` and `stream` (default: the legacy stream of the current device); returns a Launcher to call with only the kernel's arguments.
 
         tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
         """
@@ -2404,12 +2404,12 @@ class ProgramOptions:
 
     def __init__(self, **kwargs) -> None:
         """
-        Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.
+        Keywords: arch ('sm_90a', '90a'; default: the current device's), std, defines, include_dirs, fast_math, lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.
         """
 
     @property
     def arch(self) -> str:
-        """Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's."""
+        """Target: '90a', 'sm_90a' or 'compute_90'; empty means the current device's."""
 
     @arch.setter
     def arch(self, arg: str, /) -> None: ...
@@ -2640,7 +2640,7 @@ class LinkerOptions:
 
     @property
     def arch(self) -> str:
-        """Target ('sm_90a', '90a'); empty means device 0's."""
+        """Target ('sm_90a', '90a'); empty means the current device's."""
 
     @arch.setter
     def arch(self, arg: str, /) -> None: ...

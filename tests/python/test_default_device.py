@@ -18,7 +18,7 @@ def run_on_mock(mock_libcuda, code, **env_extra):
 # current, so each must land on device 1.
 DEFAULTS_ON_DEVICE_1 = """
     import nanocuda
-    from nanocuda import Buffer, Device, DeviceMemoryResource, Event, Kernel, PinnedBuffer, Stream
+    from nanocuda import Buffer, Device, Kernel, Stream
 
     assert Device.count() == 2
     assert Device().device_id == 1 and Device() is Device(1)
@@ -29,7 +29,7 @@ DEFAULTS_ON_DEVICE_1 = """
     assert Stream().device.device_id == 1
     assert Stream.legacy().device.device_id == 1
     assert Stream.per_thread().device.device_id == 1
-    assert DeviceMemoryResource().device_id == 1
+    assert Device().memory_resource.device_id == 1 and Buffer(8).memory_resource is Device(1).memory_resource
     k = Kernel.from_handle(0x1234)
     assert k.attributes.device.device_id == 1
     assert k.get_attributes(0).device.device_id == 0

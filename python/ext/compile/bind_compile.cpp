@@ -28,7 +28,7 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 Device to_device(const nb::handle& device) {
-  return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+  return device.is_none() ? Device() : Device(nb::cast<int>(device.attr("__index__")()));
 }
 
 std::string fspath(const nb::handle& path) {

@@ -229,9 +229,9 @@ void bind_kernel(nb::module_& m) {
                    },
                    "[ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).")
       .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device()}; },
-                   "KernelAttributes on device 0; attributes[device] for others.")
+                   "KernelAttributes on the current device; attributes[device] for others.")
       .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
-           nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
+           nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: the current device).")
       // Kernel.from_handle is bound with the other cuda.core object protocols (core/bind_protocols.cpp).
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")

@@ -17,7 +17,7 @@ namespace nanocuda::py {
 void bind_stream(nb::module_& m) {
   nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).\n\n"
                                   "Example::\n\n"
-                                  "    stream = nanocuda.Stream()              # a new stream on device 0\n"
+                                  "    stream = nanocuda.Stream()              # a new stream on the current device\n"
                                   "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
                                   "    stream.sync()\n",
                   nb::is_weak_referenceable())

@@ -299,7 +299,7 @@ void bind_launch(nb::module_& m) {
       },
       nb::is_method(), nb::arg("config"), nb::kw_only(), nb::arg("stream") = nb::none(),
       nb::arg("tensor_maps") = nb::none(),
-      "Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); "
+      "Bind this kernel to `config` and `stream` (default: the legacy stream of the current device); "
       "returns a Launcher to call with only the kernel's arguments.\n\n"
       "tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, "
       "...): the Launcher then takes tensors there, and re-encodes a descriptor only when the "
