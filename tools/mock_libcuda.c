@@ -6,7 +6,9 @@
  * NANOCUDA_MOCK_MISSING="cuA,cuB" makes those entry points absent, like an older driver
  * (the reliability tests use it to check that a missing one is a clear error).
  * NANOCUDA_MOCK_DRIVER_VERSION ("12.4", "12.8", "13.0" or 12040) is the CUDA version the driver
- * reports (default 13.0), for the driver-version gates (scripts/test-driver-versions). */
+ * reports (default 13.0), for the driver-version gates (scripts/test-driver-versions).
+ * NANOCUDA_MOCK_DEVICES=N reports N devices (default 1); NANOCUDA_MOCK_CURRENT_DEVICE=K makes a
+ * context of device K current on every thread (unset: none is), for the default-device rule. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,22 @@
 typedef int CUresult;
 
 static CUresult ok(void) { return 0; }
-static CUresult count_one(int* n) { *n = 1; return 0; }
+static CUresult count_one(int* n) {
+  const char* spec = getenv("NANOCUDA_MOCK_DEVICES");
+  *n = spec ? atoi(spec) : 1;
+  return 0;
+}
+/* A device's handle is its ordinal, so the ordinal a context's device has can be found. */
+static CUresult device_get(int* dev, int ordinal) { *dev = ordinal; return 0; }
+static CUresult ctx_get_current(void** ctx) {
+  *ctx = getenv("NANOCUDA_MOCK_CURRENT_DEVICE") ? (void*)0x5000 : NULL;
+  return 0;
+}
+static CUresult ctx_get_device(int* dev) {
+  const char* spec = getenv("NANOCUDA_MOCK_CURRENT_DEVICE");
+  *dev = spec ? atoi(spec) : 0;
+  return 0;
+}
 static CUresult version(int* v) {
   const char* spec = getenv("NANOCUDA_MOCK_DRIVER_VERSION");
   char* end = NULL;
@@ -232,6 +249,9 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
       return 500;              /* CUDA_ERROR_NOT_FOUND */
     }
   if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
+  else if (!strcmp(symbol, "cuDeviceGet")) *fn = (void*)device_get;
+  else if (!strcmp(symbol, "cuCtxGetCurrent")) *fn = (void*)ctx_get_current;
+  else if (!strcmp(symbol, "cuCtxGetDevice")) *fn = (void*)ctx_get_device;
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;

@@ -16,24 +16,19 @@ extern "C" __global__ void saxpy(float a, const float* x, const float* y, float*
 })";
   const unsigned n = 1 << 20;
   // README: begin
-  auto stream = nanocuda::Stream::create(nanocuda::Device(0));
+  auto stream = nanocuda::Stream::create(nanocuda::Device());  // the current device, else 0
   auto kernel = nanocuda::Program(src).compile().get_kernel("saxpy");  // NVRTC, cached on disk
-  nanocuda::Buffer x(4 * n, stream), y(4 * n, stream), out(4 * n, stream);
-  nanocuda::LaunchConfig config{{(n + 255) / 256, 1, 1}, {256, 1, 1}};
-  nanocuda::launch(stream, config, kernel, 2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));
-  auto saxpy = kernel.bind(config, stream);  // hot loops: bind once
+  std::vector<float> hx(n, 1.5f), hy(n, 0.25f);
+  auto x = nanocuda::to_buffer(hx, stream), y = nanocuda::to_buffer(hy, stream);  // sizes from the vectors
+  nanocuda::Buffer out(4 * n, stream);  // through the device's memory resource
+  auto saxpy = kernel.bind({{(n + 255) / 256, 1, 1}, {256, 1, 1}}, stream);  // hot loops: bind once
   saxpy(2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));  // count and every size checked
+  auto result = nanocuda::to_vector<float>(out, stream);  // waits for the stream
   // README: end
 
-  // Not in the README: inputs and a check, so the program says whether it worked.
-  std::vector<float> hx(n, 1.5f), hy(n, 0.25f), hout(n);
-  nanocuda::copy_async(x.ptr(), reinterpret_cast<CUdeviceptr>(hx.data()), 4 * n, stream);
-  nanocuda::copy_async(y.ptr(), reinterpret_cast<CUdeviceptr>(hy.data()), 4 * n, stream);
-  saxpy(2.0f, x.ptr(), y.ptr(), out.ptr(), size_t(n));
-  nanocuda::copy_async(reinterpret_cast<CUdeviceptr>(hout.data()), out.ptr(), 4 * n, stream);
-  stream.sync();
-  bool ok = true;
-  for (float v : hout) ok = ok && std::fabs(v - 3.25f) < 1e-6f;
+  // Not in the README: the check, so the program says whether it worked.
+  bool ok = result.size() == n;
+  for (float v : result) ok = ok && std::fabs(v - 3.25f) < 1e-6f;
   std::printf("saxpy on %u floats: %s\n", n, ok ? "correct" : "WRONG");
   return ok ? 0 : 1;
 } catch (const std::exception& e) {  // no driver, no NVRTC, a CUDA error

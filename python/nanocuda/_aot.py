@@ -113,11 +113,11 @@ def _nvrtc_available() -> bool:
 
 
 def _device_arch() -> int | None:
-    """Device 0's compute capability as major*10 + minor; None without a driver."""
+    """The default Device()'s (the current device's) compute capability as major*10 + minor; None without a driver."""
     import nanocuda
 
     try:
-        major, minor = nanocuda.Device(0).compute_capability
+        major, minor = nanocuda.Device().compute_capability
     except nanocuda.CudaError:  # no driver, or no device: the load fails later, saying so
         return None
     return major * 10 + minor

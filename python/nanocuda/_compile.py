@@ -142,7 +142,7 @@ def compile(  # noqa: A001 - mirrors the verb users expect
 
     ``options`` are ProgramOptions fields: arch, std, fast_math, lineinfo, debug,
     max_registers, relocatable_device_code, default_device, extra_flags. ``arch`` defaults to
-    device 0's; with no GPU (CI, build servers) pass it, e.g. ``arch="sm_90a"``. ``defines`` may be
+    the current device's; with no GPU (CI, build servers) pass it, e.g. ``arch="sm_90a"``. ``defines`` may be
     a dict ({"N": 128, "FAST": None}), a list of "NAME[=VALUE]" strings or one such string;
     ``include_dirs`` one folder or a list of them. NVRTC and the
     CUDA headers come from the toolkit or, with no toolkit, from ``pip install

@@ -17,7 +17,8 @@ def _torch_has_cuda(torch) -> bool:
 
 
 def default_stream():
-    """torch's current stream when torch is imported, else the legacy stream of device 0."""
+    """torch's current stream when torch is imported, else the legacy stream of the default
+    Device() (the current context's device, else 0)."""
     import nanocuda
 
     torch = sys.modules.get("torch")
@@ -26,7 +27,8 @@ def default_stream():
         device = torch.cuda.current_device()
         key = (handle, device)
     else:
-        handle, device, key = 0, 0, (0, 0)
+        device = nanocuda.Device().device_id
+        handle, key = 0, (0, device)
     stream = _streams.get(key)
     if stream is None:
         stream = (nanocuda.Stream.from_handle(handle, device) if handle

@@ -235,7 +235,7 @@ def _add_compile(sub) -> None:
                     "Without a GPU, --arch is required.")
     comp.add_argument("source", help="the CUDA C++ file")
     comp.add_argument("-o", "--output", help="output file (default: SOURCE with .cubin/.ptx/.ltoir)")
-    comp.add_argument("--arch", help="target, e.g. sm_90a (default: device 0's; required without a GPU)")
+    comp.add_argument("--arch", help="target, e.g. sm_90a (default: the current device's; required without a GPU)")
     kind = comp.add_mutually_exclusive_group()
     kind.add_argument("--ptx", action="store_true", help="emit PTX instead of cubin")
     kind.add_argument("--ltoir", action="store_true", help="emit LTO-IR instead of cubin")

@@ -7,7 +7,7 @@
 There is no build step: the file is compiled on first use, the compile cache (keyed on the
 source, its local headers and the flags) makes later runs instant, and an edited file (or
 an edited local header) is recompiled on the next attribute access. The default stream is
-torch's current stream when torch is imported, else the legacy stream of device 0.
+torch's current stream when torch is imported, else the legacy stream of the current device.
 """
 
 from __future__ import annotations

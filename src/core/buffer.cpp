@@ -1,4 +1,4 @@
-// Stream-ordered device memory, from the current pool or through a memory resource.
+// Stream-ordered device memory through a memory resource (the device's by default).
 #include "nanocuda/core/buffer.h"
 
 #include <cstdio>
@@ -11,18 +11,14 @@
 
 namespace nanocuda {
 
-Buffer::Buffer(std::size_t size, const Stream& stream) : size_(size), stream_(stream) {
-  CurrentContext guard(stream.context());
-  // A zero-byte request still gets a unique, freeable address (1 byte), so ptr() is
-  // never 0 for an open buffer.
-  NANOCUDA_CALL(cuMemAllocAsync,
-                [&] { return "Buffer(" + std::to_string(size) + " bytes) on " + stream.describe(); },
-                &ptr_, size ? size : 1, stream.handle());
-}
+Buffer::Buffer(std::size_t size, const Stream& stream)
+    : Buffer(MemoryResource::for_device(stream.device()), size, stream) {}
 
 Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream)
     : size_(size), stream_(stream), resource_(std::move(resource)) {
   if (!resource_) throw ValueError("Buffer: the memory resource is None");
+  // A zero-byte request still gets a unique, freeable address (1 byte), so ptr() is
+  // never 0 for an open buffer.
   ptr_ = resource_->allocate(size ? size : 1, stream);
 }
 

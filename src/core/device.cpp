@@ -116,6 +116,8 @@ int Device::current_ordinal() {
   return 0;
 }
 
+Device::Device() : Device(current_ordinal()) {}
+
 Device::Device(int ordinal) : ordinal_(ordinal) {
   int n = count();
   if (ordinal < 0 || ordinal >= n)

@@ -56,7 +56,7 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
 Stream Stream::borrow(CUstream handle, int device_ordinal) {
   if (device_ordinal < 0) {
     if (is_implicit(handle)) {
-      device_ordinal = 0;
+      device_ordinal = Device::current_ordinal();  // the default-device rule
     } else {
       // The stream's own context tells its device; cuCtxGetDevice reads the current one.
       CUcontext ctx = nullptr;

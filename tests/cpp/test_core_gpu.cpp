@@ -50,6 +50,23 @@ TEST(CoreGpu, CopyRoundTripAndEventTiming) {
   EXPECT_LT(ms, 1000.0f);
 }
 
+TEST(CoreGpu, TypedCopiesAndTheDefaultDevice) {
+  NANOCUDA_REQUIRE_GPU();
+  Device(0).set_current();
+  EXPECT_EQ(Device().ordinal(), 0);  // the current context's device
+  Stream s = Stream::create(Device());
+  std::vector<int> host(1000);
+  std::iota(host.begin(), host.end(), -7);
+  Buffer b = to_buffer(host, s);
+  EXPECT_EQ(b.memory_resource(), MemoryResource::for_device(Device(0)));
+  EXPECT_EQ(to_vector<int>(b, s), host);
+  std::vector<int> back(1000, 0);
+  copy_async(back, b, s);
+  s.sync();
+  EXPECT_EQ(back, host);
+  EXPECT_THROW(copy_async(b, std::vector<int>(999), s), ValueError);
+}
+
 TEST(CoreGpu, MemsetAndStreamOrdering) {
   NANOCUDA_REQUIRE_GPU();
   Device d(0);

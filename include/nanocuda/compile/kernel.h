@@ -64,41 +64,41 @@ class Kernel {
   [[nodiscard]] CUfunction function(const Context& ctx) const;
 
   // One attribute on `device` (cuKernelGetAttribute).
-  [[nodiscard]] int attribute(CUfunction_attribute attr, const Device& device = Device(0)) const;
-  [[nodiscard]] KernelAttributes attributes(const Device& device = Device(0)) const;
+  [[nodiscard]] int attribute(CUfunction_attribute attr, const Device& device = Device()) const;
+  [[nodiscard]] KernelAttributes attributes(const Device& device = Device()) const;
   // Allows up to `bytes` of dynamic shared memory per block (needed above 48 KiB).
-  void set_max_dynamic_shared_memory(int bytes, const Device& device = Device(0)) const;
+  void set_max_dynamic_shared_memory(int bytes, const Device& device = Device()) const;
   // Preferred L1/shared split, in percent of the maximum shared memory (-1 = no preference).
-  void set_preferred_shared_memory_carveout(int percent, const Device& device = Device(0)) const;
+  void set_preferred_shared_memory_carveout(int percent, const Device& device = Device()) const;
 
   // Occupancy (computed in the device's primary context).
   [[nodiscard]] int max_active_blocks_per_multiprocessor(int block_size,
                                                          std::size_t dynamic_shared_memory = 0,
-                                                         const Device& device = Device(0)) const;
+                                                         const Device& device = Device()) const;
   // (min_grid_size, block_size) maximising occupancy (cuOccupancyMaxPotentialBlockSize).
   [[nodiscard]] std::pair<int, int> max_potential_block_size(
       std::size_t dynamic_shared_memory = 0, int block_size_limit = 0,
-      const Device& device = Device(0)) const;
+      const Device& device = Device()) const;
   // The same with the dynamic shared memory a function of the block size: `block_to_smem`
   // is a C callback size_t(int block_size) (a numba cfunc, a ctypes function).
   [[nodiscard]] std::pair<int, int> max_potential_block_size_for(CUoccupancyB2DSize block_to_smem,
                                                                  int block_size_limit = 0,
-                                                                 const Device& device = Device(0)) const;
+                                                                 const Device& device = Device()) const;
   // Dynamic shared memory a block may use when `blocks_per_multiprocessor` blocks of
   // `block_size` threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock).
   [[nodiscard]] std::size_t available_dynamic_shared_memory_per_block(
-      int blocks_per_multiprocessor, int block_size, const Device& device = Device(0)) const;
+      int blocks_per_multiprocessor, int block_size, const Device& device = Device()) const;
   // The largest cluster this kernel can launch with in a grid of `grid` blocks of `block`
   // threads (cuOccupancyMaxPotentialClusterSize).
   [[nodiscard]] int max_potential_cluster_size(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                                std::size_t dynamic_shared_memory = 0,
-                                               const Device& device = Device(0)) const;
+                                               const Device& device = Device()) const;
   // Clusters of `cluster` blocks of `block` threads that can be co-resident
   // (cuOccupancyMaxActiveClusters) in a grid of `grid` clusters (LaunchConfig's rule).
   [[nodiscard]] int max_active_clusters(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                         std::array<unsigned, 3> cluster,
                                         std::size_t dynamic_shared_memory = 0,
-                                        const Device& device = Device(0)) const;
+                                        const Device& device = Device()) const;
 
   // Binds this kernel to `config` and `stream`: a C++ Launcher that takes only the kernel's
   // arguments (nanocuda/launch/bound_kernel.h, which defines it; included by nanocuda.h).

@@ -10,7 +10,7 @@
 namespace nanocuda {
 
 struct LinkerOptions {
-  // Target ("sm_90a", "90a", ...); empty = Device(0)'s.
+  // Target ("sm_90a", "90a", ...); empty = the default Device()'s (the current device).
   std::string arch;
   bool debug = false;     // -g
   bool lineinfo = false;  // -lineinfo

@@ -35,7 +35,7 @@ class ObjectCode {
   // Name expression -> lowered (mangled) name, for templates compiled with name
   // expressions: get_kernel("gemm<128, 64>") looks the expression up here first.
   [[nodiscard]] const std::map<std::string, std::string>& lowered_names() const noexcept;
-  // The arch an LTO-IR image is linked for on load ("90a"); empty = Device(0)'s.
+  // The arch an LTO-IR image is linked for on load ("90a"); empty = the default Device()'s (the current device).
   [[nodiscard]] const std::string& arch() const noexcept;
   // The compiler's log (warnings) from the compile that made this code; often empty.
   [[nodiscard]] const std::string& log() const noexcept;

@@ -26,7 +26,7 @@ enum class SourceType { cxx, ptx, nvvm };
 
 struct ProgramOptions {
   // Target GPU: "sm_90a", "90a", "compute_90a", "sm_86", "86" all work (no GPU needed).
-  // Empty means the current device's (Device(0).arch()), which needs a GPU.
+  // Empty means the current device's (Device().arch(): the current context's device, else 0), which needs a GPU.
   std::string arch;
   // The C++ standard ("c++17", "c++20"); NVRTC's default, c++17, when empty.
   std::string std = "c++17";
@@ -67,7 +67,7 @@ struct ProgramOptions {
   // The NVRTC flags of the named options (see flags() in program.h for all of them).
   [[nodiscard]] std::vector<std::string> named_flags() const;
 
-  // The arch number with suffix ("90a"), resolving the default from Device(0) when empty.
+  // The arch number with suffix ("90a"), resolving the default from Device() when empty.
   // `portable` (PTX, LTO-IR and NVVM output): the device default drops its "a"/"f" suffix,
   // as cuda.core's does, so the code links and JITs for the plain arch too ("sm_90" inputs
   // of a Linker); an arch that was set is kept as given.

@@ -1,4 +1,4 @@
-// Device memory from the device's stream-ordered pool (cuMemAllocAsync) or a memory resource.
+// Device memory through a memory resource: the device's (MemoryResource::for_device) or a given one.
 #pragma once
 
 #include <cuda.h>
@@ -17,7 +17,9 @@ namespace nanocuda {
 // keeps its resource alive, so the memory always has somewhere to go back to.
 class Buffer {
  public:
-  // From the device's current pool with cuMemAllocAsync (the fast path, no resource).
+  // From the stream's device's memory resource (MemoryResource::for_device: the one
+  // set_for_device gave, else the device's current pool), as Python's Buffer(size) and
+  // Device.allocate: the same constructor means the same thing in both languages.
   Buffer(std::size_t size, const Stream& stream);
   // From `resource`, which also frees it.
   Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream);
@@ -36,11 +38,10 @@ class Buffer {
   [[nodiscard]] const Device& device() const noexcept { return stream_.device(); }
   [[nodiscard]] const Stream& stream() const noexcept { return stream_; }
   [[nodiscard]] bool is_closed() const noexcept { return ptr_ == 0; }
-  // The resource that frees it; null for the fast path (the device's current pool) and for
-  // views.
+  // The resource that frees it; null for views.
   [[nodiscard]] const std::shared_ptr<MemoryResource>& memory_resource() const noexcept { return resource_; }
   [[nodiscard]] bool is_owning() const noexcept { return owning_; }
-  // Its resource's answers; false without a resource (the fast path, views).
+  // Its resource's answers; false without a resource (views).
   [[nodiscard]] bool is_managed() const { return resource_ && resource_->is_managed(); }
   [[nodiscard]] bool is_mapped() const { return resource_ && resource_->is_mapped(); }
   // Frees it, at close() without a stream or at destruction, in the order of `stream`

@@ -15,8 +15,13 @@ namespace nanocuda {
 
 class Device {
  public:
+  // The default device, as everywhere a device is left out (C++ and Python alike): the
+  // current context's device on this thread, else device 0 (current_ordinal()).
+  Device();
   // Device `ordinal`; loads the driver and checks the ordinal against count().
-  explicit Device(int ordinal = 0);
+  explicit Device(int ordinal);
+  // The default-device rule by name: the same as Device().
+  [[nodiscard]] static Device current_or_default() { return Device(); }
 
   // Number of CUDA devices; throws DriverNotFoundError when there is no driver.
   [[nodiscard]] static int count();

@@ -27,7 +27,7 @@ class PinnedMemoryResource : public MemoryResource {
  public:
   // `device` picks the context the calls run in (the memory is portable) and, for IPC, the
   // host NUMA node nearest to it.
-  explicit PinnedMemoryResource(const Device& device = Device(0)) : device_(device) {}
+  explicit PinnedMemoryResource(const Device& device = Device()) : device_(device) {}
   PinnedMemoryResource(const Device& device, const PinnedMemoryResourceOptions& options);
   ~PinnedMemoryResource() override;
   PinnedMemoryResource(const PinnedMemoryResource&) = delete;

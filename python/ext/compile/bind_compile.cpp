@@ -16,6 +16,7 @@
 #include <nanobind/stl/tuple.h>
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/library_search.h"
+#include "nanocuda/compile/search_paths.h"
 #include "nanocuda/compile/nvrtc_api.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/library.h"
@@ -27,7 +28,7 @@ namespace nb = nanobind;
 namespace nanocuda::py {
 
 Device to_device(const nb::handle& device) {
-  return Device(device.is_none() ? 0 : nb::cast<int>(device.attr("__index__")()));
+  return device.is_none() ? Device() : Device(nb::cast<int>(device.attr("__index__")()));
 }
 
 std::string fspath(const nb::handle& path) {
@@ -157,7 +158,7 @@ void bind_compile(nb::module_& m) {
         "(\"\" if none; the cache never fails a compile).");
   internal_module(m).def("set_device_include_dir", &detail::set_device_include_dir, nb::arg("dir"),
         "Where nanocuda's kernel-side headers are (set by the package at import).");
-  m.def("add_library_search_dirs", &detail::add_library_search_dirs, nb::arg("dirs"),
+  m.def("add_library_search_dirs", &add_library_search_dirs, nb::arg("dirs"),
         "Extra folders searched for libnvrtc.so / libnvJitLink.so (after the toolkit).");
   // Where run-time compilation's pieces come from, for `nanocuda info` (nanocuda._compile).
   internal_module(m).def("add_include_search_dirs", &detail::add_include_search_dirs, nb::arg("dirs"),

@@ -100,11 +100,11 @@ const LaunchConfig& launch_config_of(const nb::handle& config, const char* call)
   return *nb::inst_ptr<LaunchConfig>(config);
 }
 
-// A device from a `stream=` (its device) or `device=` keyword; device 0 when neither.
+// A device from a `stream=` (its device) or `device=` keyword; the default Device() when neither.
 Device device_of(const nb::handle& stream, const nb::handle& device) {
   if (!device.is_none()) return to_device(device);
   if (!stream.is_none() && nb::hasattr(stream, "device")) return to_device(stream.attr("device"));
-  return Device(0);
+  return Device();
 }
 
 // cuda.core's KernelAttributes: a kernel's attributes on one device, read when asked (so
@@ -228,10 +228,10 @@ void bind_kernel(nb::module_& m) {
                      return out;
                    },
                    "[ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).")
-      .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device(0)}; },
-                   "KernelAttributes on device 0; attributes[device] for others.")
+      .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device()}; },
+                   "KernelAttributes on the current device; attributes[device] for others.")
       .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
-           nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: device 0).")
+           nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: the current device).")
       // Kernel.from_handle is bound with the other cuda.core object protocols (core/bind_protocols.cpp).
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")

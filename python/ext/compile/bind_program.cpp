@@ -86,11 +86,11 @@ void bind_program(nb::module_& m) {
                self->validate();  // now, so the error comes from the call that set it
              }
            },
-           "Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, "
+           "Keywords: arch ('sm_90a', '90a'; default: the current device's), std, defines, include_dirs, fast_math, "
            "lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and "
            "cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, "
            "prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.")
-      .def_rw("arch", &ProgramOptions::arch, "Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's.")
+      .def_rw("arch", &ProgramOptions::arch, "Target: '90a', 'sm_90a' or 'compute_90'; empty means the current device's.")
       .def_rw("std", &ProgramOptions::std, "C++ standard passed as -std= (default 'c++17').")
       .def_rw("defines", &ProgramOptions::defines, "Macros as 'NAME' or 'NAME=VALUE' strings (-D).")
       .def_rw("include_dirs", &ProgramOptions::include_dirs, "Folders searched for #include, before the toolkit's (-I).")
@@ -297,7 +297,7 @@ void bind_program(nb::module_& m) {
            },
            "Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, "
            "ftz, prec_div, prec_sqrt, fma, optimization_level, ptxas_options, ... (cuda.core's names).")
-      .def_rw("arch", &LinkerOptions::arch, "Target ('sm_90a', '90a'); empty means device 0's.")
+      .def_rw("arch", &LinkerOptions::arch, "Target ('sm_90a', '90a'); empty means the current device's.")
       .def_rw("name", &LinkerOptions::name, "The linked ObjectCode's name.")
       .def_rw("debug", &LinkerOptions::debug, "-g.")
       .def_rw("lineinfo", &LinkerOptions::lineinfo, "-lineinfo.")

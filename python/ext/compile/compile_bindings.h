@@ -15,7 +15,7 @@ namespace nanocuda::py {
 void bind_kernel(nanobind::module_& m);   // KernelAttributes, KernelOccupancy, Kernel
 void bind_program(nanobind::module_& m);  // ProgramOptions, ObjectCode, Program, LinkerOptions, Linker
 
-// None -> device 0, else the object's __index__ (an int or a Device).
+// None -> Device() (the current device, else 0), else the object's __index__ (an int or a Device).
 Device to_device(const nanobind::handle& device);
 // os.fspath(path) as a std::string.
 std::string fspath(const nanobind::handle& path);

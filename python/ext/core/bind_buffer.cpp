@@ -91,7 +91,7 @@ Span span_of(nb::handle obj, const char* where, bool writable) {
 Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   if (!stream.is_none()) return to_stream(stream, where);
   if (hint) return hint->buffer.stream();
-  return Stream::legacy(Device(0));
+  return Stream::legacy(Device());
 }
 
 // cuda.core's Buffer.copy_to/copy_from: the same number of bytes, in the order of `stream`
@@ -135,10 +135,10 @@ void bind_buffer(nb::module_& m) {
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
              Stream s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
-                            : Stream::legacy(Device(device_ordinal_arg(device, "Buffer", 0)));
+                            : Stream::legacy(Device(device_ordinal_arg(device, "Buffer")));
              if (!stream.is_none() && !device.is_none())
                check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
-                                 device_ordinal_arg(device, "Buffer", 0));
+                                 device_ordinal_arg(device, "Buffer"));
              std::vector<int64_t> sh = shape_of(shape, size, dt);
              if (!shape.is_none() && product(sh) * dt.itemsize() > size)
                throw nb::value_error(("Buffer: shape needs " + std::to_string(product(sh) * dt.itemsize()) +
@@ -307,7 +307,7 @@ void bind_buffer(nb::module_& m) {
                                               "views it.")
       .def("__init__", [](PinnedBuffer* self, nb::handle size, nb::handle device) {
              std::size_t n = size_arg(size, "PinnedBuffer");
-             new (self) PinnedBuffer(n, Device(device_ordinal_arg(device, "PinnedBuffer", 0)));
+             new (self) PinnedBuffer(n, Device(device_ordinal_arg(device, "PinnedBuffer")));
            }, nb::arg("size").none(), nb::kw_only(), nb::arg("device") = nb::none())
       .def_prop_ro("ptr", [](const PinnedBuffer& p) { return reinterpret_cast<uint64_t>(p.ptr()); },
                    "The host address as an int.")

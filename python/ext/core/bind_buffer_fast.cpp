@@ -101,7 +101,7 @@ nb::object wrap_buffer(Buffer buffer) {
 
 Stream stream_for(nb::handle stream, int ordinal, const char* call) {
   if (!stream.is_none()) return to_stream(stream, call);
-  return Stream::legacy(Device(ordinal < 0 ? 0 : ordinal));
+  return Stream::legacy(ordinal < 0 ? Device() : Device(ordinal));
 }
 
 namespace {

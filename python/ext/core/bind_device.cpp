@@ -84,8 +84,9 @@ Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
 }  // namespace
 
 int device_ordinal_arg(nb::handle obj, const char* call) {
-  if (obj.is_none()) return current_ordinal();
-  return device_ordinal_arg(obj, call, 0);
+  // None and "cuda" name no device: the core's default-device rule answers (Device()).
+  int ordinal = device_ordinal_arg(obj, call, -1);
+  return ordinal < 0 ? current_ordinal() : ordinal;
 }
 
 int device_ordinal_arg(nb::handle obj, const char* call, int if_none) {

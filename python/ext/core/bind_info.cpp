@@ -9,6 +9,7 @@
 #include "core/py_size.h"
 #include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_api.h"
+#include "nanocuda/driver/driver_info.h"
 #include "nanocuda/driver/driver_version.h"
 #include "nanocuda/core/device.h"
 #include "nanocuda/driver/error.h"
@@ -23,15 +24,12 @@ void bind_info(nb::module_& m) {
   m.attr("BUILT_CUDA_VERSION") = kBuiltCudaVersion;
   m.def("driver_version", &Device::driver_version,
         "The installed driver's CUDA version (major*1000 + minor*10); loads the driver.");
-  m.def("driver_library", [] {
-    detail::load_driver();
-    return std::string(detail::driver_library_path());
-  }, "Path of the libcuda nanocuda loaded.");
+  m.def("driver_library", &driver_library, "Path of the libcuda nanocuda loaded.");
   internal_module(m).attr("OLDEST_DRIVER_VERSION") = detail::kOldestDriverVersion;
   internal_module(m).def("nvrtc_driver_mismatch", &detail::nvrtc_driver_mismatch, nb::arg("nvrtc"),
                          nb::arg("driver"),
                          "'' when code from NVRTC `nvrtc` loads on driver `driver`, else why not.");
-  m.def("take_deferred_errors", &detail::take_deferred_errors,
+  m.def("take_deferred_errors", &take_deferred_errors,
         "Messages of errors recorded in destructors and not yet reported; clears them.");
   // A CUresult is an int (cuda.core's CUresult enums are ints too); a str or float is a
   // TypeError naming the call, not nanobind's signature list.

@@ -75,7 +75,7 @@ IpcBufferDescriptor descriptor_arg(nb::handle desc) {
 }
 
 Device device_of(nb::handle device) {
-  return Device(device_ordinal_arg(device, "IPC", 0));
+  return Device(device_ordinal_arg(device, "IPC"));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ namespace nanocuda::py {
 namespace {
 
 int ordinal_of(nb::handle device, const char* call) {
-  return device_ordinal_arg(device, call, 0);
+  return device_ordinal_arg(device, call);
 }
 
 // Options are None, the named options class (nanocuda's, or cuda.core's class of the same

@@ -17,13 +17,13 @@ namespace nanocuda::py {
 void bind_stream(nb::module_& m) {
   nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).\n\n"
                                   "Example::\n\n"
-                                  "    stream = nanocuda.Stream()              # a new stream on device 0\n"
+                                  "    stream = nanocuda.Stream()              # a new stream on the current device\n"
                                   "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
                                   "    stream.sync()\n",
                   nb::is_weak_referenceable())
       .def("__init__",
            [](Stream* self, nb::object device, nb::handle non_blocking, nb::handle priority) {
-             Device dev(device_ordinal_arg(device, "Stream", 0));
+             Device dev(device_ordinal_arg(device, "Stream"));
              if (!PyBool_Check(non_blocking.ptr()))
                throw nb::type_error(("Stream: non_blocking must be a bool, got " +
                                      std::string(Py_TYPE(non_blocking.ptr())->tp_name)).c_str());
@@ -48,7 +48,7 @@ void bind_stream(nb::module_& m) {
                   nb::arg("obj").none(),
                   "Adopt a foreign stream: torch.cuda.Stream or any __cuda_stream__ object (a raw "
                   "handle int: Stream.from_handle).")
-      .def_static("legacy", [](nb::handle d) { return Stream::legacy(Device(device_ordinal_arg(d, "Stream.legacy", 0))); },
+      .def_static("legacy", [](nb::handle d) { return Stream::legacy(Device(device_ordinal_arg(d, "Stream.legacy"))); },
                   nb::arg("device").none() = nb::none(), "The legacy default stream of `device`.")
       .def_static("per_thread", [](nb::handle device) {
                     return Stream::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread")));
@@ -106,7 +106,7 @@ void bind_event(nb::module_& m) {
                    nb::is_weak_referenceable())
       .def("__init__",
            [](Event* self, nb::object device, bool timing, bool blocking_sync) {
-             Device dev(device_ordinal_arg(device, "Event", 0));
+             Device dev(device_ordinal_arg(device, "Event"));
              new (self) Event(dev, timing, blocking_sync);
            },
            nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("timing") = true,

@@ -38,7 +38,7 @@ void check_allocation(nanobind::handle resource, nanobind::handle result, std::s
 std::shared_ptr<MemoryResource> resource_arg(nanobind::handle obj, const char* call, const char* what);
 // A new Python Buffer owning `buffer` (uint8, 1-D).
 nanobind::object wrap_buffer(Buffer buffer);
-// The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or device 0).
+// The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or of Device()).
 // Device.allocate's body (the device's resource; a Python resource gets a Python call).
 nanobind::object allocate_on_device(const Device& d, nanobind::handle size, nanobind::handle stream);
 Stream stream_for(nanobind::handle stream, int ordinal, const char* call);

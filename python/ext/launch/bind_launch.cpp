@@ -145,7 +145,7 @@ PyTypeObject* g_launcher_type = nullptr;
 nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
                          nb::handle tensor_maps) {
   const Kernel& kernel = nb::cast<const Kernel&>(kernel_obj);
-  Stream s = stream.is_none() ? Stream::legacy(Device(0)) : to_stream(stream, "Kernel.bind");
+  Stream s = stream.is_none() ? Stream::legacy(Device()) : to_stream(stream, "Kernel.bind");
   auto state = std::make_unique<LaunchState>(kernel, config, s);
   if (!tensor_maps.is_none()) {
     const ParamLayout& layout = kernel.param_layout();
@@ -299,7 +299,7 @@ void bind_launch(nb::module_& m) {
       },
       nb::is_method(), nb::arg("config"), nb::kw_only(), nb::arg("stream") = nb::none(),
       nb::arg("tensor_maps") = nb::none(),
-      "Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); "
+      "Bind this kernel to `config` and `stream` (default: the legacy stream of the current device); "
       "returns a Launcher to call with only the kernel's arguments.\n\n"
       "tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, "
       "...): the Launcher then takes tensors there, and re-encodes a descriptor only when the "
