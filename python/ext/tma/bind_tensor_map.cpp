@@ -86,22 +86,17 @@ PyObject* tensor_map_str(PyObject* self) {
 // Maps come from TensorMap.tiled/im2col/from_bytes (or StridedMemoryView.as_tensor_map), as
 // cuda.core's TensorMapDescriptor() refuses direct construction: an empty map is no descriptor.
 PyObject* tensor_map_new(PyTypeObject*, PyObject*, PyObject*) {
-  try {
-    throw nb::builtin_exception(nb::exception_type::runtime_error,
-                                "TensorMap objects cannot be instantiated directly (TensorMapDescriptor()); create "
-                                "one with TensorMap.tiled(), TensorMap.im2col(), TensorMap.from_bytes() or "
-                                "StridedMemoryView.as_tensor_map()");
-  } catch (...) {
-    set_error_from_current_exception();
-  }
-  return nullptr;
+  throw nb::builtin_exception(nb::exception_type::runtime_error,
+                              "TensorMap objects cannot be instantiated directly (TensorMapDescriptor()); create "
+                              "one with TensorMap.tiled(), TensorMap.im2col(), TensorMap.from_bytes() or "
+                              "StridedMemoryView.as_tensor_map()");
 }
 
 PyType_Slot g_tensor_map_slots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(py_tensor_map_dealloc)},
     {Py_tp_repr, reinterpret_cast<void*>(guarded<tensor_map_repr>)},
     {Py_tp_str, reinterpret_cast<void*>(guarded<tensor_map_str>)},
-    {Py_tp_new, reinterpret_cast<void*>(tensor_map_new)},
+    {Py_tp_new, reinterpret_cast<void*>(guarded<tensor_map_new>)},
     {Py_tp_richcompare, reinterpret_cast<void*>(py_tensor_map_richcompare)},
     {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
                                   "by value as `const __grid_constant__ CUtensorMap`.")},
