@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import inspect
 import pathlib
 import re
@@ -52,8 +53,6 @@ NOTES = {
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).
-    "TensorMapDescriptor.device": "-a `TensorMap` is encoded from the pointer alone and does not record a device; it "
-                                  "works on the device that owns the memory",
     "utils.StridedMemoryView.copy_from": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
                                          "stream=)` copies between any two arrays or Buffers",
     "utils.StridedMemoryView.copy_to": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
@@ -319,10 +318,42 @@ def status(qual, owner, member, why, extra, branch_label):
     return "missing: " + REASON.get(cls, "not in nanocuda yet"), False
 
 
+PRIVATE_HEADING = "## cuda.core tests out of scope: private modules and packaging"
+
+
+def private_tests_section() -> list[str]:
+    """The conformance tests that check cuda.core's private modules or packaging, by reason."""
+    spec = importlib.util.spec_from_file_location("cuda_core_private_tests", ROOT / "tools" / "cuda_core_private_tests.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    groups = module.PRIVATE_TESTS
+    total = sum(len(v) for v in groups.values())
+    lines = ["", PRIVATE_HEADING, "",
+             f"{total} tests of cuda.core's suite check cuda.core itself rather than its public API: its private "
+             "modules (`cuda.core._...`) or its packaging. Code written for cuda.core's public API never "
+             "meets them, so nanocuda does not reproduce them (data: `tools/cuda_core_private_tests.py`)."]
+    for reason, tests in groups.items():
+        lines += ["", f"**{reason}** ({len(tests)}):", ""]
+        lines += [f"- `{t}`" for t in tests]
+    return lines
+
+
+def write_private_section_only() -> None:
+    """Replaces (or appends) just the private-tests section, leaving the name table as it is."""
+    text = OUT.read_text()
+    head = text.split("\n" + PRIVATE_HEADING + "\n")[0].rstrip("\n")
+    OUT.write_text(head + "\n" + "\n".join(private_tests_section()) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--branch", action="append", default=[], help="an unmerged worktree whose names count")
+    ap.add_argument("--private-only", action="store_true",
+                    help="rewrite only the section of private-module/packaging tests (needs no cuda.core)")
     args = ap.parse_args()
+    if args.private_only:
+        write_private_section_only()
+        return
     extra = branch_names(args.branch)
     label = "branch " + ", ".join(pathlib.Path(b).name for b in args.branch) if args.branch else ""
     import cuda.core
@@ -362,6 +393,7 @@ def main() -> None:
             lines += ["", f"## {s}", "", "| name | nanocuda |", "|---|---|"]
             section = s
         lines.append(f"| `{q}` | {text} |")
+    lines += private_tests_section()
     OUT.write_text("\n".join(lines) + "\n")
     print(f"{OUT}: {present}/{len(rows)}")
 

@@ -8,7 +8,9 @@
  * NANOCUDA_MOCK_DRIVER_VERSION ("12.4", "12.8", "13.0" or 12040) is the CUDA version the driver
  * reports (default 13.0), for the driver-version gates (scripts/test-driver-versions).
  * NANOCUDA_MOCK_DEVICES=N reports N devices (default 1); NANOCUDA_MOCK_CURRENT_DEVICE=K makes a
- * context of device K current on every thread (unset: none is), for the default-device rule. */
+ * context of device K current on every thread (unset: none is), for the default-device rule.
+ * NANOCUDA_MOCK_FAIL="cuX:720" makes entry point cuX return that CUresult (failure injection).
+ * NANOCUDA_MOCK_CC ("9.0") is the compute capability device attributes 75/76 report (default 0.0). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,21 @@ static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) 
   return 0;
 }
 
+/* Compute capability (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75 / MINOR 76) from
+ * NANOCUDA_MOCK_CC; every other attribute reads 0, like every other output. */
+static CUresult device_attribute(int* out, int attr, int dev) {
+  const char* cc = getenv("NANOCUDA_MOCK_CC");
+  char* end = NULL;
+  (void)dev;
+  *out = 0;
+  if (cc && attr == 75) *out = (int)strtol(cc, NULL, 10);
+  if (cc && attr == 76 && (strtol(cc, &end, 10), *end == '.')) *out = (int)strtol(end + 1, NULL, 10);
+  return 0;
+}
+
+static CUresult fail_code = 0;
+static CUresult fail(void) { return fail_code; }
+
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long long flags,
@@ -248,11 +265,18 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
       if (status) *status = 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
       return 500;              /* CUDA_ERROR_NOT_FOUND */
     }
+  const char* inject = getenv("NANOCUDA_MOCK_FAIL");
+  if (inject && !strncmp(inject, symbol, len) && inject[len] == ':') {
+    fail_code = (CUresult)strtol(inject + len + 1, NULL, 10);
+    *fn = (void*)fail;
+    return 0;
+  }
   if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
   else if (!strcmp(symbol, "cuDeviceGet")) *fn = (void*)device_get;
   else if (!strcmp(symbol, "cuCtxGetCurrent")) *fn = (void*)ctx_get_current;
   else if (!strcmp(symbol, "cuCtxGetDevice")) *fn = (void*)ctx_get_device;
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
+  else if (!strcmp(symbol, "cuDeviceGetAttribute")) *fn = (void*)device_attribute;
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;

@@ -56,6 +56,9 @@ class TensorMap:
     def kind(self) -> Literal["tiled", "im2col", "raw"]: ...
     @property
     def geometry(self) -> dict[str, Any] | None: ...
+    @property
+    def device(self) -> Device:
+        """The Device whose memory the map reads (cuda.core's TensorMapDescriptor.device)."""
 
 class ConditionalHandle(int):
     """A conditional node's handle: an int (pass it to kernels as a 64-bit argument) that

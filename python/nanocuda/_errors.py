@@ -20,6 +20,11 @@ class CudaError(NanocudaError, RuntimeError):
     object: str = ""
 
 
+class CooperativeLaunchTooLargeError(CudaError, ValueError):
+    """CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: a cooperative launch's grid exceeds the blocks that
+    can be resident at once. Also a ValueError (the grid is a bad argument), as cuda.core raises."""
+
+
 class DriverNotFoundError(CudaError):
     """No usable NVIDIA driver: libcuda.so.1 missing, a stub library, or cuInit failing."""
 

@@ -766,7 +766,9 @@ class Device:
 
     @property
     def uuid(self) -> str:
-        """'GPU-...' as nvidia-smi prints it."""
+        """
+        'xxxxxxxx-xxxx-...' as cuda.core gives it (nvidia-smi's form without 'GPU-').
+        """
 
     def to_system_device(self) -> object:
         """This device as NVML sees it: a nanocuda.system.Device (needs NVML)."""
@@ -783,7 +785,13 @@ class Device:
 
     @property
     def arch(self) -> str:
-        """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
+        """Compute capability as text, '90' for 9.0 (cuda.core's)."""
+
+    @property
+    def target_arch(self) -> str:
+        """
+        The target nanocuda compiles for by default: '90a' for 9.0 (arch-specific features).
+        """
 
     @property
     def total_memory(self) -> int:
@@ -3340,6 +3348,9 @@ class TensorMap:
     def kind(self) -> Literal["tiled", "im2col", "raw"]: ...
     @property
     def geometry(self) -> dict[str, Any] | None: ...
+    @property
+    def device(self) -> Device:
+        """The Device whose memory the map reads (cuda.core's TensorMapDescriptor.device)."""
 
 class ConditionalHandle(int):
     """A conditional node's handle: an int (pass it to kernels as a 64-bit argument) that

@@ -58,7 +58,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         d = nanocuda.Device(i)
         major, minor = d.compute_capability
         print(
-            f"  [{i}] {d.name}  sm_{d.arch}  cc {major}.{minor}  "
+            f"  [{i}] {d.name}  sm_{d.target_arch}  cc {major}.{minor}  "
             f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  {d.uuid}"
         )
     return 0

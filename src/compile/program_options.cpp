@@ -225,7 +225,7 @@ std::string ProgramOptions::resolved_arch(bool portable) const {
   // such as sm_75 would load on no GPU of another major version): name the option instead.
   // The call name marks this error, so the Python layer words it in Python (errors.cpp).
   try {
-    return Device().arch();
+    return Device().target_arch();
   } catch (const DriverNotFoundError& e) {
     throw DriverNotFoundError(e.code(), "ProgramOptions::arch", "",
                               "no GPU to take the target architecture from (no NVIDIA driver); "

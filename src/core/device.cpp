@@ -141,11 +141,12 @@ std::array<unsigned char, 16> Device::uuid() const {
   return out;
 }
 
-std::string Device::uuid_string() const {
+std::string Device::uuid_string(bool nvidia_smi_prefix) const {
   auto b = uuid();
   char text[64];
   std::snprintf(text, sizeof text,
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                "%s%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                nvidia_smi_prefix ? "GPU-" : "", b[0],
                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                 b[14], b[15]);
   return text;
@@ -163,6 +164,11 @@ std::pair<int, int> Device::compute_capability() const {
 }
 
 std::string Device::arch() const {
+  auto [major, minor] = compute_capability();
+  return std::to_string(major * 10 + minor);
+}
+
+std::string Device::target_arch() const {
   auto [major, minor] = compute_capability();
   // From sm_90 on, the arch-specific ("a") target unlocks wgmma, setmaxnreg and TMA
   // multicast; code built for it runs only on that exact major.minor, which is this device.

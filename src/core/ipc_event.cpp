@@ -2,6 +2,7 @@
 #include "nanocuda/core/ipc_event.h"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "nanocuda/driver/check.h"
 
@@ -18,8 +19,9 @@ Event create_ipc_event(const Device& device, bool blocking_sync) {
 
 std::string export_ipc_event(const Event& event) {
   if (!event.is_interprocess())
-    throw ValueError("Event.get_ipc_descriptor: " + event.describe() +
-                     " is not interprocess; create it with Event.create_ipc()");
+    // A RuntimeError with cuda.core's words ("not IPC-enabled"): the event is fine, only not shareable.
+    throw std::runtime_error("Event.get_ipc_descriptor: " + event.describe() +
+                             " is not IPC-enabled (not interprocess); create it with Event.create_ipc()");
   CUipcEventHandle handle{};
   CUevent h = event.checked_handle("Event.get_ipc_descriptor");
   if (event.is_imported()) return event.imported_handle();  // as opened: one descriptor per event

@@ -15,12 +15,14 @@ TEST(CoreGpu, DeviceIdentity) {
   Device d(0);
   EXPECT_FALSE(d.name().empty());
   EXPECT_EQ(d.uuid_string().rfind("GPU-", 0), 0u);
+  EXPECT_EQ(d.uuid_string(false), d.uuid_string().substr(4));
   EXPECT_GT(d.total_memory(), 1u << 30);
   auto [major, minor] = d.compute_capability();
   EXPECT_GE(major, 5);
   EXPECT_EQ(d.multiprocessor_count(), d.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   if (major == 9 && minor == 0) {
-    EXPECT_EQ(d.arch(), "90a");
+    EXPECT_EQ(d.arch(), "90");
+    EXPECT_EQ(d.target_arch(), "90a");
   }
   EXPECT_THROW(Device(Device::count()), ValueError);
 }

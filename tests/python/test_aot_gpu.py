@@ -18,7 +18,7 @@ SOURCE = 'extern "C" __global__ void scale(float* x, float a, int n) {\n' \
 
 @pytest.mark.parametrize("kind", ["cubin", "ptx"])
 def test_prebuilt_runs_without_nvrtc(tmp_path, kind):
-    arch = nanocuda.Device(0).arch  # "90a"
+    arch = nanocuda.Device(0).target_arch  # "90a"
     target = f"sm_{arch}" if kind == "cubin" else "compute_80"
     (tmp_path / "k.cu").write_text(SOURCE)
     _aot.build([tmp_path / "k.cu"], [target], tmp_path / "prebuilt")

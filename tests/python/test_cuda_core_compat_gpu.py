@@ -43,7 +43,7 @@ def test_device_entry_point():
     assert dev.device_id == 0 and isinstance(dev.name, str) and dev.uuid
     cc = dev.compute_capability
     assert (cc.major, cc.minor) == tuple(cc) and cc.major >= 7
-    assert dev.arch.startswith(f"{cc.major}{cc.minor}")
+    assert dev.arch == f"{cc.major}{cc.minor}" and dev.target_arch.startswith(dev.arch)
     props = dev.properties
     assert props is dev.properties
     assert props.warp_size == 32 and props.multiprocessor_count > 0
@@ -231,10 +231,9 @@ def test_results_match_cuda_core():
     cdev = core.Device(0)
     ndev = Device(0)
     assert cdev.name == ndev.name
-    # nanocuda keeps nvidia-smi's "GPU-" prefix and the "a" of arch-specific targets ("90a"),
-    # so f"sm_{dev.arch}" keeps compiling Hopper features; the rest is the same.
-    assert ndev.uuid.removeprefix("GPU-") == cdev.uuid.removeprefix("GPU-")
-    assert ndev.arch.startswith(cdev.arch)
+    # Same strings as cuda.core: no "GPU-" prefix, arch without the "a" (target_arch has it).
+    assert ndev.uuid == cdev.uuid and not ndev.uuid.startswith("GPU-")
+    assert ndev.arch == cdev.arch
     assert tuple(cdev.compute_capability) == tuple(ndev.compute_capability)
     assert cdev.properties.multiprocessor_count == ndev.properties.multiprocessor_count
     assert cdev.properties.max_shared_memory_per_block_optin == ndev.properties.max_shared_memory_per_block_optin

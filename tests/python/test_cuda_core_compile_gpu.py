@@ -20,7 +20,7 @@ __global__ void vector_add(const T* A, const T* B, T* C, size_t N) {
 
 
 def arch() -> str:
-    return f"sm_{nanocuda.Device(0).arch}"
+    return f"sm_{nanocuda.Device(0).target_arch}"
 
 
 def run_vector_add(kernel, n=1000):

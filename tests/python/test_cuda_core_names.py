@@ -151,7 +151,7 @@ def test_event_close_and_options_on_mock(mock_libcuda):
         raises(lambda: dev.create_event({"timing_enabled": True, "enable_timing": False}), ValueError,
                "Device.create_event", "timing_enabled and its older name enable_timing different values")
         raises(lambda: dev.create_event({"timing": True}), ValueError, "unknown option 'timing'")
-        raises(lambda: e.ipc_descriptor, ValueError, "is not interprocess")
+        raises(lambda: e.ipc_descriptor, RuntimeError, "is not IPC-enabled")
 
         s.record(e)
         e.close()

@@ -76,3 +76,20 @@ def test_readme_links_the_table_and_shows_the_switch():
     readme = (ROOT / "README.md").read_text()
     assert "docs/cuda-core.md" in readme
     assert "from cuda.core.experimental import" in readme and "from nanocuda import" in readme
+
+
+def test_private_module_tests_are_listed_with_reasons():
+    """Issue 23: every conformance test that checks cuda.core's private modules or packaging is
+    listed in docs/cuda-core.md with its reason, as the generator writes that section."""
+    gen = generator()
+    section = "\n".join(gen.private_tests_section())
+    assert section.strip() in TABLE.read_text(), "rerun tools/gen_cuda_core_table.py --private-only"
+    groups = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location("p", ROOT / "tools" / "cuda_core_private_tests.py"))
+    groups.__spec__.loader.exec_module(groups)
+    ids = [t for tests in groups.PRIVATE_TESTS.values() for t in tests]
+    assert len(ids) == len(set(ids)) and len(ids) > 100
+    assert all(re.fullmatch(r"[\w/]+\.py::[\w:\[\]-]+", t) for t in ids)
+    assert all(reason.strip() for reason in groups.PRIVATE_TESTS)
+    # The launcher rows that monkeypatch cuda.core._launch_config are among them.
+    assert "test_launcher.py::test_launch_config_cluster_accepts_hopper_cc" in ids

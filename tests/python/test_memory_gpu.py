@@ -226,7 +226,7 @@ def test_ipc_pool_exports_in_process(device, stream):
 def test_ipc_events_and_peer_checks_on_one_gpu(device):
     e = nanocuda.Event.create_ipc(device)
     assert e.is_ipc_enabled and len(e.get_ipc_descriptor()) == 64
-    with pytest.raises(ValueError, match="not interprocess"):
+    with pytest.raises(RuntimeError, match="not IPC-enabled"):
         nanocuda.Event(device=device).get_ipc_descriptor()
     with pytest.raises(ValueError, match="same device"):
         device.enable_peer_access(device)

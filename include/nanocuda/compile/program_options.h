@@ -26,7 +26,8 @@ enum class SourceType { cxx, ptx, nvvm };
 
 struct ProgramOptions {
   // Target GPU: "sm_90a", "90a", "compute_90a", "sm_86", "86" all work (no GPU needed).
-  // Empty means the current device's (Device().arch(): the current context's device, else 0), which needs a GPU.
+  // Empty means the current device's target (Device().target_arch(): the current context's
+  // device, else 0, with the "a" suffix where it has one), which needs a GPU.
   std::string arch;
   // The C++ standard ("c++17", "c++20"); NVRTC's default, c++17, when empty.
   std::string std = "c++17";

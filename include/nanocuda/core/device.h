@@ -34,14 +34,17 @@ class Device {
   [[nodiscard]] CUdevice handle() const noexcept { return handle_; }
   [[nodiscard]] std::string name() const;
   [[nodiscard]] std::array<unsigned char, 16> uuid() const;
-  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it.
-  [[nodiscard]] std::string uuid_string() const;
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it (and NVML takes it);
+  // without the "GPU-" prefix when nvidia_smi_prefix is false (cuda.core's Device.uuid).
+  [[nodiscard]] std::string uuid_string(bool nvidia_smi_prefix = true) const;
   // "0000:00:06.0" (domain:bus:device.function), as cuda.core's Device.pci_bus_id gives it.
   [[nodiscard]] std::string pci_bus_id_text() const;
   [[nodiscard]] std::pair<int, int> compute_capability() const;
-  // The NVRTC/nvcc target suffix: "90a" for 9.0 (arch-specific features on sm_90 and
-  // later), "86" for 8.6.
+  // major*10 + minor as text, "90" for 9.0, "86" for 8.6 (cuda.core's Device.arch).
   [[nodiscard]] std::string arch() const;
+  // The NVRTC/nvcc target suffix nanocuda compiles for by default: "90a" for 9.0
+  // (arch-specific features on sm_90 and later), "86" for 8.6.
+  [[nodiscard]] std::string target_arch() const;
   [[nodiscard]] std::size_t total_memory() const;
   // (free, total) bytes, from cuMemGetInfo in this device's context.
   [[nodiscard]] std::pair<std::size_t, std::size_t> memory_info() const;

@@ -167,7 +167,8 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("ordinal", &Device::ordinal, "The device index (0, 1, ...).")
       .def_prop_ro("device_id", &Device::ordinal, "The device index (cuda.core's name for ordinal).")
       .def_prop_ro("name", &Device::name, "The product name, e.g. 'NVIDIA H100 80GB HBM3'.")
-      .def_prop_ro("uuid", &Device::uuid_string, "'GPU-...' as nvidia-smi prints it.")
+      .def_prop_ro("uuid", [](const Device& d) { return d.uuid_string(false); },
+                   "'xxxxxxxx-xxxx-...' as cuda.core gives it (nvidia-smi's form without 'GPU-').")
       .def("to_system_device", [](const Device& d) {
              // NVML finds the device by the same UUID (nanocuda.system.Device, over NVML).
              return nb::module_::import_("nanocuda.system").attr("Device")(nb::arg("uuid") = d.uuid_string());
@@ -179,7 +180,9 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("pci_bus_id", &Device::pci_bus_id_text,
                    "'0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number "
                    "alone is properties.pci_bus_id.")
-      .def_prop_ro("arch", &Device::arch, "NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles).")
+      .def_prop_ro("arch", &Device::arch, "Compute capability as text, '90' for 9.0 (cuda.core's).")
+      .def_prop_ro("target_arch", &Device::target_arch,
+                   "The target nanocuda compiles for by default: '90a' for 9.0 (arch-specific features).")
       .def_prop_ro("total_memory", &Device::total_memory, "Bytes of device memory.")
       .def_prop_ro("memory_info", &Device::memory_info, "(free, total) bytes.")
       .def_prop_ro("properties", &properties_of, "DeviceProperties: every attribute, cached.")

@@ -69,8 +69,16 @@ void bind_stream(nb::module_& m) {
            "Block until all queued work is done.")
       .def("query", &Stream::query, "True when all queued work has completed.")
       .def("wait", [](const Stream& s, nb::handle event_or_stream) {
-             if (nb::isinstance<Event>(event_or_stream)) s.wait(nb::cast<const Event&>(event_or_stream));
-             else s.wait(to_stream(event_or_stream, "Stream.wait"));
+             if (nb::isinstance<Event>(event_or_stream)) return s.wait(nb::cast<const Event&>(event_or_stream));
+             // Neither an Event nor stream-like: a ValueError, as cuda.core raises for this argument.
+             // (Ints and None keep to_stream's TypeErrors, which say how to adopt a raw handle.)
+             if (!event_or_stream.is_none() && !PyLong_Check(event_or_stream.ptr()) &&
+                 !nb::isinstance<Stream>(event_or_stream) && !nb::hasattr(event_or_stream, "__cuda_stream__") &&
+                 !nb::hasattr(event_or_stream, "cuda_stream"))
+               throw nb::value_error(("Stream.wait: event_or_stream must be a nanocuda.Event or a stream (a "
+                                      "nanocuda.Stream, torch.cuda.Stream or an object with __cuda_stream__), got " +
+                                      std::string(Py_TYPE(event_or_stream.ptr())->tp_name)).c_str());
+             s.wait(to_stream(event_or_stream, "Stream.wait"));
            }, nb::arg("event_or_stream").none(),
            "Make future work wait for an Event, or for all work queued so far on a stream "
            "(anything with __cuda_stream__).")

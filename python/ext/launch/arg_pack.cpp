@@ -81,6 +81,8 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
     slot.kind = ArgKind::Float;
   } else if (PyIndex_Check(arg)) {
     slot.kind = ArgKind::IntLike;
+  } else if (PyComplex_Check(arg)) {
+    slot.kind = ArgKind::Complex;
   } else if (PyObject* get_ptr = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "getPtr")) {
     Py_DECREF(get_ptr);  // cuda.bindings' driver handles (CUdeviceptr, ...) convert with int()
     if (t->tp_as_number && t->tp_as_number->nb_int) slot.kind = ArgKind::IntLike;
@@ -135,7 +137,7 @@ std::string where(const ParamPacker& p, std::size_t i) {
 
 [[noreturn]] void unsupported(const ParamPacker& p, std::size_t i, PyObject* arg) {
   throw nb::type_error((where(p, i) + ": cannot pass a " + type_name_of(arg) +
-                        " to a kernel (expected int, float, bool, a device array, a TensorMap, "
+                        " to a kernel (expected int, float, complex, bool, a device array, a TensorMap, "
                         "bytes, or a numpy/ctypes scalar)")
                            .c_str());
 }
@@ -171,6 +173,15 @@ inline void pack_inline_scalar(ParamPacker& p, std::size_t i, PyObject* arg, con
   if (slot.kind == ArgKind::InlineScalar) [[likely]]
     return pack_inline_scalar(p, i, arg, slot);
   if (slot.kind == ArgKind::IntLike) return pack_int_like(p, i, arg);
+  if (slot.kind == ArgKind::Complex) {
+    if (p.size_of(i) != 16)
+      throw nanocuda::TypeError(where(p, i) + " is " + std::to_string(p.size_of(i)) +
+                                " bytes; a Python complex is 16 (two doubles, cuda::std::complex<double>): "
+                                "pass a numpy.complex64 for an 8-byte complex<float>");
+    const double parts[2] = {PyComplex_RealAsDouble(arg), PyComplex_ImagAsDouble(arg)};
+    if (PyErr_Occurred()) throw nb::python_error();
+    return p.write_bytes(i, parts, sizeof parts, "complex");
+  }
   unsupported(p, i, arg);
 }
 

@@ -28,6 +28,7 @@ enum class ArgKind : std::uint8_t {
   BoundMap,    // a tensor for a parameter bound to a TensorMap template (Kernel.bind)
   InlineScalar,  // a numpy scalar type whose value sits at a fixed offset in the object
   IntLike,     // other ints: __index__ objects, cuda.bindings handles (CUdeviceptr: int())
+  Complex,     // a Python complex: two doubles (cuda::std::complex<double>), as cuda.core packs it
 };
 
 class BoundTensorMap;

@@ -213,7 +213,9 @@ void bind_graph_builder(nb::module_& m) {
   // One implementation each, bound under nanocuda's name and cuda.core's.
   auto create_handle = [](GraphBuilder& b, nb::handle default_value) {
     std::optional<unsigned> dv;
-    if (!default_value.is_none())
+    // A condition is a truth value: True/False are 1/0, as in cuda.core (and C's while (cond)).
+    if (PyBool_Check(default_value.ptr())) dv = default_value.ptr() == Py_True ? 1u : 0u;
+    else if (!default_value.is_none())
       dv = static_cast<unsigned>(int_arg(default_value, "GraphBuilder.create_conditional_handle", "default_value", 0, 0xFFFFFFFFll));
     CUgraphConditionalHandle h = b.create_conditional_handle(dv);
     nb::object obj = g_handle_type(h);

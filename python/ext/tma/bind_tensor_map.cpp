@@ -4,13 +4,18 @@
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <tuple>
 
 #include "bindings.h"
 #include "interop/interop.h"
+#include "core/py_device.h"
+#include "nanocuda/core/address_device.h"
 #include "nanocuda/driver/error.h"
+#include "nanocuda/tma/tma_names.h"
 #include "nanocuda/tma/tensor_map.h"
 #include "tma/py_tensor_map.h"
 #include "tma/tensor_map_args.h"
@@ -51,13 +56,47 @@ nb::bytes to_bytes(nb::handle self) {
   return nb::bytes(reinterpret_cast<const char*>(self_of(self).bytes), 128);
 }
 
+// cuda.core's repr, "TensorMapDescriptor(tiled, rank=2, dtype=FLOAT32, swizzle=SWIZZLE_128B)",
+// which code written for cuda.core may match; str() keeps the full geometry (describe_map).
+std::string cuda_core_repr(nb::handle self) {
+  const PyTensorMap& m = self_of(self);
+  if (m.kind == PyTensorMap::Kind::Raw) return "TensorMapDescriptor(raw)";
+  bool tiled = m.kind == PyTensorMap::Kind::Tiled;
+  int swizzle = tiled ? TensorMap::validate(m.tiled).swizzle : TensorMap::validate(m.im2col).swizzle;
+  auto upper = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return t;
+  };
+  std::string sw = upper(tma_enum_name(TmaEnum::Swizzle, swizzle));
+  if (sw != "NONE") sw = "SWIZZLE_" + sw;
+  return std::string("TensorMapDescriptor(") + (tiled ? "tiled" : "im2col") +
+         ", rank=" + std::to_string(tiled ? m.tiled.rank : m.im2col.rank) +
+         ", dtype=" + upper(tma_enum_name(TmaEnum::DataType, tiled ? m.tiled.dtype : m.im2col.dtype)) +
+         ", swizzle=" + sw + ")";
+}
+
 PyObject* tensor_map_repr(PyObject* self) {
+  return PyUnicode_FromString(cuda_core_repr(nb::handle(self)).c_str());
+}
+
+PyObject* tensor_map_str(PyObject* self) {
   return PyUnicode_FromString(describe_map(nb::handle(self)).c_str());
+}
+
+// Maps come from TensorMap.tiled/im2col/from_bytes (or StridedMemoryView.as_tensor_map), as
+// cuda.core's TensorMapDescriptor() refuses direct construction: an empty map is no descriptor.
+PyObject* tensor_map_new(PyTypeObject*, PyObject*, PyObject*) {
+  throw nb::builtin_exception(nb::exception_type::runtime_error,
+                              "TensorMap objects cannot be instantiated directly (TensorMapDescriptor()); create "
+                              "one with TensorMap.tiled(), TensorMap.im2col(), TensorMap.from_bytes() or "
+                              "StridedMemoryView.as_tensor_map()");
 }
 
 PyType_Slot g_tensor_map_slots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(py_tensor_map_dealloc)},
     {Py_tp_repr, reinterpret_cast<void*>(guarded<tensor_map_repr>)},
+    {Py_tp_str, reinterpret_cast<void*>(guarded<tensor_map_str>)},
+    {Py_tp_new, reinterpret_cast<void*>(guarded<tensor_map_new>)},
     {Py_tp_richcompare, reinterpret_cast<void*>(py_tensor_map_richcompare)},
     {Py_tp_doc, const_cast<char*>("A TMA descriptor (CUtensorMap): 128 bytes passed to kernels "
                                   "by value as `const __grid_constant__ CUtensorMap`.")},
@@ -139,6 +178,19 @@ void bind_tensor_map(nb::module_& m) {
             if (s.kind == PyTensorMap::Kind::Im2col) return tensor_map_geometry(TensorMap::validate(s.im2col), false);
             return nb::none();
           }), "The driver arguments, row-major: dtype, shape, strides (bytes), box, swizzle, ...");
+  property("device", nb::cpp_function([](nb::handle self) -> nb::object {
+            // Asked of the driver when read, so creating a map (the TMA hot path) costs nothing more.
+            const PyTensorMap& s = self_of(self);
+            std::uint64_t a = s.kind == PyTensorMap::Kind::Im2col ? s.im2col.address : s.tiled.address;
+            auto ordinal = a ? device_of_address(a, "TensorMap.device") : std::nullopt;
+            if (!ordinal) {
+              char text[32];
+              std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(a));
+              throw ValueError(std::string("TensorMap.device: the driver places the map's address ") + text +
+                               " on no device (a map from bytes, or memory the driver does not know)");
+            }
+            return device_object(*ordinal);
+          }), "The Device whose memory the map reads (cuda.core's TensorMapDescriptor.device).");
   install_method(type, &g_tiled_def, true);
   install_method(type, &g_tiled_from_pointer_def, true);
 }

@@ -23,6 +23,7 @@ PyObject* g_cuda_error = nullptr;
 PyObject* g_driver_not_found = nullptr;
 PyObject* g_driver_too_old = nullptr;
 PyObject* g_compile_error = nullptr;
+PyObject* g_cooperative_too_large = nullptr;
 PyObject* g_toolkit_not_found = nullptr;
 
 // ProgramOptions::resolved_arch's error in Python words: one option per entry point.
@@ -74,7 +75,7 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
       exc.attr("required_version") = e.required_version();
     });
   } catch (const Error& e) {
-    raise_cuda_error(g_cuda_error, e);
+    raise_cuda_error(e.code() == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE ? g_cooperative_too_large : g_cuda_error, e);
   } catch (const CompileError& e) {
     raise_compile_error(g_compile_error, e);
   } catch (const ToolkitNotFoundError& e) {
@@ -143,6 +144,7 @@ void register_errors(nb::module_& m) {
   g_driver_not_found = errors.attr("DriverNotFoundError").inc_ref().ptr();
   g_driver_too_old = errors.attr("DriverTooOldError").inc_ref().ptr();
   g_compile_error = errors.attr("CompileError").inc_ref().ptr();
+  g_cooperative_too_large = errors.attr("CooperativeLaunchTooLargeError").inc_ref().ptr();
   g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     if (!set_nanocuda_error(p)) std::rethrow_exception(p);  // nanobind's own map next
