@@ -86,15 +86,6 @@ TensorMap TensorMap::tiled(const TiledParams& p) {
   return encode_tiled(p, cache, true);
 }
 
-std::uint64_t TensorMap::tiled_memo_generation() noexcept {
-  return detail::DescriptorCache::for_this_thread().generation();
-}
-
-bool TensorMap::tiled_from_memo(std::uint64_t generation, std::uint64_t address, CUtensorMap& out) {
-  detail::DescriptorCache& cache = detail::DescriptorCache::for_this_thread();
-  return generation != 0 && cache.generation() == generation && cache.at(address, out);
-}
-
 TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache& cache,
                                   bool keyed_on_context) {
   const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU

@@ -11,10 +11,10 @@
 #include <tuple>
 
 #include "bindings.h"
-#include "toolkit/fastcall_signature.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall_signature.h"
+#include "fastpath/fastcall.h"
 #include "nanocuda/driver/error.h"
-#include "toolkit/py_int.h"
+#include "fastpath/py_int.h"
 #include "core/py_size.h"
 #include "tma/tensor_map_args.h"
 #include "tma/tiled_args_memo.h"
