@@ -5,9 +5,11 @@
 
 namespace nanocuda::py {
 
-// `_nanocuda._testing`: test and benchmark hooks, kept out of the public module's dir().
-// Made on first use, so any binding file can add hooks: testing_module(m).def(...).
+// `_nanocuda._testing`: test hooks, kept out of the public module's dir() and out of the
+// wheel (built only with NANOCUDA_TEST_HOOKS). Made on first use: testing_module(m).def(...).
 nanobind::module_ testing_module(nanobind::module_& m);
+// `_nanocuda._bench`: the native baseline loops `nanocuda bench` runs (python/ext/bench/).
+nanobind::module_ bench_module(nanobind::module_& m);
 // `_nanocuda._internal`: what the package calls itself (at import, `nanocuda info`).
 nanobind::module_ internal_module(nanobind::module_& m);
 
@@ -31,10 +33,13 @@ void bind_tensor_map(nanobind::module_& m);
 void bind_compile(nanobind::module_& m);
 void bind_torch_bridge(nanobind::module_& m);
 void bind_protocols(nanobind::module_& m);  // last: ==, hash, repr and pickling of the bound types
-// Hooks in _testing (python/ext/testing/), the one ext folder that calls the raw driver.
+// Loops in _bench (python/ext/bench/): native baselines, straight driver calls.
+void bind_launch_loops(nanobind::module_& m);  // after bind_launch
+void bind_graph_loops(nanobind::module_& m);   // after bind_graph
+// Hooks in _testing (python/ext/testing/), built only with NANOCUDA_TEST_HOOKS.
 void bind_interop_hooks(nanobind::module_& m);
 void bind_tma_hooks(nanobind::module_& m);
 void bind_launch_hooks(nanobind::module_& m);  // after bind_launch
-void bind_graph_hooks(nanobind::module_& m);   // after bind_graph
+void bind_nvml_hooks(nanobind::module_& m);
 
 }  // namespace nanocuda::py

@@ -24,6 +24,12 @@ nb::module_ testing_module(nb::module_& m) {
                    "introspection); not API, may change without notice.");
 }
 
+nb::module_ bench_module(nb::module_& m) {
+  return submodule(m, "_bench",
+                   "Native baseline loops `nanocuda bench` compares against (straight driver "
+                   "calls); not API.");
+}
+
 nb::module_ internal_module(nb::module_& m) {
   return submodule(m, "_internal",
                    "What the nanocuda package itself calls (at import, for `nanocuda info`); "
@@ -59,9 +65,13 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_graph(m);
   nanocuda::py::bind_torch_bridge(m);
   nanocuda::py::bind_protocols(m);
-  // _testing: after everything its hooks take as arguments.
+  // _bench and _testing: after everything their loops and hooks take as arguments.
+  nanocuda::py::bind_launch_loops(m);
+  nanocuda::py::bind_graph_loops(m);
+#ifdef NANOCUDA_TEST_HOOKS  // source builds; scripts/build-wheel leaves the hooks out
   nanocuda::py::bind_interop_hooks(m);
   nanocuda::py::bind_tma_hooks(m);
   nanocuda::py::bind_launch_hooks(m);
-  nanocuda::py::bind_graph_hooks(m);
+  nanocuda::py::bind_nvml_hooks(m);
+#endif
 }

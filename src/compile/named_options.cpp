@@ -130,9 +130,13 @@ std::vector<std::string> close_matches(const std::string& name, const std::vecto
   return out;
 }
 
+}  // namespace nanocuda::detail
+
+namespace nanocuda {
+
 void throw_unknown_option(const char* owner, const std::string& name, const std::vector<std::string>& known) {
   std::string msg = std::string(owner) + ": unknown option '" + name + "'";
-  auto close = close_matches(name, known);
+  auto close = detail::close_matches(name, known);
   if (!close.empty()) {
     msg += " (did you mean ";
     for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : "'") + close[i] + "'";
@@ -143,6 +147,10 @@ void throw_unknown_option(const char* owner, const std::string& name, const std:
   }
   throw TypeError(msg);
 }
+
+}  // namespace nanocuda
+
+namespace nanocuda::detail {
 
 void set_named(const char* owner, std::span<const OptionSpec> table, std::vector<std::string> (*known)(),
                std::vector<NamedOption>& named, const std::string& name, OptionValue value) {

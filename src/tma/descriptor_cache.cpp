@@ -76,3 +76,18 @@ void DescriptorCache::start(const TiledParams& p, CUcontext context,
 }
 
 }  // namespace nanocuda::detail
+
+namespace nanocuda {
+
+// TensorMap's memo queries live here, beside for_this_thread() and at(), so the compiler
+// inlines both: the binding's per-launch path makes one call where it made two.
+std::uint64_t TensorMap::tiled_memo_generation() noexcept {
+  return detail::DescriptorCache::for_this_thread().generation();
+}
+
+bool TensorMap::tiled_from_memo(std::uint64_t generation, std::uint64_t address, CUtensorMap& out) {
+  detail::DescriptorCache& cache = detail::DescriptorCache::for_this_thread();
+  return generation != 0 && cache.generation() == generation && cache.at(address, out);
+}
+
+}  // namespace nanocuda

@@ -98,4 +98,16 @@ TEST(NamedOptions, PathOptionsTakeAFileNameOrABool) {
   EXPECT_TRUE(has(Program(".version 8.0", nanocuda::SourceType::ptx, p).flags(CodeType::cubin), "-time"));
 }
 
+TEST(NamedOptions, UnknownOptionNamesTheOwnerAndCloseMatches) {
+  // Public: the bindings report unknown dict keys with the same words as set().
+  try {
+    nanocuda::throw_unknown_option("ProgramOptions", "archh", {"arch", "std", "debug"});
+    FAIL() << "no throw";
+  } catch (const nanocuda::TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("ProgramOptions: unknown option 'archh' (did you mean 'arch'"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(nanocuda::throw_unknown_option("LinkerOptions", "zzzzzzzz", {"arch"}), nanocuda::TypeError);
+}
+
 }  // namespace

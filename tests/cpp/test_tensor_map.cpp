@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tensor_map.h"
@@ -412,4 +413,15 @@ TEST(TensorMap, EncodeWithoutDriverValidatesFirst) {
   EXPECT_THROW((void)TensorMap::tiled(p), ValueError);
   TensorMap m;
   EXPECT_THROW(m.replace_address(0x1008), ValueError);
+}
+
+TEST(TensorMap, MemoAnswersOnlyItsOwnGeneration) {
+  // Nothing remembered on a fresh thread: generation 0, and no generation finds a descriptor
+  // (the binding's per-launch path then calls tiled()).
+  std::thread([] {
+    EXPECT_EQ(TensorMap::tiled_memo_generation(), 0u);
+    alignas(64) CUtensorMap map{};
+    EXPECT_FALSE(TensorMap::tiled_from_memo(0, 0x10000, map));
+    EXPECT_FALSE(TensorMap::tiled_from_memo(7, 0x10000, map));
+  }).join();
 }

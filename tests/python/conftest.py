@@ -65,6 +65,11 @@ def pytest_collection_modifyitems(config, items):
                 import cupy  # noqa: F401
             except ImportError:
                 item.add_marker(pytest.mark.skip(reason="needs CuPy (not installed)"))
+        if item.get_closest_marker("needs_test_hooks") is not None:
+            from testing_hooks import SKIP_REASON, testing_module  # tests/python is on sys.path
+
+            if testing_module() is None:
+                item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
 
 
 @pytest.fixture

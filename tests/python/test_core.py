@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import nanocuda
-from nanocuda import _nanocuda
+from testing_hooks import hooks
 
 
 def test_import_does_not_load_the_driver():
@@ -76,32 +76,32 @@ def test_device_attribute_table():
     ],
 )
 def test_dtype_parsing(spec, name):
-    assert _nanocuda._testing.parse_dtype(spec) == name
+    assert hooks.parse_dtype(spec) == name
 
 
 def test_unknown_dtype_is_a_type_error():
     with pytest.raises(TypeError, match="unsupported dtype float7"):
-        _nanocuda._testing.parse_dtype("float7")
+        hooks.parse_dtype("float7")
 
 
 def test_cpu_array_is_rejected_where_a_device_pointer_is_expected():
     a = np.zeros((4, 4), dtype=np.float32)
     with pytest.raises(ValueError, match="expected device memory.*the CPU"):
-        _nanocuda._testing.device_pointer(a)
+        hooks.device_pointer(a)
 
 
 def test_unrelated_object_is_a_type_error():
     with pytest.raises(TypeError, match="expected a device pointer.*got str"):
-        _nanocuda._testing.device_pointer("hello")
+        hooks.device_pointer("hello")
 
 
 def test_int_is_a_raw_address():
-    assert _nanocuda._testing.device_pointer(0x7F0000001000) == 0x7F0000001000
+    assert hooks.device_pointer(0x7F0000001000) == 0x7F0000001000
 
 
 def test_describe_host_array_via_dlpack():
     a = np.arange(24, dtype=np.float16).reshape(2, 3, 4)[:, ::-1, :]
-    d = _nanocuda._testing.describe_array(a)
+    d = hooks.describe_array(a)
     assert d["device_type"] == 1  # kDLCPU
     assert d["dtype"] == "float16"
     assert d["shape"] == (2, 3, 4)
@@ -124,7 +124,7 @@ class FakeDLPackOnCuda:
 
 def test_describe_dlpack_object():
     a = np.zeros((8, 16), dtype=np.int8)
-    d = _nanocuda._testing.describe_array(FakeDLPackOnCuda(a))
+    d = hooks.describe_array(FakeDLPackOnCuda(a))
     assert d["shape"] == (8, 16) and d["strides"] == (16, 1) and d["dtype"] == "int8"
     assert d["ptr"] == a.ctypes.data
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import nanocuda
+from testing_hooks import hooks
 
 pytestmark = pytest.mark.gpu
 
@@ -102,7 +103,7 @@ def test_torch_round_trip_through_dlpack(stream):
     nanocuda.copy(buf, src, stream=stream)
     stream.sync()
     assert torch.equal(t.flatten(), src)
-    assert nanocuda._nanocuda._testing.device_pointer(src) == src.data_ptr()
+    assert hooks.device_pointer(src) == src.data_ptr()
 
 
 @pytest.mark.needs_torch
@@ -110,7 +111,7 @@ def test_torch_cpu_tensor_is_rejected():
     import torch
 
     with pytest.raises(ValueError, match="expected device memory.*the CPU"):
-        nanocuda._nanocuda._testing.device_pointer(torch.zeros(4))
+        hooks.device_pointer(torch.zeros(4))
 
 
 @pytest.mark.needs_torch
@@ -147,7 +148,7 @@ def test_cupy_round_trip_through_cuda_array_interface(stream):
     stream.sync()
     assert bool((arr == src).all())
     # cupy arrays export DLPack too; both protocols give the same address.
-    d = nanocuda._nanocuda._testing.describe_array(src)
+    d = hooks.describe_array(src)
     assert d["ptr"] == src.data.ptr and d["shape"] == (16, 16) and d["dtype"] == "float16"
 
 

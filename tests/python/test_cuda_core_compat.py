@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import nanocuda
-from nanocuda import EventOptions, LaunchConfig, StreamOptions, _nanocuda
+from nanocuda import EventOptions, LaunchConfig, StreamOptions
 from nanocuda.utils import StridedMemoryView, args_viewable_as_strided_memory
+from testing_hooks import pack
 
 
 # --- LaunchConfig ----------------------------------------------------------------------
@@ -84,7 +85,6 @@ def test_device_bad_ordinal(arg, exc, match):
 
 # --- launch argument kinds (packed against hand-made layouts, no GPU) --------------------
 
-pack = _nanocuda._testing.pack_args
 
 
 class Pair(ctypes.Structure):

@@ -6,9 +6,8 @@ import struct
 import numpy as np
 import pytest
 
-from nanocuda import _nanocuda
+from testing_hooks import pack
 
-pack = _nanocuda._testing.pack_args
 
 # (const void*, int, float, double, char, short, struct{int a, b, c;})
 MIXED = [(0, 8), (8, 4), (12, 4), (16, 8), (24, 1), (26, 2), (28, 12)]

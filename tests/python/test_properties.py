@@ -14,9 +14,9 @@ hypothesis = pytest.importorskip("hypothesis", reason="property tests need hypot
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from nanocuda import TensorMap, _nanocuda  # noqa: E402
+from nanocuda import TensorMap  # noqa: E402
+from testing_hooks import pack  # noqa: E402
 
-pack = _nanocuda._testing.pack_args
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 

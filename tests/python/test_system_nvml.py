@@ -12,8 +12,9 @@ import warnings
 import pytest
 
 import nanocuda
-from nanocuda import _nanocuda, system
+from nanocuda import system
 from nanocuda.system import _device, _nvml_context, typing
+from testing_hooks import hooks
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -33,17 +34,17 @@ def nvml(mock_path, monkeypatch):
     # The C++ core remembers what it loaded: forget it before and after, so other tests see
     # this machine's real NVML (or its absence) again.
     monkeypatch.setenv("NANOCUDA_LIBNVML", mock_path)
-    _nanocuda._testing.nvml_reset()
+    hooks.nvml_reset()
     yield
-    _nanocuda._testing.nvml_reset()
+    hooks.nvml_reset()
 
 
 @pytest.fixture
 def no_nvml(monkeypatch):
     monkeypatch.setenv("NANOCUDA_LIBNVML", "/nonexistent/libnvidia-ml.so.1")
-    _nanocuda._testing.nvml_reset()
+    hooks.nvml_reset()
     yield
-    _nanocuda._testing.nvml_reset()
+    hooks.nvml_reset()
 
 
 def test_import_loads_no_nvml():

@@ -12,6 +12,7 @@ import pytest
 
 import nanocuda
 from nanocuda import TensorMap
+from testing_hooks import hooks
 
 pytestmark = [pytest.mark.gpu, pytest.mark.needs_torch]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -167,7 +168,7 @@ def test_byte_identical_to_raw_driver_call():
     x = torch.empty(512, 512, dtype=torch.float16, device="cuda")
     tm = TensorMap.tiled(x, (64, 64), swizzle=128)
     # cuda.h arguments, innermost first, computed independently here.
-    raw = nanocuda._nanocuda._testing.encode_tiled_raw(
+    raw = hooks.encode_tiled_raw(
         6, 2, x.data_ptr(), [512, 512], [1024], [64, 64], [1, 1], 0, 3, 2, 0)  # FLOAT16, 128B, L2_128B
     assert bytes(tm) == raw
     try:
@@ -191,7 +192,7 @@ def test_remembered_geometry_gives_the_raw_driver_bytes():
     raw encode of the same arguments, whichever path made it."""
     import torch
 
-    core = nanocuda._nanocuda._testing
+    core = hooks
     base = torch.zeros(600 * 512, dtype=torch.float16, device="cuda")
     p0 = base.data_ptr()
 
@@ -235,7 +236,7 @@ def test_bound_form_follows_new_tensors_and_new_geometry():
     stream = nanocuda.Stream.adopt(torch.cuda.current_stream())
     config = nanocuda.LaunchConfig(grid=12, block=128, shared_mem=nbytes + 1024)  # 12 tiles
     launch = kernel.bind(config, stream=stream, tensor_maps=templates)
-    stats = nanocuda._nanocuda._testing.launcher_map_stats
+    stats = hooks.launcher_map_stats
 
     launch(*args(src, dst))
     torch.cuda.synchronize()

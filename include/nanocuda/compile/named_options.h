@@ -16,6 +16,11 @@ struct NamedOption {
   OptionValue value;
 };
 
+// Throws TypeError: "`owner`: unknown option 'bogus' (did you mean 'x'?)", else listing
+// `known`: the one wording for an option name nobody defines (ProgramOptions, LinkerOptions).
+[[noreturn]] void throw_unknown_option(const char* owner, const std::string& name,
+                                       const std::vector<std::string>& known);
+
 namespace detail {
 
 // How an option's value becomes flags.
@@ -50,9 +55,6 @@ void append_flags(const char* owner, const OptionSpec& spec, const OptionValue& 
 // listing `known()` (called only then).
 void set_named(const char* owner, std::span<const OptionSpec> table, std::vector<std::string> (*known)(),
                std::vector<NamedOption>& named, const std::string& name, OptionValue value);
-// Throws TypeError: "`owner`: unknown option 'bogus' (did you mean: ...?)".
-[[noreturn]] void throw_unknown_option(const char* owner, const std::string& name,
-                                       const std::vector<std::string>& known);
 // Up to 3 of `known` closest to `name` (edit distance), best first.
 [[nodiscard]] std::vector<std::string> close_matches(const std::string& name,
                                                      const std::vector<std::string>& known);

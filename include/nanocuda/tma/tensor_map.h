@@ -100,6 +100,13 @@ class TensorMap {
   [[nodiscard]] static TensorMap tiled(const TiledParams& params);
   [[nodiscard]] static TensorMap im2col(const Im2colParams& params);
 
+  // The memo tiled() keeps per thread, for callers that hold on to one geometry: its
+  // generation (changes whenever it holds another geometry; 0: none), and the descriptor for
+  // `address` while the memo still has generation `generation` (false: call tiled()).
+  [[nodiscard]] static std::uint64_t tiled_memo_generation() noexcept;
+  [[nodiscard]] static bool tiled_from_memo(std::uint64_t generation, std::uint64_t address,
+                                            CUtensorMap& out);
+
   // Validation alone, and the driver arguments it produces; neither touches the driver.
   static TensorMapDriverArgs validate(const TiledParams& params);
   static TensorMapDriverArgs validate(const Im2colParams& params);

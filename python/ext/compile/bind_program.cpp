@@ -289,7 +289,7 @@ void bind_program(nb::module_& m) {
                    auto all = LinkerOptions::option_names();
                    all.push_back("lto");
                    all.push_back("extra_flags");
-                   detail::throw_unknown_option("LinkerOptions", k, all);
+                   throw_unknown_option("LinkerOptions", k, all);
                  }
                  self->set(k, to_option_value("LinkerOptions", k, value));
                }

@@ -118,7 +118,7 @@ void set_program_option_unchecked(ProgramOptions& o, const std::string& key, con
       std::vector<std::string> all = kOwnProgramOptions;
       for (const auto& n : ProgramOptions::option_names())
         if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
-      detail::throw_unknown_option("ProgramOptions", key, all);
+      throw_unknown_option("ProgramOptions", key, all);
     }
     o.set(key, to_option_value("ProgramOptions", key, value));
   }

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "toolkit/type_cache.h"
+#include "fastpath/type_cache.h"
 
 namespace nanocuda::py {
 

@@ -9,8 +9,8 @@
 
 #include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
-#include "toolkit/torch_tensor.h"
-#include "toolkit/type_cache.h"
+#include "fastpath/torch_tensor.h"
+#include "fastpath/type_cache.h"
 
 namespace nb = nanobind;
 

@@ -10,7 +10,7 @@
 #include "bindings.h"
 #include "nanocuda/core/array_view.h"
 #include "nanocuda/core/dlpack.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 
 namespace nb = nanobind;
 

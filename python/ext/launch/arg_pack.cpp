@@ -6,7 +6,7 @@
 
 #include "tma/bound_tensor_map.h"
 #include "interop/interop.h"
-#include "toolkit/py_int.h"
+#include "fastpath/py_int.h"
 #include "nanocuda/core/array_view.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/launch/param_class.h"

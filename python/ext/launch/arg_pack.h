@@ -9,7 +9,7 @@
 #include <string>
 
 #include "interop/dlpack_exchange.h"
-#include "toolkit/torch_tensor.h"
+#include "fastpath/torch_tensor.h"
 #include "nanocuda/launch/param_packer.h"
 
 namespace nanocuda::py {

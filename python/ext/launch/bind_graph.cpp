@@ -16,7 +16,7 @@
 #include "interop/interop.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/launch/graph.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 
 namespace nb = nanobind;
 

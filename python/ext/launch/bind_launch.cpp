@@ -14,7 +14,7 @@
 #include "interop/interop.h"
 #include "launch/launch_config_args.h"
 #include "launch/launch_state.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 #include "tma/py_tensor_map.h"
 
 namespace nb = nanobind;

@@ -58,8 +58,6 @@ void bind_nvml(nb::module_& m) {
   in.def("nvml_cuda_driver_version", &nvml::cuda_driver_version);
   in.def("nvml_process_name", &nvml::process_name, nb::arg("pid"));
   in.def("nvml_device_count", &nvml::device_count);
-  testing_module(m).def("nvml_reset", &nvml::reset_for_testing,
-                        "Forgets the NVML table so the next call loads $NANOCUDA_LIBNVML again.");
 
   nb::class_<NvmlDevice>(in, "NvmlDevice", "One GPU as NVML sees it (nanocuda.system.Device wraps it).")
       .def_static("by_index", &NvmlDevice::by_index, nb::arg("index"))

@@ -1,8 +1,7 @@
-// _testing hooks of TMA: the raw driver encode (tests compare nanocuda's bytes with it), the
-// driver's own encode/address-swap cost in a C++ loop, and the thread descriptor cache's counters.
+// _testing hooks of TMA: the raw driver encode (tests compare nanocuda's bytes with it) and the
+// thread descriptor cache's counters.
 #include <nanobind/nanobind.h>
 
-#include <chrono>
 #include <cstdint>
 
 #include "bindings.h"
@@ -51,38 +50,6 @@ void bind_tma_hooks(nb::module_& parent) {
         }, "(full encodes, address swaps, reuses) of TensorMap tiled maps on this thread (tests).");
   m.def("tiled_memo_clear", [] { detail::DescriptorCache::for_this_thread().clear(); },
         "Forgets this thread's remembered tiled geometry (tests, benchmarks of the miss path).");
-  m.def("tma_driver_ns", [](std::uint64_t ptr, int count) {
-          // The driver's own cost, in a C++ loop: a full encode of the seed-001 map, and an
-          // address swap on it (what a remembered geometry at a new address costs).
-          const auto& api = detail::driver();
-          detail::AnyContext context;
-          const cuuint64_t dims[2] = {512, 512};
-          const cuuint64_t strides[1] = {1024};
-          const cuuint32_t box[2] = {64, 64}, elem[2] = {1, 1};
-          alignas(128) CUtensorMap map;
-          auto encode = [&](std::uint64_t p) {
-            return api.cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                                              reinterpret_cast<void*>(p), dims, strides, box, elem,
-                                              CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                              CU_TENSOR_MAP_SWIZZLE_128B,
-                                              CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-          };
-          detail::check(encode(ptr), "cuTensorMapEncodeTiled", "tma_driver_ns");
-          auto t0 = std::chrono::steady_clock::now();
-          for (int i = 0; i < count; ++i) encode(ptr + 256 * (i & 15));
-          auto t1 = std::chrono::steady_clock::now();
-          for (int i = 0; i < count; ++i)
-            api.cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(ptr + 256 * (i & 15)));
-          auto t2 = std::chrono::steady_clock::now();
-          auto ns = [&](auto a, auto b) {
-            return std::chrono::duration<double, std::nano>(b - a).count() / count;
-          };
-          nb::dict d;
-          d["encode"] = ns(t0, t1);
-          d["replace_address"] = ns(t1, t2);
-          return d;
-        }, "ptr"_a, "count"_a, "Driver cost of encode vs address swap in a C++ loop (ns; bench).");
   m.def("encode_tiled_raw", &encode_tiled_raw, "dtype"_a, "rank"_a, "ptr"_a, "global_dim"_a,
         "global_strides"_a, "box_dim"_a, "element_strides"_a, "interleave"_a, "swizzle"_a,
         "l2_promotion"_a, "oob_fill"_a);

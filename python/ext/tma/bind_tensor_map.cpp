@@ -20,7 +20,7 @@
 #include "tma/py_tensor_map.h"
 #include "tma/tensor_map_args.h"
 #include "tma/tensor_map_create.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

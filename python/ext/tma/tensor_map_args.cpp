@@ -13,8 +13,8 @@
 #include "nanocuda/driver/error.h"
 #include "nanocuda/tma/tma_dtype.h"
 #include "nanocuda/tma/tma_names.h"
-#include "toolkit/torch_tensor.h"
-#include "toolkit/type_cache.h"
+#include "fastpath/torch_tensor.h"
+#include "fastpath/type_cache.h"
 
 namespace nb = nanobind;
 

@@ -11,11 +11,10 @@
 #include <tuple>
 
 #include "bindings.h"
-#include "toolkit/fastcall_signature.h"
-#include "toolkit/fastcall.h"
-#include "nanocuda/tma/descriptor_cache.h"
+#include "fastpath/fastcall_signature.h"
+#include "fastpath/fastcall.h"
 #include "nanocuda/driver/error.h"
-#include "toolkit/py_int.h"
+#include "fastpath/py_int.h"
 #include "core/py_size.h"
 #include "tma/tensor_map_args.h"
 #include "tma/tiled_args_memo.h"
@@ -104,15 +103,14 @@ nb::object new_tiled_map(const TiledParams& p, std::uint64_t address,
   new (&o->tiled) TiledParams(p);
   o->tiled.address = address;
   if (generation && *generation != 0) [[likely]] {
-    detail::DescriptorCache& cache = detail::DescriptorCache::for_this_thread();
     alignas(64) CUtensorMap map;
-    if (cache.generation() == *generation && cache.at(address, map)) [[likely]] {
+    if (TensorMap::tiled_from_memo(*generation, address, map)) [[likely]] {
       std::memcpy(o->bytes, &map, 128);
       return owner;
     }
   }
   o->set_map(TensorMap::tiled(o->tiled));  // validates, and leaves this geometry in the cache
-  if (generation) *generation = detail::DescriptorCache::for_this_thread().generation();
+  if (generation) *generation = TensorMap::tiled_memo_generation();
   return owner;
 }
 

@@ -34,7 +34,7 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
     import numpy as np
 
     import nanocuda
-    from nanocuda._nanocuda import _testing as ext
+    from nanocuda._nanocuda import _bench as ext
 
     dev = nanocuda.Device(0)
     code = nanocuda.compile(SOURCE)

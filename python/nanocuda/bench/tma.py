@@ -197,11 +197,9 @@ class Tma(Subcommand):
         import nanocuda
 
         rows = run.measure(self.workloads(run), nanocuda.Device(0).sync)
-        testing = nanocuda._nanocuda._testing
-        if hasattr(testing, "tma_driver_ns"):
-            ns = testing.tma_driver_ns(torch.empty(600 * 512, dtype=torch.float16, device="cuda").data_ptr(), 20000)
-            print(f"\ndriver, C++ loop: encode {ns['encode']:.1f} ns, address swap "
-                  f"{ns['replace_address']:.1f} ns per descriptor")
+        ns = nanocuda._nanocuda._bench.tma_driver_ns(torch.empty(600 * 512, dtype=torch.float16, device="cuda").data_ptr(), 20000)
+        print(f"\ndriver, C++ loop: encode {ns['encode']:.1f} ns, address swap "
+              f"{ns['replace_address']:.1f} ns per descriptor")
         run.table(f"TMA descriptors (3 x 512x512 fp16, box 64x64, 128B swizzle), bursts of {run.burst}, "
                   f"{run.rounds} rounds (µs per iteration)", rows)
         return run.result(rows, burst=run.burst, rounds=run.rounds)

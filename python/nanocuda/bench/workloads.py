@@ -47,27 +47,27 @@ def calls(name: str, fn: Callable, args: Sequence, count: int, baseline: str | N
 def cpp_launch_loop(name: str, launcher, count: int) -> Workload:
     """C++ cuLaunchKernel loop of the extension's test hooks, replaying the arguments the
     Launcher packed at its last call (call it once before)."""
-    from nanocuda._nanocuda import _testing
+    from nanocuda._nanocuda import _bench
 
-    return Workload(name, lambda: _testing.cpp_launch_burst(launcher, count))
+    return Workload(name, lambda: _bench.cpp_launch_burst(launcher, count))
 
 
 def cpp_graph_loop(name: str, graph, count: int) -> Workload:
     """C++ cuGraphLaunch loop of the same graph."""
-    from nanocuda._nanocuda import _testing
+    from nanocuda._nanocuda import _bench
 
-    return Workload(name, lambda: _testing.cpp_graph_burst(graph, count))
+    return Workload(name, lambda: _bench.cpp_graph_burst(graph, count))
 
 
 def cpp_encode_loop(name: str, pointers: Sequence[int], count: int, launcher=None) -> Workload:
     """C++ loop: 3 cuTensorMapEncodeTiled of 512x512 fp16 (box 64x64, 128B swizzle) at the
     given addresses, then cuLaunchKernel of `launcher`'s kernel with them when given."""
-    from nanocuda._nanocuda import _testing
+    from nanocuda._nanocuda import _bench
 
     a, b, c = pointers
     if launcher is None:
-        return Workload(name, lambda: _testing.cpp_tma_burst(a, b, c, count))
-    return Workload(name, lambda: _testing.cpp_tma_burst(a, b, c, count, launcher))
+        return Workload(name, lambda: _bench.cpp_tma_burst(a, b, c, count))
+    return Workload(name, lambda: _bench.cpp_tma_burst(a, b, c, count, launcher))
 
 
 def cuda_core_kernel(cubin: bytes, kernel: str):

@@ -17,7 +17,7 @@ struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-namespace toolkit_detail {
+namespace fastpath_detail {
 
 template <auto Body, class Fn>
 struct Guarded;
@@ -37,7 +37,7 @@ struct Guarded<Body, R (*)(A...)> {
   }
 };
 
-}  // namespace toolkit_detail
+}  // namespace fastpath_detail
 
 // Marks a body that GCC would otherwise call from its guarded<> wrapper rather than inline
 // (launch(), allocate, close: tools/launch_instructions.py counted the extra call). Not for
@@ -47,7 +47,7 @@ struct Guarded<Body, R (*)(A...)> {
 // `Body`, a function that may throw, as an entry point of the same signature that never
 // does: what CPython stores in a PyMethodDef, a vectorcall slot or a tp_* slot.
 template <auto Body>
-inline constexpr auto guarded = &toolkit_detail::Guarded<Body, decltype(Body)>::call;
+inline constexpr auto guarded = &fastpath_detail::Guarded<Body, decltype(Body)>::call;
 
 using FastcallBody = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t);
 using FastcallKeywordsBody = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);

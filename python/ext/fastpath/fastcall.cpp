@@ -1,5 +1,5 @@
 // Installing raw METH_FASTCALL methods on bound types (fastcall.h).
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 
 namespace nb = nanobind;
 

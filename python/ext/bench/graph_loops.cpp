@@ -1,4 +1,4 @@
-// Native baselines for `nanocuda bench graphs` (in _testing): the same work as the Python
+// Native baselines for `nanocuda bench graphs` (in _bench): the same work as the Python
 // paths, written straight against the driver table, so the ratio shows the Python layer's cost.
 #include <nanobind/nanobind.h>
 
@@ -129,8 +129,8 @@ std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
 
 }  // namespace
 
-void bind_graph_hooks(nb::module_& parent) {
-  nb::module_ m = testing_module(parent);
+void bind_graph_loops(nb::module_& parent) {
+  nb::module_ m = bench_module(parent);
   m.def("cpp_graph_burst", [](PyGraph& g, int count) {
     Graph& graph = g.ready("cpp_graph_burst");
     CUstream h = g.stream->handle();

@@ -7,7 +7,7 @@
 #include <typeinfo>
 
 #include "bindings.h"
-#include "toolkit/fastcall.h"
+#include "fastpath/fastcall.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/nvml/nvml_error.h"

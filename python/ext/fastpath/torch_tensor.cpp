@@ -1,5 +1,5 @@
 // Reading torch tensors without importing torch: interned method names, one vectorcall each.
-#include "toolkit/torch_tensor.h"
+#include "fastpath/torch_tensor.h"
 
 #include <cstring>
 #include <string>
