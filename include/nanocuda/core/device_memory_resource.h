@@ -5,6 +5,7 @@
 #include <cuda.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -95,10 +96,18 @@ class DeviceMemoryResource : public MemoryResource {
   DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned, bool ipc, bool mapped);
   static std::shared_ptr<DeviceMemoryResource> import_pool(const Device& device, int fd);
   void check_open(const char* call) const;
-  // Destroys pool_ with the device's context current; never throws (errors are deferred).
-  void destroy_pool() noexcept;
+  // A Buffer of this resource was freed (or handed back its import); the last one after close()
+  // destroys the pool.
+  void buffer_released() noexcept;
+  // Destroys `pool` with the device's context current; never throws (errors are deferred).
+  void destroy_pool(CUmemoryPool pool) noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
+  // close() with Buffers still open (they hold this resource): the pool waits here and the
+  // last Buffer's deallocate destroys it, so no free ever reaches a destroyed pool (cuda.core
+  // too keeps the pool alive for its buffers). live_ counts the open Buffers.
+  std::atomic<CUmemoryPool> closed_pool_{nullptr};
+  std::atomic<std::size_t> live_{0};
   bool owned_ = false, ipc_enabled_ = false, mapped_ = false;
   std::array<unsigned char, 16> uuid_{};
   std::unique_ptr<IpcAllocationHandle> handle_;
