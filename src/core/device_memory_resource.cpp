@@ -133,7 +133,7 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_registry(const 
 DeviceMemoryResource::~DeviceMemoryResource() {
   if (!owned_) return;
   destroy_pool(std::exchange(pool_, nullptr));
-  destroy_pool(closed_pool_.exchange(nullptr));
+  destroy_pool(keeper_.take());
 }
 
 void DeviceMemoryResource::destroy_pool(CUmemoryPool pool) noexcept {
@@ -183,13 +183,12 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
   }
   detail::check(rc, "cuMemAllocFromPoolAsync",
                 [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes) on " + stream.describe(); });
-  live_.fetch_add(1, std::memory_order_relaxed);
+  keeper_.allocated();
   return ptr;
 }
 
 void DeviceMemoryResource::buffer_released() noexcept {
-  if (live_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-    if (CUmemoryPool pool = closed_pool_.exchange(nullptr)) destroy_pool(pool);  // close() waited for it
+  if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
 }
 
 void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
@@ -356,7 +355,7 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
   }
   ++entry.count;
   lock.unlock();
-  mapped->live_.fetch_add(1, std::memory_order_relaxed);
+  mapped->keeper_.allocated();
   return Buffer::adopt(ptr, descriptor.size, stream, mapped);
 }
 
@@ -367,14 +366,8 @@ void DeviceMemoryResource::close() {
     std::lock_guard lock(g_mapped_mutex);
     if (auto it = g_mapped.find(uuid_); it != g_mapped.end() && it->second.lock().get() == this) g_mapped.erase(it);
   }
-  CUmemoryPool pool = std::exchange(pool_, nullptr);
-  if (live_.load(std::memory_order_acquire) > 0) {
-    // Buffers are still open: the last one destroys the pool (buffer_released).
-    closed_pool_.store(pool);
-    if (live_.load(std::memory_order_acquire) > 0) return;
-    pool = closed_pool_.exchange(nullptr);  // the last one went meanwhile: whoever takes it destroys it
-    if (!pool) return;
-  }
+  CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr));
+  if (!pool) return;  // Buffers are still open: the last one destroys the pool (buffer_released)
   CurrentContext guard(*device_.context());  // the caller's thread may have no context current
   NANOCUDA_CALL(cuMemPoolDestroy, [&] { return "DeviceMemoryResource.close(" + describe() + ")"; }, pool);
 }

@@ -98,6 +98,21 @@ def test_a_pool_closed_under_open_buffers_outlives_them(device):
     stream.sync()
 
 
+def test_a_pinned_pool_closed_under_an_open_buffer_outlives_it(device):
+    mr = nanocuda.PinnedMemoryResource(options=nanocuda.PinnedMemoryResourceOptions(max_size=1 << 21))
+    stream = nanocuda.Stream(device=device)
+    buf = mr.allocate(64, stream=stream)
+    mr.close()
+    x = np.arange(16, dtype=np.float32)
+    out = np.empty_like(x)
+    nanocuda.copy(buf, x, stream=stream)
+    nanocuda.copy(out, buf, stream=stream)
+    stream.sync()
+    np.testing.assert_array_equal(out, x)
+    buf.close()  # frees, then destroys the pool close() left to it
+    stream.sync()
+
+
 def test_small_ipc_pools_allocate_again_and_again(device):
     # cuda.core's IPC tests make many 2 MiB IPC pools in one process; each must allocate.
     stream = nanocuda.Stream(device=device)

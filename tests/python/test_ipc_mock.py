@@ -310,9 +310,17 @@ def test_a_closed_pool_waits_for_its_open_buffers(mock_libcuda, tmp_path):
         b2.close()
         assert read()[-2:] == ["destroy", "1000"], read()  # destroyed by the last buffer, after its free
         assert read().count("free") == 2, read()
-        os.environ.pop("NANOCUDA_MOCK_TRACE")
         m2 = nanocuda.DeviceMemoryResource(0, nanocuda.DeviceMemoryResourceOptions(ipc_enabled=True))
         m2.close()  # no buffers: destroyed at once
+        assert read().count("destroy") == 2, read()
+        pinned = nanocuda.PinnedMemoryResource(options=nanocuda.PinnedMemoryResourceOptions(max_size=1 << 21))
+        pb = pinned.allocate(64)
+        pinned.close()
+        pinned.close()
+        assert pinned.is_closed and read().count("destroy") == 2, read()  # the same rule for pinned pools
+        pb.close()
+        assert read()[-4:] == ["free", "7f0000000000", "destroy", "1000"], read()
+        os.environ.pop("NANOCUDA_MOCK_TRACE")
     """)
 
 

@@ -5,7 +5,6 @@
 #include <cuda.h>
 
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -103,11 +102,7 @@ class DeviceMemoryResource : public MemoryResource {
   void destroy_pool(CUmemoryPool pool) noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
-  // close() with Buffers still open (they hold this resource): the pool waits here and the
-  // last Buffer's deallocate destroys it, so no free ever reaches a destroyed pool (cuda.core
-  // too keeps the pool alive for its buffers). live_ counts the open Buffers.
-  std::atomic<CUmemoryPool> closed_pool_{nullptr};
-  std::atomic<std::size_t> live_{0};
+  PoolKeeper keeper_;  // close() under open Buffers: the last one's free destroys the pool
   bool owned_ = false, ipc_enabled_ = false, mapped_ = false;
   std::array<unsigned char, 16> uuid_{};
   std::unique_ptr<IpcAllocationHandle> handle_;
