@@ -215,6 +215,18 @@ static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* d
   return 0;
 }
 
+/* NANOCUDA_MOCK_TRACE=FILE: each pool destroy and each free is appended there as a line
+ * ("destroy POOL", "free PTR"), so tests can check their order (a free after its pool's
+ * destroy would be a use of a destroyed pool on a real driver). */
+#include <stdio.h>
+static void trace(const char* what, unsigned long long v) {
+  const char* path = getenv("NANOCUDA_MOCK_TRACE");
+  FILE* f = path ? fopen(path, "a") : NULL;
+  if (f) { fprintf(f, "%s %llx\n", what, v); fclose(f); }
+}
+static CUresult pool_destroy(void* pool) { trace("destroy", (unsigned long long)pool); return 0; }
+static CUresult free_async(unsigned long long ptr, void* stream) { (void)stream; trace("free", ptr); return 0; }
+
 /* What cuPointerGetAttribute says about every address: NANOCUDA_MOCK_POINTER is "pageable"
  * (unknown to the driver: CUDA_ERROR_INVALID_VALUE), "pinned", "managed" or "device" (each on
  * device 0); unset, it succeeds and writes nothing, like every other call. An imported IPC
@@ -284,6 +296,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuMemPoolCreate")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuMemPoolDestroy")) *fn = (void*)pool_destroy;
+  else if (!strcmp(symbol, "cuMemFreeAsync")) *fn = (void*)free_async;
   else if (!strcmp(symbol, "cuMemPoolExportToShareableHandle")) *fn = (void*)pool_export;
   else if (!strcmp(symbol, "cuMemPoolImportFromShareableHandle")) *fn = (void*)pool_import;
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;

@@ -131,11 +131,12 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_registry(const 
 }
 
 DeviceMemoryResource::~DeviceMemoryResource() {
-  if (owned_) destroy_pool();
+  if (!owned_) return;
+  destroy_pool(std::exchange(pool_, nullptr));
+  destroy_pool(keeper_.take());
 }
 
-void DeviceMemoryResource::destroy_pool() noexcept {
-  CUmemoryPool pool = std::exchange(pool_, nullptr);
+void DeviceMemoryResource::destroy_pool(CUmemoryPool pool) noexcept {
   const auto* api = detail::loaded_driver();
   if (!pool || !api) return;
   try {
@@ -182,20 +183,36 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
   }
   detail::check(rc, "cuMemAllocFromPoolAsync",
                 [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes) on " + stream.describe(); });
+  keeper_.allocated();
   return ptr;
+}
+
+void DeviceMemoryResource::buffer_released() noexcept {
+  if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
 }
 
 void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
   if (mapped_) {
-    std::lock_guard lock(imports_mutex_);
+    std::unique_lock lock(imports_mutex_);
     auto it = imports_.find(ptr);
-    if (it != imports_.end() && --it->second.count > 0) return;  // another import still uses it
-    if (it != imports_.end()) imports_.erase(it);
+    if (it != imports_.end() && it->second.count > 1) {  // another import still uses it
+      --it->second.count;
+      lock.unlock();
+      buffer_released();
+      return;
+    }
   }
-  CurrentContext guard(stream.context());
-  NANOCUDA_CALL(cuMemFreeAsync,
-                [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
-                ptr, stream.handle());
+  {
+    CurrentContext guard(stream.context());
+    NANOCUDA_CALL(cuMemFreeAsync,
+                  [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
+                  ptr, stream.handle());
+  }
+  if (mapped_) {  // freed: forget the import (a failed free leaves the buffer open, still counted)
+    std::lock_guard lock(imports_mutex_);
+    imports_.erase(ptr);
+  }
+  buffer_released();
 }
 
 std::string DeviceMemoryResource::describe() const {
@@ -288,16 +305,18 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
 
 Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
                                            const IpcBufferDescriptor& descriptor, const Stream& stream) {
-  if (!mapped || !mapped->mapped_)
-    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
-                     "(DeviceMemoryResource.from_allocation_handle)");
-  mapped->check_open("import");
-  // The descriptor comes from another process: check what can be checked before the driver.
+  // The descriptor comes from another process: check what can be checked before the driver,
+  // and before the resource (cuda.core's order: a truncated payload is the error reported).
   if (descriptor.payload_length < sizeof(CUmemPoolPtrExportData))
     throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's payload is " +
                      std::to_string(descriptor.payload_length) + " bytes; expected at least " +
                      std::to_string(sizeof(CUmemPoolPtrExportData)));
   if (descriptor.size == 0) throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size is 0");
+  // The descriptor is checked first (cuda.core's order), whatever resource it is given to.
+  if (!mapped || !mapped->mapped_)
+    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
+                     "(DeviceMemoryResource.from_allocation_handle)");
+  mapped->check_open("import");
   // The driver says INVALID_VALUE for a pointer of another pool; say it first, naming both.
   if (descriptor.pool_uuid != kNoUuid && mapped->uuid_ != kNoUuid && descriptor.pool_uuid != mapped->uuid_)
     throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "Buffer.from_ipc_descriptor",
@@ -336,6 +355,7 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
   }
   ++entry.count;
   lock.unlock();
+  mapped->keeper_.allocated();
   return Buffer::adopt(ptr, descriptor.size, stream, mapped);
 }
 
@@ -346,7 +366,8 @@ void DeviceMemoryResource::close() {
     std::lock_guard lock(g_mapped_mutex);
     if (auto it = g_mapped.find(uuid_); it != g_mapped.end() && it->second.lock().get() == this) g_mapped.erase(it);
   }
-  CUmemoryPool pool = std::exchange(pool_, nullptr);
+  CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr));
+  if (!pool) return;  // Buffers are still open: the last one destroys the pool (buffer_released)
   CurrentContext guard(*device_.context());  // the caller's thread may have no context current
   NANOCUDA_CALL(cuMemPoolDestroy, [&] { return "DeviceMemoryResource.close(" + describe() + ")"; }, pool);
 }

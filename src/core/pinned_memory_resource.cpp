@@ -30,10 +30,22 @@ PinnedMemoryResource::PinnedMemoryResource(const Device& device, const PinnedMem
 }
 
 PinnedMemoryResource::~PinnedMemoryResource() {
-  if (!pool_) return;
-  if (const auto* api = detail::loaded_driver())
-    if (CUresult rc = api->cuMemPoolDestroy(pool_); rc != CUDA_SUCCESS)
+  destroy_pool(std::exchange(pool_, nullptr));
+  destroy_pool(keeper_.take());
+}
+
+void PinnedMemoryResource::destroy_pool(CUmemoryPool pool) noexcept {
+  const auto* api = detail::loaded_driver();
+  if (!pool || !api) return;
+  try {
+    CurrentContext guard(*device_.context());  // a finalizer's thread may have none current
+    if (CUresult rc = api->cuMemPoolDestroy(pool); rc != CUDA_SUCCESS)
       detail::record_deferred_error(rc, "cuMemPoolDestroy", "PinnedMemoryResource");
+  } catch (const Error& e) {
+    detail::record_deferred_error(e.code(), "cuMemPoolDestroy", "PinnedMemoryResource");
+  } catch (...) {
+    detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "cuMemPoolDestroy", "PinnedMemoryResource");
+  }
 }
 
 std::string PinnedMemoryResource::describe() const {
@@ -70,6 +82,7 @@ CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& strea
     NANOCUDA_CALL(cuMemAllocFromPoolAsync,
                   [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
                   &ptr, size, pool_, stream.handle());
+    keeper_.allocated();
     return ptr;
   }
   CurrentContext guard(*device_.context());  // cuMemHostAlloc is synchronous: the stream plays no part
@@ -86,6 +99,7 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
     NANOCUDA_CALL(cuMemFreeAsync,
                   [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
                   ptr, stream.handle());
+    if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
     return;
   }
   stream.sync();  // a copy in flight may still read or write it
@@ -97,8 +111,10 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
 void PinnedMemoryResource::close() {
   if (closed_) return;
   closed_ = true;
-  if (CUmemoryPool pool = std::exchange(pool_, nullptr))
+  if (CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr))) {  // null: Buffers wait
+    CurrentContext guard(*device_.context());  // the caller's thread may have no context current
     NANOCUDA_CALL(cuMemPoolDestroy, "PinnedMemoryResource.close", pool);
+  }
 }
 
 }  // namespace nanocuda

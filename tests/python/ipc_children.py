@@ -100,3 +100,16 @@ def event_properties(event, queue):
                    event.is_blocking_sync, event.device, event.context))
     except Exception as e:  # noqa: BLE001
         queue.put(("error", f"{type(e).__name__}: {e}"))
+
+
+def close_mapped_pool_first(mr, buf):
+    """Closes the mapped resource while its imported Buffer is open, then the Buffer."""
+    import nanocuda
+
+    assert mr.is_mapped and buf.is_mapped
+    mr.close()
+    s = nanocuda.Stream(device=0)
+    nanocuda.memset(buf, 1, stream=s)  # still mapped: the pool waits for it
+    s.sync()
+    buf.close()
+    mr.close()

@@ -61,6 +61,15 @@ def child_checks(mr, buf, handle, desc, event):
     assert event.ipc_descriptor == bytes(64)  # what the mock driver exports
 
 
+def close_mapped_first(mr, buf, trace):
+    import os
+    os.environ["NANOCUDA_MOCK_TRACE"] = trace
+    mr.close()
+    assert mr.is_closed and not buf.is_closed
+    buf.close()
+    mr.close()  # idempotent
+
+
 class IPCBufferDescriptor:
     """Stands for cuda.core's own descriptor class: only its pickled form is public."""
 
@@ -274,3 +283,55 @@ def test_bad_ipc_input_names_the_call_and_the_rule(mock_libcuda, tmp_path):
             else:
                 raise AssertionError(text)
     """)
+
+
+def _trace(path):
+    return path.read_text().split() if path.exists() else []
+
+
+def test_a_closed_pool_waits_for_its_open_buffers(mock_libcuda, tmp_path):
+    trace = tmp_path / "trace"
+    run_scenario(mock_libcuda, tmp_path, f"""
+        import os
+        os.environ["NANOCUDA_MOCK_TRACE"] = {str(trace)!r}
+        read = lambda: open({str(trace)!r}).read().split() if os.path.exists({str(trace)!r}) else []
+        b1, b2 = mr.allocate(64), mr.allocate(64)
+        mr.close()
+        mr.close()
+        assert mr.is_closed and read() == [], read()  # the buffers still hold the pool
+        try:
+            mr.allocate(64)
+        except ValueError as e:
+            assert "closed" in str(e), e
+        else:
+            raise AssertionError("a closed resource must not allocate")
+        b1.close()
+        assert "destroy" not in read(), read()
+        b2.close()
+        assert read()[-2:] == ["destroy", "1000"], read()  # destroyed by the last buffer, after its free
+        assert read().count("free") == 2, read()
+        m2 = nanocuda.DeviceMemoryResource(0, nanocuda.DeviceMemoryResourceOptions(ipc_enabled=True))
+        m2.close()  # no buffers: destroyed at once
+        assert read().count("destroy") == 2, read()
+        pinned = nanocuda.PinnedMemoryResource(options=nanocuda.PinnedMemoryResourceOptions(max_size=1 << 21))
+        pb = pinned.allocate(64)
+        pinned.close()
+        pinned.close()
+        assert pinned.is_closed and read().count("destroy") == 2, read()  # the same rule for pinned pools
+        pb.close()
+        assert read()[-4:] == ["free", "7f0000000000", "destroy", "1000"], read()
+        os.environ.pop("NANOCUDA_MOCK_TRACE")
+    """)
+
+
+def test_a_mapped_pool_closed_before_its_buffer_is_freed_first(mock_libcuda, tmp_path):
+    trace = tmp_path / "child-trace"
+    run_scenario(mock_libcuda, tmp_path, f"""
+        buf = mr.allocate(64)
+        p = mp.Process(target=close_mapped_first, args=(mr, buf, {str(trace)!r}))
+        p.start(); p.join(120)
+        assert p.exitcode == 0, p.exitcode
+        buf.close(); mr.close()
+    """)
+    words = _trace(trace)
+    assert words[0::2] == ["free", "destroy"], words  # the import is freed before its pool goes

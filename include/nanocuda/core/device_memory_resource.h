@@ -95,10 +95,14 @@ class DeviceMemoryResource : public MemoryResource {
   DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned, bool ipc, bool mapped);
   static std::shared_ptr<DeviceMemoryResource> import_pool(const Device& device, int fd);
   void check_open(const char* call) const;
-  // Destroys pool_ with the device's context current; never throws (errors are deferred).
-  void destroy_pool() noexcept;
+  // A Buffer of this resource was freed (or handed back its import); the last one after close()
+  // destroys the pool.
+  void buffer_released() noexcept;
+  // Destroys `pool` with the device's context current; never throws (errors are deferred).
+  void destroy_pool(CUmemoryPool pool) noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
+  PoolKeeper keeper_;  // close() under open Buffers: the last one's free destroys the pool
   bool owned_ = false, ipc_enabled_ = false, mapped_ = false;
   std::array<unsigned char, 16> uuid_{};
   std::unique_ptr<IpcAllocationHandle> handle_;

@@ -48,14 +48,17 @@ class PinnedMemoryResource : public MemoryResource {
   // The pool (ValueError without options or once closed).
   [[nodiscard]] CUmemoryPool handle() const;
   [[nodiscard]] MemoryPoolAttributes attributes() const;
-  // Destroys the pool (memory still in Buffers is freed when they close); later allocate()
-  // raises ValueError. Without a pool it only marks the resource closed.
+  // Destroys the pool, or, with Buffers open, leaves that to the last one's free; later
+  // allocate() raises ValueError. Without a pool it only marks the resource closed.
   void close();
 
  private:
   void check_open(const char* call) const;
+  // Destroys `pool` with the device's context current; never throws (errors are deferred).
+  void destroy_pool(CUmemoryPool pool) noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
+  PoolKeeper keeper_;  // close() under open Buffers: the last one's free destroys the pool
   bool pooled_ = false, ipc_enabled_ = false, closed_ = false;
   int numa_id_ = -1;
 };
