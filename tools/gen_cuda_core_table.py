@@ -52,8 +52,6 @@ NOTES = {
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).
-    "graph.GraphBuilder.graph_definition": "-nanocuda has no explicit graph objects (`GraphDefinition`, nodes) to mix "
-                                           "with capture; `GraphBuilder.topology` shows the captured nodes and edges",
     "TensorMapDescriptor.device": "-a `TensorMap` is encoded from the pointer alone and does not record a device; it "
                                   "works on the device that owns the memory",
     "utils.StridedMemoryView.copy_from": "-copying between views is not in nanocuda yet; `nanocuda.copy(dst, src, "
@@ -79,7 +77,7 @@ REASON = {
     "GraphicsResource": "OpenGL/Vulkan interop is outside nanocuda's scope",
     "Host": "host NUMA memory locations are outside nanocuda's scope",
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside nanocuda's scope",
-    "GraphMemoryResource": "graph-owned allocations are outside nanocuda's scope (graphs are captured, not built node by node)",
+    "GraphMemoryResource": "not in nanocuda yet: graph allocations come from `GraphDefinition.allocate` / `GraphBuilder` capture",
     "LegacyPinnedMemoryResource": "`PinnedMemoryResource` covers pinned host memory",
     # Members of resources nanocuda has, that only a memory pool can answer honestly.
     "ManagedMemoryResource": "nanocuda's managed memory is cuMemAllocManaged, not a managed memory pool: there is "
@@ -89,7 +87,7 @@ REASON = {
     "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
                                     "is fixed (pinned device memory on the resource's device, no shareable handle, "
                                     "the recommended granularity, any address, read-write access)",
-    "cuda.core.graph": "explicit graph construction (node objects) is outside nanocuda's scope: nanocuda builds graphs by stream capture (`Graph`, `GraphBuilder`)",
+    "cuda.core.graph": "not in nanocuda's explicit graphs yet (`GraphDefinition` and the node classes cover the rest)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's scope",
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
     "cuda.core.system.nvml": "an NVML query nanocuda.system does not make yet (it has devices, memory, PCI, "
@@ -170,6 +168,9 @@ def cuda_core_rows():
             if key == "cuda.core.graph" and name in ("Graph", "GraphBuilder", "GraphCompleteOptions",
                                                      "GraphDebugPrintOptions"):
                 add_class(key, f"{short}.{name}", obj, name)
+                continue
+            if key == "cuda.core.graph":  # explicit graphs: looked up in nanocuda.graph
+                add_class(key, f"{short}.{name}", obj, f"graph.{name}")
                 continue
             # nanocuda.typing, .texture and .checkpoint have cuda.core's names: those rows resolve like any other.
             resolves = key in ("cuda.core.typing", "cuda.core.texture", "cuda.core.checkpoint")
@@ -342,7 +343,7 @@ def main() -> None:
         "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
         "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
         "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
-        "(explicit graph nodes, green contexts, some NVML queries, graphics interop, memory-pool "
+        "(green contexts, some NVML queries, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
         "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",

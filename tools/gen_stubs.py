@@ -92,12 +92,13 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "Device.create_texture_object": {"resource": "_texture.ResourceDescriptor",
                                      "options": "_texture.TextureObjectOptions | dict[str, Any]"},
     "Device.create_surface_object": {"resource": "_texture.ResourceDescriptor"},
-    "Event.__rsub__": {"other": "Any"},
-    "Event.__isub__": {"other": "Any"},
+    "Event.__rsub__": {"arg": "Any"},
+    "Event.__isub__": {"arg": "Any"},
     "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource", "ipc_descriptor": "IPCBufferDescriptor"},
     "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
     "DeviceMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
     "DeviceMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
+    "GraphBuilder.callback": {"user_data": "bytes | bytearray | memoryview | int"},
 }
 # Bindings that return an object of the nanocuda.texture package: their return types.
 TEXTURE_RETURNS = {"create_opaque_array": "OpaqueArray", "create_mipmapped_array": "MipmappedArray",

@@ -59,11 +59,118 @@ static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) { ++
   return 0;
 }
 
+
+/* Graphs made by cuGraphCreate (or conditional bodies, child clones) are modelled: nodes with
+ * their types and edges, so the explicit-graph API's topology can be tested without a GPU.
+ * Offsets into CUgraphNodeParams are cuda.h 13.0's (the mock includes no CUDA header). */
+#define MOCK_MAGIC 0x6e636d67u
+#define MOCK_MAX 512
+typedef struct MockGraph MockGraph;
+typedef struct MockNode { unsigned magic; int type, alive; MockGraph* g; MockGraph* child; } MockNode;
+struct MockGraph { unsigned magic; size_t n, ne; MockNode* nodes[MOCK_MAX]; MockNode* from[MOCK_MAX]; MockNode* to[MOCK_MAX]; };
+static unsigned long long next_alloc = 0x7f0000100000ull, next_cond = 1;
+/* Other mock handles are small constants (0x1000, 0x3000 + 8i): never dereferenced. */
+static MockGraph* mock_graph(void* g) {
+  MockGraph* m = g;
+  return (unsigned long long)g > 0x100000 && m->magic == MOCK_MAGIC ? m : NULL;
+}
+static MockNode* mock_node(void* n) {
+  MockNode* m = n;
+  return (unsigned long long)n > 0x100000 && m->magic == MOCK_MAGIC ? m : NULL;
+}
+static MockGraph* new_graph(void) { MockGraph* g = calloc(1, sizeof *g); g->magic = MOCK_MAGIC; return g; }
+static CUresult graph_create(void** g, unsigned flags) { (void)flags; *g = new_graph(); return 0; }
+static CUresult graph_destroy(void* g) { MockGraph* m = mock_graph(g); if (m) m->magic = 0; return 0; }
+static int has_edge(MockGraph* g, MockNode* a, MockNode* b) {
+  for (size_t i = 0; i < g->ne; ++i) if (g->from[i] == a && g->to[i] == b) return 1;
+  return 0;
+}
+static CUresult add_edges(void* g, void** from, void** to, void* data, size_t n) {
+  MockGraph* m = mock_graph(g);
+  (void)data;
+  if (!m) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    MockNode *a = mock_node(from[i]), *b = mock_node(to[i]);
+    if (!a || !b || a->g != m || b->g != m || !a->alive || !b->alive || a == b) return 1;
+    if (has_edge(m, a, b)) return 1;
+    if (m->ne == MOCK_MAX) return 2;
+    m->from[m->ne] = a; m->to[m->ne++] = b;
+  }
+  return 0;
+}
+static CUresult remove_edges(void* g, void** from, void** to, void* data, size_t n) {
+  MockGraph* m = mock_graph(g);
+  (void)data;
+  if (!m) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    size_t j = 0;
+    while (j < m->ne && !(m->from[j] == from[i] && m->to[j] == to[i])) ++j;
+    if (j == m->ne) return 1; /* no such edge */
+    m->from[j] = m->from[m->ne - 1]; m->to[j] = m->to[--m->ne];
+  }
+  return 0;
+}
+static CUresult add_node(void** out, void* g, void** deps, void* data, size_t n, void* params) {
+  MockGraph* m = mock_graph(g);
+  unsigned char* p = params;
+  int type = *(int*)p;
+  if (!m) { *out = NULL; return 0; }
+  for (size_t i = 0; i < n; ++i) { MockNode* d = mock_node(deps[i]); if (!d || d->g != m || !d->alive) return 1; }
+  if (m->n == MOCK_MAX) return 2;
+  MockNode* node = calloc(1, sizeof *node);
+  node->magic = MOCK_MAGIC; node->type = type; node->alive = 1; node->g = m;
+  if (type == 13) { /* conditional: make its bodies */
+    unsigned size = *(unsigned*)(p + 28);
+    void** bodies = *(void***)(p + 32);
+    if (size == 0) { free(node); return 1; }
+    for (unsigned i = 0; i < size; ++i) bodies[i] = new_graph();
+  }
+  if (type == 10) { *(unsigned long long*)(p + 128) = next_alloc; next_alloc += 0x100000; }
+  if (type == 1) node->child = new_graph(); /* the node's clone of the child graph */
+  m->nodes[m->n++] = node;
+  *out = node;
+  for (size_t i = 0; i < n; ++i) { m->from[m->ne] = deps[i]; m->to[m->ne++] = node; }
+  (void)data;
+  return 0;
+}
+static CUresult destroy_node(void* n) {
+  MockNode* node = mock_node(n);
+  if (!node || !node->alive) return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  MockGraph* m = node->g;
+  node->alive = 0;
+  for (size_t i = 0; i < m->ne;)
+    if (m->from[i] == node || m->to[i] == node) { m->from[i] = m->from[m->ne - 1]; m->to[i] = m->to[--m->ne]; }
+    else ++i;
+  return 0;
+}
+static CUresult node_type(void* n, int* type) { MockNode* node = mock_node(n); *type = node ? node->type : 0; return 0; }
+static CUresult child_graph(void* n, void** g) { MockNode* node = mock_node(n); *g = node ? node->child : NULL; return 0; }
+static CUresult get_edges(void* g, void** from, void** to, void* data, size_t* n) {
+  MockGraph* m = mock_graph(g);
+  (void)data;
+  if (!m) { *n = 0; return 0; }
+  if (from) for (size_t i = 0; i < m->ne && i < *n; ++i) { from[i] = m->from[i]; to[i] = m->to[i]; }
+  *n = m->ne;
+  return 0;
+}
+static CUresult cond_create(unsigned long long* h, void* g, void* ctx, unsigned v, unsigned f) {
+  (void)g; (void)ctx; (void)v; (void)f;
+  *h = next_cond++;
+  return 0;
+}
+
 /* Graphs report NANOCUDA_MOCK_GRAPH_NODES nodes (default 0), all kernel nodes (type 0). */
 static CUresult graph_nodes(void* g, void** nodes, size_t* n) { ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_GRAPH_NODES");
   size_t count = spec ? strtoul(spec, NULL, 10) : 0;
-  (void)g;
+  MockGraph* m = mock_graph(g);
+  if (m) { /* a modelled graph: its live nodes */
+    size_t k = 0;
+    for (size_t i = 0; i < m->n; ++i)
+      if (m->nodes[i]->alive) { if (nodes && k < *n) nodes[k] = m->nodes[i]; ++k; }
+    *n = k;
+    return 0;
+  }
   if (nodes)
     for (size_t i = 0; i < count && i < *n; ++i) nodes[i] = (void*)(0x3000 + 8 * i);
   *n = count;
@@ -151,6 +258,16 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
            !strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuTexObjectCreate") || !strcmp(symbol, "cuSurfObjectCreate")) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
+  else if (!strcmp(symbol, "cuGraphCreate")) *fn = (void*)graph_create;
+  else if (!strcmp(symbol, "cuGraphDestroy")) *fn = (void*)graph_destroy;
+  else if (!strcmp(symbol, "cuGraphAddNode")) *fn = (void*)add_node;
+  else if (!strcmp(symbol, "cuGraphDestroyNode")) *fn = (void*)destroy_node;
+  else if (!strcmp(symbol, "cuGraphAddDependencies")) *fn = (void*)add_edges;
+  else if (!strcmp(symbol, "cuGraphRemoveDependencies")) *fn = (void*)remove_edges;
+  else if (!strcmp(symbol, "cuGraphGetEdges")) *fn = (void*)get_edges;
+  else if (!strcmp(symbol, "cuGraphNodeGetType")) *fn = (void*)node_type;
+  else if (!strcmp(symbol, "cuGraphChildGraphNodeGetGraph")) *fn = (void*)child_graph;
+  else if (!strcmp(symbol, "cuGraphConditionalHandleCreate")) *fn = (void*)cond_create;
   /* Events get a non-zero handle (an Event whose handle is 0 reads as closed). */
   else if (!strcmp(symbol, "cuEventCreate")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuIpcOpenEventHandle")) *fn = (void*)handle;

@@ -1,6 +1,8 @@
 // The nanocuda._nanocuda extension: registers every binding and maps C++ errors once.
 #include <nanobind/nanobind.h>
 
+#include <cstdlib>
+
 #include "bindings.h"
 
 namespace nb = nanobind;
@@ -32,6 +34,11 @@ nb::module_ internal_module(nb::module_& m) {
 
 NB_MODULE(_nanocuda, m) {
   m.doc() = "nanocuda's compiled core; use the nanocuda package, not this module.";
+  // nanobind lists the instances still alive when the interpreter exits. In user programs that
+  // is normal (options or resources kept in module globals, cycles the last GC left), and the
+  // list read like a nanocuda bug; it is a tool for binding work: NANOCUDA_LEAK_WARNINGS=1
+  // shows it (the test suite sets it).
+  nb::set_leak_warnings(std::getenv("NANOCUDA_LEAK_WARNINGS") != nullptr);
   nanocuda::py::register_errors(m);
   nanocuda::py::bind_device(m);
   nanocuda::py::bind_stream(m);

@@ -81,6 +81,7 @@ from ._managed_buffer import ManagedBuffer
 from . import _memory_resource  # noqa: F401  (Python MemoryResource subclasses need no super().__init__())
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
+from .graph import GraphCompleteOptions  # cuda.core's: checks upload_stream on use (graph/__init__.py)
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing

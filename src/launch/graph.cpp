@@ -119,6 +119,19 @@ void Graph::upload(const Stream& stream) const {
                 exec_.get(), stream.handle());
 }
 
+void Graph::set_node_enabled(CUgraphNode node, bool enabled) {
+  CurrentContext guard(*context_);
+  NANOCUDA_CALL(cuGraphNodeSetEnabled, [&] { return describe(); }, exec_.get(), node,
+                enabled ? 1u : 0u);
+}
+
+bool Graph::node_enabled(CUgraphNode node) const {
+  CurrentContext guard(*context_);
+  unsigned on = 0;
+  NANOCUDA_CALL(cuGraphNodeGetEnabled, [&] { return describe(); }, exec_.get(), node, &on);
+  return on != 0;
+}
+
 void Graph::set_kernel_params(std::size_t index, void** params) {
   (void)kernel_nodes();
   if (index >= kernels_.size())

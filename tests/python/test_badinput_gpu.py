@@ -67,8 +67,9 @@ def _child_noop(*args):
     pass
 
 
-def _fill_pickled(raw):
-    buf = pickle.loads(raw)
+def _fill_pickled(args):
+    mr, raw = args  # the pool arrives through multiprocessing first (registered by uuid) ...
+    buf = pickle.loads(raw)  # ... so a plain-pickled Buffer of it finds it, as in cuda.core
     nanocuda.memset(buf, 7, stream=nanocuda.Stream(device=buf.device))
     nanocuda.Device(buf.device.ordinal).sync()
     buf.close()
@@ -104,7 +105,7 @@ def test_buffers_through_a_worker_pool(device):
     bufs = [mrs[i % 2].allocate(64, stream=s) for i in range(8)]
     s.sync()
     with ctx.Pool(2) as pool:
-        assert pool.map(_fill_pickled, [pickle.dumps(b) for b in bufs[:4]]) == [64] * 4
+        assert pool.map(_fill_pickled, [(mrs[i % 2], pickle.dumps(b)) for i, b in enumerate(bufs[:4])]) == [64] * 4
         assert pool.map(_fill_sent, bufs[4:]) == [64] * 4
     for i, b in enumerate(bufs):
         host = np.empty(64, np.uint8)

@@ -73,7 +73,9 @@ def test_streams_events_and_timing(kernels):
     other.sync()
     e = dev.create_event(EventOptions(busy_waited_sync=True))
     assert e.is_sync_busy_waited and e.is_timing_disabled
-    ipc = dev.create_event(EventOptions(ipc_enabled=True))
+    with pytest.raises(TypeError, match="must be bound"):  # cuda.core: IPC events come from Stream.record
+        dev.create_event(EventOptions(ipc_enabled=True))
+    ipc = s.record(options=EventOptions(ipc_enabled=True))
     assert ipc.is_ipc_enabled
     # a foreign stream through __cuda_stream__, both ways
     wrapped = dev.create_stream(s)

@@ -72,7 +72,7 @@ def test_events_with_cuda_core_12_options(mod):
         end.sync()
     with pytest.raises(ValueError, match="Stream.wait.*closed"):
         s.wait(end)
-    ipc = dev.create_event(EventOptions(ipc_enabled=True))
+    ipc = dev.create_stream().record(options=EventOptions(ipc_enabled=True))
     assert ipc.ipc_descriptor == ipc.get_ipc_descriptor() and len(ipc.ipc_descriptor) == 64
     ipc.close()
     with pytest.raises(ValueError, match="closed"):

@@ -253,7 +253,7 @@ def test_bad_input_raises_clear_errors(k, device, stream):
         b.if_cond("h")
     with pytest.raises(TypeError, match="kernel 'store' takes 2 arguments"):
         nanocuda.launch(b, ONE, k["store"], 0)
-    with pytest.raises(TypeError, match="expected a callable"):
+    with pytest.raises(TypeError, match="fn must be a callable"):
         b.callback(3)
     with pytest.raises(ValueError, match="element_size"):
         b.memset(nanocuda.Buffer(16, stream=stream), 0, 4, element_size=3)

@@ -215,7 +215,7 @@ def test_ipc_pool_exports_in_process(device, stream):
     mr = nanocuda.DeviceMemoryResource(device, nanocuda.DeviceMemoryResourceOptions(ipc_enabled=True))
     buf = mr.allocate(4096, stream=stream)
     d = buf.get_ipc_descriptor()
-    assert d.size == 4096 and d.pool_uuid == mr.uuid
+    assert d.size == 4096 and d.pool_uuid == mr.uuid.bytes
     h = mr.get_allocation_handle()
     assert h.fd >= 0 and h.uuid == mr.uuid
     with pytest.raises(ValueError, match="must be mapped"):

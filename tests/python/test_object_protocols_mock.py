@@ -220,7 +220,7 @@ def test_wrong_types_are_type_errors_on_mock(mock_libcuda):
     run_on_mock(mock_libcuda, PRELUDE + """
     k = Kernel.from_handle(0x1234)
     raises(lambda: k.occupancy.max_potential_block_size(..., 0), TypeError,
-           "KernelOccupancy.max_potential_block_size: dynamic_shared_memory must be")
+           "KernelOccupancy.max_potential_block_size: the dynamic shared memory is a number of bytes")
     # a conversion with no converter of its own yet: a TypeError (errors.cpp), never std::bad_cast
     raises(lambda: Buffer(64, shape="ab"), TypeError, "cannot convert")
     print("ok")

@@ -17,6 +17,8 @@ OPEN = {"object", "object | None"}
 # Parameters that stay `object`, each with why: they accept any object, or a duck-typed set
 # too wide to name. A new entry needs a reason; a narrower converter belongs in PARAM_TYPES.
 ALLOWED_OPEN = {
+    ("Event.__rsub__", "arg"): "any object: the answer is NotImplemented (Python's TypeError), as in cuda.core",
+    ("Event.__isub__", "arg"): "any object: the answer is NotImplemented (Python's TypeError), as in cuda.core",
     ("Device.create_stream", "options"): "StreamOptions, a dict, or any object with its attributes",
     ("Device.create_event", "options"): "EventOptions, a dict, or any object with its attributes",
     ("Stream.record", "options"): "EventOptions, a dict, or any object with its attributes",
@@ -28,6 +30,7 @@ ALLOWED_OPEN = {
     ("Graph.__exit__", "exc"): "the context-manager protocol",
     ("Graph.__exit__", "traceback"): "the context-manager protocol",
     ("Graph.update", "target"): "an int node index or a Graph/GraphBuilder (overloaded by hand)",
+    ("Graph.__getitem__", "node"): "a nanocuda.graph.GraphNode (a Python class the stub cannot name)",
     ("GraphBuilder.callback", "fn"): "any callable",
     ("GraphBuilder.if_cond", "handle"): "a conditional handle (an int subclass) or a condition",
     ("GraphBuilder.if_else", "handle"): "as if_cond",

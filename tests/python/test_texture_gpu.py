@@ -10,6 +10,7 @@ import pytest
 
 from nanocuda import Device, LaunchConfig, launch
 from nanocuda import compile as nc_compile
+from nanocuda import copy as nanocopy
 from nanocuda.texture import (MipmappedArrayOptions, OpaqueArrayOptions, ResourceDescriptor,
                               TextureObjectOptions)
 from nanocuda.typing import ArrayFormatType
@@ -75,14 +76,14 @@ def test_texture_point_and_linear_sampling(dev, kernels):
     point = dev.create_texture_object(resource=res, options=TextureObjectOptions())
     launch(s, LaunchConfig(grid=(1, h), block=w), kernels["sample2d"], np.uint64(point.handle), out, w, h,
            np.float32(0))
-    out.copy_to(host, stream=s)
+    nanocopy(host, out, stream=s)  # Buffer.copy_to takes a Buffer (cuda.core); copy() takes arrays
     s.sync()
     np.testing.assert_array_equal(host, img)
     # linear filtering half a texel right: the mean of neighbours (clamped at the right edge)
     linear = dev.create_texture_object(resource=res, options=TextureObjectOptions(filter_mode="linear"))
     launch(s, LaunchConfig(grid=(1, h), block=w), kernels["sample2d"], np.uint64(linear.handle), out, w, h,
            np.float32(0.5))
-    out.copy_to(host, stream=s)
+    nanocopy(host, out, stream=s)  # Buffer.copy_to takes a Buffer (cuda.core); copy() takes arrays
     s.sync()
     want = (img + np.concatenate([img[:, 1:], img[:, -1:]], axis=1)) / 2
     np.testing.assert_allclose(host, want, atol=1e-2)  # 8-bit interpolation weights
@@ -101,7 +102,7 @@ def test_linear_and_pitch2d_memory(dev, kernels):
         resource=ResourceDescriptor.from_linear(buf, format="float32", num_channels=1), options=None)
     launch(s, LaunchConfig(grid=1, block=n), kernels["fetch1d"], np.uint64(tex.handle), out, n)
     host = np.empty_like(data)
-    out.copy_to(host, stream=s)
+    nanocopy(host, out, stream=s)  # Buffer.copy_to takes a Buffer (cuda.core); copy() takes arrays
     s.sync()
     np.testing.assert_array_equal(host, data)
     pitch = max(dev.properties.texture_pitch_alignment, 256)

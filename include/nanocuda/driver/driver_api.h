@@ -97,6 +97,14 @@ namespace nanocuda::detail {
   X(cuGraphUpload, 11010)                        \
   X(cuGraphDebugDotPrint, 11030)                 \
   X(cuGraphConditionalHandleCreate, 12030)       \
+  X(cuGraphDestroyNode, 10000)                   \
+  X(cuGraphAddDependencies, 12030)               \
+  X(cuGraphRemoveDependencies, 12030)            \
+  X(cuGraphChildGraphNodeGetGraph, 10000)        \
+  X(cuGraphNodeSetParams, 12020)                 \
+  X(cuGraphExecNodeSetParams, 12020)             \
+  X(cuGraphNodeSetEnabled, 11060)                \
+  X(cuGraphNodeGetEnabled, 11060)                \
   X(cuStreamBeginCaptureToGraph, 12030)          \
   X(cuStreamGetCaptureInfo, 12030)               \
   X(cuStreamUpdateCaptureDependencies, 12030)    \

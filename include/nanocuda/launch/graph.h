@@ -61,6 +61,10 @@ class Graph {
   // new parameters. On failure raises ValueError naming the node that prevents it; the
   // graph is then unchanged. `owner` keeps what `source`'s nodes use alive.
   void update(CUgraph source, std::shared_ptr<void> owner);
+  // Enables or disables one node of the definition in this executable graph (a disabled
+  // node does nothing on later launches); kernel, memset and memcpy nodes only (the driver's rule).
+  void set_node_enabled(CUgraphNode node, bool enabled);
+  [[nodiscard]] bool node_enabled(CUgraphNode node) const;
   // Uploads the graph's device work ahead of the first launch (cuGraphUpload).
   void upload(const Stream& stream) const;
   void debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const;

@@ -205,8 +205,8 @@ void bind_buffer(nb::module_& m) {
                  throw nb::type_error(("Buffer.from_handle: mr must be a nanocuda.MemoryResource or None, got " +
                                        std::string(Py_TYPE(mr.ptr())->tp_name)).c_str());
                if (!owner.is_none())
-                 throw nb::value_error("Buffer.from_handle: pass mr= (which frees the memory) or owner= (which "
-                                       "holds it), not both");
+                 throw nb::value_error("Buffer.from_handle: mr= (which frees the memory) and owner= (which holds "
+                                       "it) cannot be both specified together");
                resource = resource_arg(mr, "Buffer.from_handle", "mr");
              }
              // Foreign memory: the driver says where it lives (host, pinned, managed, a device).
@@ -336,12 +336,15 @@ void bind_buffer(nb::module_& m) {
           if (size.is_none() && d.size && sr.size && d.size != sr.size)
             throw nb::value_error(("copy: dst has " + std::to_string(d.size) + " bytes but src has " +
                                    std::to_string(sr.size) + "; pass size= to copy a prefix").c_str());
-          if (n == 0 && size.is_none())
+          // Two raw ints say nothing about size; an array or Buffer of 0 bytes is a copy of nothing.
+          const bool raw_ints = PyLong_Check(dst.ptr()) && PyLong_Check(src.ptr());
+          if (n == 0 && size.is_none() && raw_ints)
             throw nb::value_error("copy: size is unknown for raw int addresses; pass size=");
           if ((d.size && n > d.size) || (sr.size && n > sr.size))
             throw nb::value_error(("copy: size " + std::to_string(n) + " exceeds dst (" +
                                    std::to_string(d.size) + " bytes) or src (" +
                                    std::to_string(sr.size) + " bytes)").c_str());
+          if (n == 0) return;  // empty arrays (their pointers may be null): nothing to do
           if (nb::isinstance<PyBuffer>(dst) && nb::isinstance<PyBuffer>(src)) {
             const Device& dd = nb::cast<PyBuffer&>(dst).buffer.device();
             const Device& sd = nb::cast<PyBuffer&>(src).buffer.device();

@@ -10,6 +10,7 @@
 #include "launch/arg_pack.h"
 #include "launch/py_graph.h"
 #include "nanocuda/launch/graph_builder.h"
+#include "nanocuda/launch/graph_definition.h"
 #include "bindings.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
@@ -32,6 +33,8 @@ PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   PyGraph& g = *nb::inst_ptr<PyGraph>(self);
   Graph& graph = g.ready("Graph.launch");
   if (nargs == 0 || args[0] == Py_None) {
+    if (!g.stream)  // instantiated from a GraphDefinition: no captured stream to default to
+      throw nb::type_error("Graph.launch: this graph was not captured on a stream; pass the stream to launch on");
     graph.launch(*g.stream);
   } else if (Py_TYPE(args[0]) == g_stream_type) {
     graph.launch(*nb::inst_ptr<Stream>(args[0]));
@@ -52,12 +55,15 @@ void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
       throw nb::value_error(("Graph.update: " + b.describe() + " is unfinished; call "
                              "end_building() first").c_str());
     graph.update(b.graph(), b.definition_owner());
+  } else if (nb::hasattr(target, "_core") && nb::isinstance<GraphDefinition>(target.attr("_core"))) {
+    auto& d = nb::cast<GraphDefinition&>(target.attr("_core"));  // nanocuda.graph.GraphDefinition
+    graph.update(d.handle(), d.owner());
   } else if (nb::isinstance<PyGraph>(target)) {
     Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
     graph.update(other.definition(), other.definition_owner());
   } else {
     throw nb::type_error(("Graph.update: expected a kernel node index, a GraphBuilder "
-                          "or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
+                          "a GraphDefinition or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
   }
   g.set(std::move(*g.graph));
 }
@@ -182,6 +188,11 @@ void bind_graph(nb::module_& m) {
                  path, options_arg<GraphDebugPrintOptions>(options, "Graph.debug_dot_print", "GraphDebugPrintOptions"));
            }, nb::arg("path"), nb::arg("options").none() = nb::none(),
            "Write the graph's definition as a Graphviz dot file (cuGraphDebugDotPrint).")
+      .def("__getitem__", [](nb::handle g, nb::handle node) {  // the views are Python (nanocuda.graph)
+             return nb::module_::import_("nanocuda.graph").attr("_graph_getitem")(g, node);
+           }, nb::arg("node"),
+           "graph[node]: a view of definition node `node` in this executable graph, whose update()\n"
+           "(and enable()/disable() for kernel, memset and memcpy nodes) changes only this graph.")
       .def_prop_ro("topology", [](PyGraph& g) { return g.ready("Graph.topology").topology(); },
            "The nodes and edges of the definition, as text.")
       .def("close", [](PyGraph& g) {
@@ -209,6 +220,7 @@ void bind_graph(nb::module_& m) {
   install_method(graph_type, &g_graph_update_def);
 
   bind_graph_builder(m);
+  bind_graph_definition(m);
 }
 
 }  // namespace nanocuda::py

@@ -70,6 +70,26 @@ struct PyCallback {
   }
 };
 
+}  // namespace
+
+std::shared_ptr<void> make_py_callback(nb::handle fn, CUhostFn* run) {
+  auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
+    if (PyGILState_Check()) {  // also at shutdown, when Py_IsInitialized() is already false
+      Py_DECREF(c->fn);
+    } else if (Py_IsInitialized()) {
+      PyGILState_STATE gil = PyGILState_Ensure();
+      Py_DECREF(c->fn);
+      PyGILState_Release(gil);
+    }
+    delete c;
+  });
+  Py_INCREF(fn.ptr());
+  *run = &PyCallback::run;
+  return cb;
+}
+
+namespace {
+
 // Owns a Python reference from C++ shared state; drops it with the GIL held.
 std::shared_ptr<void> hold(nb::handle obj) {
   Py_INCREF(obj.ptr());
@@ -217,6 +237,10 @@ void bind_graph_builder(nb::module_& m) {
       .def("end_building", &GraphBuilder::end_building, nb::rv_policy::reference_internal,
            "Stop capturing (all split() builders must be joined). Returns self.")
       .def("complete", [](const GraphBuilder& b, nb::handle options) {
+             // nanocuda.graph.GraphCompleteOptions keeps a non-stream upload_stream to check here.
+             if (nb::hasattr(options, "_pending_upload") && !options.attr("_pending_upload").is_none())
+               throw nb::type_error(("GraphBuilder.complete: GraphCompleteOptions.upload_stream must be a "
+                                     "Stream, got " + std::string(Py_TYPE(options.attr("_pending_upload").ptr())->tp_name)).c_str());
              PyGraph g;
              g.set(b.complete(options_arg<GraphCompleteOptions>(options, "GraphBuilder.complete", "GraphCompleteOptions")));
              g.stream = b.stream();
@@ -283,23 +307,25 @@ void bind_graph_builder(nb::module_& m) {
                       device_pointer(src, dev, "GraphBuilder.memcpy"), nbytes);
            }, nb::arg("dst").none(), nb::arg("src").none(), nb::arg("nbytes").none(),
            "Add a device-to-device memcpy node of `nbytes`.")
-      .def("callback", [](GraphBuilder& b, nb::handle fn) {
-             if (!PyCallable_Check(fn.ptr()))
-               throw nb::type_error(("GraphBuilder.callback: expected a callable, got " +
-                                     std::string(Py_TYPE(fn.ptr())->tp_name)).c_str());
-             auto cb = std::shared_ptr<PyCallback>(new PyCallback{fn.ptr()}, [](PyCallback* c) {
-               if (Py_IsInitialized()) {
-                 PyGILState_STATE gil = PyGILState_Ensure();
-                 Py_DECREF(c->fn);
-                 PyGILState_Release(gil);
-               }
-               delete c;
-             });
-             Py_INCREF(fn.ptr());
-             b.host_callback(&PyCallback::run, cb.get(), cb);
-           }, nb::arg("fn"),
+      .def("callback", [](GraphBuilder& b, nb::handle fn, nb::handle user_data) {
+             // One rule for both graph kinds: nanocuda.graph's _host_fn_parts says what `fn` is
+             // (None: a Python callable; else a ctypes CUhostFn's address, data and what to keep).
+             nb::object parts = nb::module_::import_("nanocuda.graph._graph_definition")
+                                    .attr("_host_fn_parts")(fn, user_data, "GraphBuilder.callback");
+             if (parts.is_none()) {
+               CUhostFn run = nullptr;
+               auto cb = make_py_callback(fn, &run);
+               b.host_callback(run, cb.get(), cb);
+               return;
+             }
+             auto t = nb::cast<nb::tuple>(parts);
+             b.host_callback(reinterpret_cast<CUhostFn>(nb::cast<std::uintptr_t>(t[0])),
+                             reinterpret_cast<void*>(nb::cast<std::uintptr_t>(t[1])), hold(t[2]));
+           }, nb::arg("fn"), nb::kw_only(), nb::arg("user_data").none() = nb::none(),
            "Add a host node calling fn() (no arguments) with the GIL; an exception it raises is\n"
-           "reported by the next nanocuda call that checks errors (e.g. Stream.sync()).")
+           "reported by the next nanocuda call that checks errors (e.g. Stream.sync()). `fn` may also\n"
+           "be a ctypes CFUNCTYPE(None, c_void_p) function, called with `user_data` (bytes, copied;\n"
+           "or an int address) without the GIL.")
       .def("record_event", [](GraphBuilder& b, nb::handle event) {
              b.record_event(event_arg(event, "GraphBuilder.record_event"));
              b.keep_alive(hold(event));
@@ -335,6 +361,10 @@ void bind_graph_builder(nb::module_& m) {
       .def_prop_ro("graph_id", &GraphBuilder::graph_id,
                    "A process-unique number of this builder's graph (handles remember it).")
       .def_prop_ro("topology", &GraphBuilder::topology, "The nodes and edges so far, as text.")
+      .def_prop_ro("graph_definition", [](nb::handle b) {  // the class is Python (nanocuda.graph)
+             return nb::module_::import_("nanocuda.graph").attr("_builder_graph_definition")(b);
+           }, "The built graph as a nanocuda.graph.GraphDefinition (after end_building()): a view\n"
+              "sharing the builder's graph, so explicit nodes can be added to a captured graph.")
       .def("__cuda_stream__", [](const GraphBuilder& b) {
              if (!b.is_building())
                throw nb::value_error(("launch: " + b.describe() + " is not building; call "

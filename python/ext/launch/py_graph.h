@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct PyGraph {
     return slots[index].data();
   }
 };
+
+// A host-node function and its data (the returned pointer) that call the Python callable `fn`
+// with the GIL; an exception it raises is reported by the next checked call.
+std::shared_ptr<void> make_py_callback(nanobind::handle fn, CUhostFn* run);
+
+// Registers GraphDefinition's core (_GraphDef) and the GraphDefinition node-view hooks.
+void bind_graph_definition(nanobind::module_& m);
 
 // Registers GraphBuilder, ConditionalHandle, GraphCompleteOptions, GraphDebugPrintOptions and
 // Device/Stream.create_graph_builder (after Graph is bound).
