@@ -13,8 +13,9 @@
 
 typedef int CUresult;
 
-/* Calls of the entry points handed out by cuGetProcAddress (every static body below counts
- * itself): the perf tests read it through ctypes to bound the driver calls a Python call makes. */
+/* Calls of the entry points handed out by cuGetProcAddress (the generic bodies and the
+ * memory/handle ones count themselves; the graph model below does not): the perf tests read
+ * it through ctypes to bound the driver calls a Python call makes. */
 unsigned long long nanocuda_mock_calls = 0;
 
 static CUresult ok(void) { ++nanocuda_mock_calls; return 0; }
