@@ -62,6 +62,7 @@ def workload(kind: str, pairs: int, native: str) -> None:
     lst = [0]
     fn = {"mr": lambda: mr.allocate(ALLOC, stream).close(),
           "dev": lambda: dev.allocate(ALLOC, stream).close(),
+          "buffer": lambda: nanocuda.Buffer(ALLOC, stream=stream).close(),
           # The floor of any Python binding: the same loop and lambda, two C method calls, one
           # object made and freed (list.copy().clear()).
           "floor": lambda: lst.copy().clear()}[kind]
@@ -73,6 +74,13 @@ def workload(kind: str, pairs: int, native: str) -> None:
 def costs(callgrind_out: str) -> tuple[int, int]:
     """(self cost of _nanocuda*/mock*/native objects, total cost) from callgrind's output."""
     return self_costs(callgrind_out, ("_nanocuda", "mock", "mem_native"))
+
+
+def per_pair(mock: str, kind: str, calls: int = CALLS, native: str = "") -> tuple[float, float]:
+    """(nanocuda's, the whole process's) instructions per pair of `kind` (not "cpp": that one
+    needs the native loop built, as main() does); tests/python/test_perf_paths.py bounds it."""
+    a, b = measure(mock, native, kind, calls), measure(mock, native, kind, 2 * calls)
+    return (b[0] - a[0]) / calls, (b[1] - a[1]) / calls
 
 
 def measure(mock: str, native: str, kind: str, pairs: int) -> tuple[int, int]:
@@ -91,7 +99,7 @@ def main() -> None:
         workload(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         return
     mock = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "/tmp/libcuda_mock.so")
-    only = sys.argv[2:] or ["mr", "dev", "cpp", "floor"]
+    only = sys.argv[2:] or ["mr", "dev", "buffer", "cpp", "floor"]
     with tempfile.TemporaryDirectory() as tmp:
         native, shim = os.path.join(tmp, "libmem_native_mock.so"), os.path.join(tmp, "shim_mock.cpp")
         with open(shim, "w") as f:
@@ -100,12 +108,12 @@ def main() -> None:
                         "-I" + os.environ.get("CUDA_HOME", "/usr/local/cuda") + "/include",
                         "-o", native, NATIVE, shim], check=True)
         labels = {"mr": "mr.allocate(1 MiB, s).close()", "dev": "dev.allocate(1 MiB, s).close()",
+                  "buffer": "Buffer(1 MiB, stream=s).close()",
                   "floor": "floor: lst.copy().clear() in the same loop",
                   "cpp": "C++ cuMemAllocFromPoolAsync+cuMemFreeAsync"}
         for kind in only:
-            a, b = measure(mock, native, kind, CALLS), measure(mock, native, kind, 2 * CALLS)
-            print(f"{labels[kind]:45s} nanocuda {(b[0] - a[0]) / CALLS:6.0f}   total {(b[1] - a[1]) / CALLS:6.0f}"
-                  " instructions per pair")
+            ours, total = per_pair(mock, kind, CALLS, native)
+            print(f"{labels[kind]:45s} nanocuda {ours:6.0f}   total {total:6.0f} instructions per pair")
 
 
 if __name__ == "__main__":

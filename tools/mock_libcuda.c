@@ -17,24 +17,32 @@
 
 typedef int CUresult;
 
-static CUresult ok(void) { return 0; }
+/* Calls of the entry points handed out by cuGetProcAddress (the generic bodies and the
+ * memory/handle/context ones count themselves; the graph model below does not): the perf
+ * tests read it through ctypes to bound the driver calls a Python call makes. */
+unsigned long long nanocuda_mock_calls = 0;
+
+static CUresult ok(void) { ++nanocuda_mock_calls; return 0; }
 static CUresult count_one(int* n) {
+  ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_DEVICES");
   *n = spec ? atoi(spec) : 1;
   return 0;
 }
 /* A device's handle is its ordinal, so the ordinal a context's device has can be found. */
-static CUresult device_get(int* dev, int ordinal) { *dev = ordinal; return 0; }
+static CUresult device_get(int* dev, int ordinal) { ++nanocuda_mock_calls; *dev = ordinal; return 0; }
 static CUresult ctx_get_current(void** ctx) {
+  ++nanocuda_mock_calls;
   *ctx = getenv("NANOCUDA_MOCK_CURRENT_DEVICE") ? (void*)0x5000 : NULL;
   return 0;
 }
 static CUresult ctx_get_device(int* dev) {
+  ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_CURRENT_DEVICE");
   *dev = spec ? atoi(spec) : 0;
   return 0;
 }
-static CUresult version(int* v) {
+static CUresult version(int* v) { ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_DRIVER_VERSION");
   char* end = NULL;
   long major = spec ? strtol(spec, &end, 10) : 13;
@@ -45,16 +53,16 @@ static CUresult version(int* v) {
 
 /* Exported like the real driver's, so a version query needs no cuInit or cuGetProcAddress. */
 CUresult cuDriverGetVersion(int* v) { return version(v); }
-static CUresult encode(void* map) { memset(map, 0x5a, 128); return 0; }
+static CUresult encode(void* map) { ++nanocuda_mock_calls; memset(map, 0x5a, 128); return 0; }
 /* An H100's stream priorities: least 0, greatest -5. */
-static CUresult priority_range(int* least, int* greatest) { *least = 0; *greatest = -5; return 0; }
-static CUresult handle(void** out) { *out = (void*)0x1000; return 0; }
-static CUresult handle2(void** out) { *out = (void*)0x2000; return 0; }
+static CUresult priority_range(int* least, int* greatest) { ++nanocuda_mock_calls; *least = 0; *greatest = -5; return 0; }
+static CUresult handle(void** out) { ++nanocuda_mock_calls; *out = (void*)0x1000; return 0; }
+static CUresult handle2(void** out) { ++nanocuda_mock_calls; *out = (void*)0x2000; return 0; }
 /* Allocations get a non-zero address (a Buffer at 0 reads as closed). */
-static CUresult device_ptr(unsigned long long* out) { *out = 0x7f0000000000ull; return 0; }
+static CUresult device_ptr(unsigned long long* out) { ++nanocuda_mock_calls; *out = 0x7f0000000000ull; return 0; }
 /* Every kernel looks like (const void*, const void*, void*, int), or has the parameter sizes
  * listed in NANOCUDA_MOCK_PARAMS ("8,8,4,4,8"), each at its natural alignment. */
-static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) {
+static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) { ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_PARAMS");
   size_t sizes[64], n = 0, at = 0;
   (void)k;
@@ -175,7 +183,7 @@ static CUresult cond_create(unsigned long long* h, void* g, void* ctx, unsigned 
 }
 
 /* Graphs report NANOCUDA_MOCK_GRAPH_NODES nodes (default 0), all kernel nodes (type 0). */
-static CUresult graph_nodes(void* g, void** nodes, size_t* n) {
+static CUresult graph_nodes(void* g, void** nodes, size_t* n) { ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_GRAPH_NODES");
   size_t count = spec ? strtoul(spec, NULL, 10) : 0;
   MockGraph* m = mock_graph(g);
@@ -194,22 +202,22 @@ static CUresult graph_nodes(void* g, void** nodes, size_t* n) {
 
 /* IPC pools: an exported pool is a real file descriptor (of /dev/null), so multiprocessing can
  * send it to another process as it would the driver's; the importer gets a pool handle back. */
-static CUresult pool_export(int* fd, void* pool, int type, unsigned long long flags) {
+static CUresult pool_export(int* fd, void* pool, int type, unsigned long long flags) { ++nanocuda_mock_calls;
   (void)pool; (void)type; (void)flags;
   *fd = open("/dev/null", O_RDONLY);
   return *fd < 0 ? 999 : 0;
 }
-static CUresult pool_import(void** pool, void* fd, int type, unsigned long long flags) {
+static CUresult pool_import(void** pool, void* fd, int type, unsigned long long flags) { ++nanocuda_mock_calls;
   (void)fd; (void)type; (void)flags;
   *pool = (void*)0x4000;
   return 0;
 }
-static CUresult pool_export_pointer(unsigned char* data, unsigned long long ptr) {
+static CUresult pool_export_pointer(unsigned char* data, unsigned long long ptr) { ++nanocuda_mock_calls;
   memset(data, 0x42, 64);
   (void)ptr;
   return 0;
 }
-static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* data) {
+static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* data) { ++nanocuda_mock_calls;
   (void)pool; (void)data;
   *out = 0x7e0000000000ull;
   return 0;
@@ -232,7 +240,7 @@ static CUresult free_async(unsigned long long ptr, void* stream) { (void)stream;
  * device 0); unset, it succeeds and writes nothing, like every other call. An imported IPC
  * pointer (pool_import_pointer's) reaches 4096 bytes (RANGE_START_ADDR 11, RANGE_SIZE 12), so
  * a descriptor claiming more is caught. */
-static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) {
+static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) { ++nanocuda_mock_calls;
   const char* kind = getenv("NANOCUDA_MOCK_POINTER");
   if (ptr == 0x7e0000000000ull && (attr == 11 || attr == 12)) {
     if (attr == 11) *(unsigned long long*)data = ptr;

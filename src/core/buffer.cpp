@@ -116,8 +116,16 @@ void Buffer::close() { close(stream_); }
 void Buffer::close(const Stream& stream) {
   if (ptr_ == 0) return;
   // A closed allocating stream was synchronized when it closed, so the legacy stream is a
-  // safe place to free.
-  const Stream& order = stream.is_closed() ? Stream::legacy(stream_.device()) : stream;
+  // safe place to free. (Two branches, not `closed ? legacy : stream`: that conditional is a
+  // prvalue, a copy of `stream`, i.e. a shared_ptr increment and decrement per close.)
+  if (stream.is_closed()) [[unlikely]] {
+    free_in_order(Stream::legacy(stream_.device()));
+    return;
+  }
+  free_in_order(stream);
+}
+
+void Buffer::free_in_order(const Stream& order) {
   if (!owning_) {
     ptr_ = 0;
     return;

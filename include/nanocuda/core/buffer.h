@@ -62,6 +62,7 @@ class Buffer {
   Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
          std::shared_ptr<MemoryResource> resource, bool owning) noexcept;
   void free_on(CUstream stream) noexcept;
+  void free_in_order(const Stream& order);  // close()'s free, once the stream is chosen
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
   Stream stream_;

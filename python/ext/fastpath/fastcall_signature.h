@@ -22,12 +22,10 @@ class FastcallSignature {
       : where_(where), names_(names), positional_(positional) {}
 
   // Fills `out` (nullptr: not given). Raises TypeError naming the call, as Python would.
-  void match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+  [[gnu::always_inline]] void match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
              std::array<PyObject*, N>& out) {
     out.fill(nullptr);
-    if (static_cast<std::size_t>(nargs) > positional_)
-      throw TypeError(std::string(where_) + "() takes at most " + std::to_string(positional_) +
-                      " positional arguments, got " + std::to_string(nargs));
+    if (static_cast<std::size_t>(nargs) > positional_) [[unlikely]] too_many(nargs);
     for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
     if (!kwnames) return;
     // A call site passes the same constant kwnames tuple every time: its name-to-parameter
@@ -36,9 +34,7 @@ class FastcallSignature {
     const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nk; ++k) {
       const std::uint8_t j = cached_slots_[k];
-      if (out[j])
-        throw TypeError(std::string(where_) + "() got multiple values for argument '" +
-                        names_[j] + "'");
+      if (out[j]) [[unlikely]] twice(j);
       out[j] = args[nargs + k];
     }
   }
@@ -48,7 +44,15 @@ class FastcallSignature {
   }
 
  private:
-  void resolve(PyObject* kwnames) {
+  // The errors stay out of line, so match() inlines into the per-call paths (allocate, close).
+  [[noreturn, gnu::noinline, gnu::cold]] void too_many(Py_ssize_t nargs) const {
+    throw TypeError(std::string(where_) + "() takes at most " + std::to_string(positional_) +
+                    " positional arguments, got " + std::to_string(nargs));
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void twice(std::size_t j) const {
+    throw TypeError(std::string(where_) + "() got multiple values for argument '" + names_[j] + "'");
+  }
+  [[gnu::noinline]] void resolve(PyObject* kwnames) {
     const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     if (nk > static_cast<Py_ssize_t>(N))
       throw TypeError(std::string(where_) + "() takes at most " + std::to_string(N) +
