@@ -119,11 +119,11 @@ def test_split_join_child_and_explicit_nodes(k, device, stream):
     b = device.create_graph_builder().begin_building()
     b.memset(x, 5, n, element_size=4)
     left, right = b.split(2)
-    assert left is not right and b.is_join_required
+    assert left is b and left is not right and right.is_join_required and not b.is_join_required
     nanocuda.launch(left, cfg, k["increment"], x, n)
     nanocuda.launch(right, cfg, k["increment"], y, n)
     joined = nanocuda.GraphBuilder.join(left, right)
-    assert not joined.is_join_required
+    assert joined is b and not joined.is_join_required and not right.is_join_required
     joined.add_child(child)
     tmp = joined.alloc(4 * n)
     joined.memcpy(tmp, x, 4 * n)
