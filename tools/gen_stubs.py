@@ -87,6 +87,8 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "GraphBuilder.record_event": {"event": "Event"},
     "GraphBuilder.wait_event": {"event": "Event"},
     "GraphBuilder.free": {"ptr": "int"},
+    "GraphBuilder.begin_building": {"mode": "str"},
+    "GraphBuilder.split": {"count": "int"},
     "Device.create_opaque_array": {"options": "_texture.OpaqueArrayOptions | dict[str, Any]"},
     "Device.create_mipmapped_array": {"options": "_texture.MipmappedArrayOptions | dict[str, Any]"},
     "Device.create_texture_object": {"resource": "_texture.ResourceDescriptor",

@@ -90,7 +90,11 @@ static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) { ++
 #define MOCK_MAX 512
 typedef struct MockGraph MockGraph;
 typedef struct MockNode { unsigned magic; int type, alive; MockGraph* g; MockGraph* child; } MockNode;
-struct MockGraph { unsigned magic; size_t n, ne; MockNode* nodes[MOCK_MAX]; MockNode* from[MOCK_MAX]; MockNode* to[MOCK_MAX]; };
+/* CUDA user objects (refcounted; a graph's references go with it and are copied by cuGraphClone). */
+typedef struct MockUserObject { unsigned magic; int refs; void* ptr; void (*destroy)(void*); } MockUserObject;
+#define MOCK_MAX_UO 16
+struct MockGraph { unsigned magic; size_t n, ne; MockNode* nodes[MOCK_MAX]; MockNode* from[MOCK_MAX]; MockNode* to[MOCK_MAX];
+                   MockUserObject* uo[MOCK_MAX_UO]; int nuo; };
 static unsigned long long next_alloc = 0x7f0000100000ull, next_cond = 1;
 /* Other mock handles are small constants (0x1000, 0x3000 + 8i): never dereferenced. */
 static MockGraph* mock_graph(void* g) {
@@ -103,7 +107,68 @@ static MockNode* mock_node(void* n) {
 }
 static MockGraph* new_graph(void) { MockGraph* g = calloc(1, sizeof *g); g->magic = MOCK_MAGIC; return g; }
 static CUresult graph_create(void** g, unsigned flags) { (void)flags; *g = new_graph(); return 0; }
-static CUresult graph_destroy(void* g) { MockGraph* m = mock_graph(g); if (m) m->magic = 0; return 0; }
+static CUresult uo_release(void* o, unsigned n) {
+  MockUserObject* u = o;
+  if (!u || u->magic != MOCK_MAGIC) return 1;
+  u->refs -= (int)n;
+  if (u->refs <= 0) { u->magic = 0; if (u->destroy) u->destroy(u->ptr); }
+  return 0;
+}
+static CUresult uo_create(void** out, void* ptr, void (*destroy)(void*), unsigned refs, unsigned flags) {
+  MockUserObject* u = calloc(1, sizeof *u);
+  (void)flags;
+  u->magic = MOCK_MAGIC; u->refs = (int)refs; u->ptr = ptr; u->destroy = destroy;
+  *out = u;
+  return 0;
+}
+static CUresult graph_retain_uo(void* g, void* o, unsigned n, unsigned flags) {
+  MockGraph* m = mock_graph(g);
+  MockUserObject* u = o;
+  if (!m || !u || u->magic != MOCK_MAGIC || m->nuo == MOCK_MAX_UO) return 1;
+  if (!(flags & 1)) u->refs += (int)n; /* CU_GRAPH_USER_OBJECT_MOVE takes the caller's */
+  m->uo[m->nuo++] = u;
+  return 0;
+}
+static CUresult graph_destroy(void* g) {
+  MockGraph* m = mock_graph(g);
+  if (!m) return 0;
+  m->magic = 0;
+  for (int i = 0; i < m->nuo; ++i) uo_release(m->uo[i], 1);
+  return 0;
+}
+/* Exported too, so CPU tests can clone a graph through ctypes as cuda.bindings users do. */
+CUresult cuGraphClone(void** out, void* g) {
+  MockGraph* m = mock_graph(g);
+  if (!m) return 1;
+  MockGraph* c = new_graph();
+  for (int i = 0; i < m->nuo; ++i) { m->uo[i]->refs++; c->uo[c->nuo++] = m->uo[i]; }
+  *out = c;
+  return 0;
+}
+CUresult cuGraphDestroy(void* g) { return graph_destroy(g); }
+
+/* Stream capture: which streams capture; a capturing stream refuses synchronization, as the
+ * driver does (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), until its capture ends. */
+static void* capturing[16];
+static int ncapturing;
+static int capture_index(void* s) {
+  for (int i = 0; i < ncapturing; ++i) if (capturing[i] == s) return i;
+  return -1;
+}
+static CUresult begin_capture(void* s, int mode) {
+  (void)mode;
+  if (capture_index(s) >= 0) return 900;
+  if (ncapturing < 16) capturing[ncapturing++] = s;
+  return 0;
+}
+static CUresult end_capture(void* s, void** g) {
+  int i = capture_index(s);
+  if (i < 0) return 401; /* CUDA_ERROR_ILLEGAL_STATE */
+  capturing[i] = capturing[--ncapturing];
+  *g = new_graph();
+  return 0;
+}
+static CUresult stream_sync(void* s) { return capture_index(s) >= 0 ? 900 : 0; }
 static int has_edge(MockGraph* g, MockNode* a, MockNode* b) {
   for (size_t i = 0; i < g->ne; ++i) if (g->from[i] == a && g->to[i] == b) return 1;
   return 0;
@@ -322,6 +387,13 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   else if (!strcmp(symbol, "cuGraphCreate")) *fn = (void*)graph_create;
   else if (!strcmp(symbol, "cuGraphDestroy")) *fn = (void*)graph_destroy;
+  else if (!strcmp(symbol, "cuGraphClone")) *fn = (void*)cuGraphClone;
+  else if (!strcmp(symbol, "cuUserObjectCreate")) *fn = (void*)uo_create;
+  else if (!strcmp(symbol, "cuUserObjectRelease")) *fn = (void*)uo_release;
+  else if (!strcmp(symbol, "cuGraphRetainUserObject")) *fn = (void*)graph_retain_uo;
+  else if (!strcmp(symbol, "cuStreamBeginCapture")) *fn = (void*)begin_capture;
+  else if (!strcmp(symbol, "cuStreamEndCapture")) *fn = (void*)end_capture;
+  else if (!strcmp(symbol, "cuStreamSynchronize")) *fn = (void*)stream_sync;
   else if (!strcmp(symbol, "cuGraphAddNode")) *fn = (void*)add_node;
   else if (!strcmp(symbol, "cuGraphDestroyNode")) *fn = (void*)destroy_node;
   else if (!strcmp(symbol, "cuGraphAddDependencies")) *fn = (void*)add_edges;

@@ -56,3 +56,9 @@ class CompileError(NanocudaError, RuntimeError):
 
 class ToolkitNotFoundError(NanocudaError, RuntimeError):
     """NVRTC or nvJitLink could not be found; the message lists every place looked."""
+
+
+class StateError(ValueError, RuntimeError):
+    """An object used in a state that forbids the call (a GraphBuilder not building yet, one
+    already ended or closed). Both a RuntimeError (cuda.core's type) and a ValueError (nanocuda's
+    type for bad use before this class), so either except clause catches it."""

@@ -2967,7 +2967,7 @@ class Graph:
 
     @property
     def handle(self) -> int:
-        """The CUgraphExec handle as an int."""
+        """The CUgraphExec handle as an int (0 after close())."""
 
     @property
     def stream(self) -> object:
@@ -3174,7 +3174,7 @@ class GraphBuilder:
         """
 
     @staticmethod
-    def join(*builders) -> GraphBuilder:
+    def join(*builders) -> object:
         """
         Join builders from one split(); returns the one that continues (the non-forked one).
         """
@@ -3264,7 +3264,9 @@ class GraphBuilder:
 
     @property
     def is_join_required(self) -> bool:
-        """Whether split() builders are still waiting for join()."""
+        """
+        True for a split() builder not joined yet (the builder split() was called on never needs one).
+        """
 
     @property
     def stream(self) -> Stream:

@@ -3,6 +3,7 @@
 
 #include "graph_builder_state.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_version.h"
 #include "nanocuda/launch/graph_topology.h"
 
@@ -25,6 +26,31 @@ CUstreamCaptureMode capture_mode(GraphBuilder::Mode m) {
 }
 }  // namespace
 
+CUresult GraphBuilder::State::end_capture() noexcept {
+  // An unjoined split() leaves the capture invalidated: the driver ends it with an error
+  // that needs no report. A body's graph belongs to its conditional node.
+  CUgraph graph = nullptr;
+  CUresult rc = CUDA_SUCCESS;
+  try {
+    CurrentContext guard(stream.context());
+    rc = detail::driver().cuStreamEndCapture(stream.raw_handle(), &graph);
+  } catch (...) {
+    return CUDA_ERROR_UNKNOWN;
+  }
+  if (graph && kind == Kind::Primary) detail::destroy_graph(graph);
+  building = false;
+  return rc == CUDA_ERROR_STREAM_CAPTURE_UNJOINED || rc == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+             ? CUDA_SUCCESS : rc;
+}
+
+GraphBuilder::State::~State() {
+  if (!building || kind == Kind::Forked) return;  // a fork's capture ends with its origin's
+  CUresult rc = end_capture();
+  if (rc != CUDA_SUCCESS)
+    detail::record_deferred_failure(rc, "cuStreamEndCapture",
+                                    "ending the capture of a GraphBuilder dropped while building");
+}
+
 GraphBuilder GraphBuilder::create(const Device& device) {
   return on_stream(Stream::create(device));
 }
@@ -44,7 +70,11 @@ std::string GraphBuilder::describe() const {
 bool GraphBuilder::is_building() const noexcept { return state_->building; }
 bool GraphBuilder::is_closed() const noexcept { return state_->closed; }
 bool GraphBuilder::is_built() const noexcept { return state_->built; }
-bool GraphBuilder::is_join_required() const noexcept { return state_->shared->open_forks > 0; }
+// cuda.core's rule: a builder made by split() must be joined (the one it forked from need not).
+bool GraphBuilder::is_join_required() const noexcept {
+  return state_->kind == Kind::Forked && !state_->closed;
+}
+bool GraphBuilder::same_as(const GraphBuilder& other) const noexcept { return state_ == other.state_; }
 GraphBuilder::Kind GraphBuilder::kind() const noexcept { return state_->kind; }
 const Stream& GraphBuilder::stream() const noexcept { return state_->stream; }
 const Device& GraphBuilder::device() const noexcept { return state_->shared->device; }
@@ -54,24 +84,30 @@ CUgraph GraphBuilder::graph() const noexcept {
 }
 
 void GraphBuilder::require_building(const char* call) const {
+  // The first sentence of each is cuda.core's wording (users match on it).
   if (state_->released)
-    throw ValueError(std::string(call) + ": " + describe() + " is closed (close() was called); "
-                     "make a new builder");
+    throw StateError("Graph builder has been closed. " + std::string(call) + ": " + describe() +
+                     " is closed (close() was called); make a new builder");
   if (state_->closed)
-    throw ValueError(std::string(call) + ": " + describe() + " was joined into another builder; "
-                     "use the builder join() returned");
+    throw StateError("Graph builder has been closed. " + std::string(call) + ": " + describe() +
+                     " was joined into another builder; use the builder join() returned");
   if (!state_->building)
-    throw ValueError(std::string(call) + ": " + describe() + " is not building; call "
-                     "begin_building() first");
+    throw StateError(std::string(call) == "GraphBuilder.split"
+                         ? "Graph builder must be building before it can be split. " + std::string(call) +
+                               ": " + describe() + "; call begin_building() first"
+                         : "Graph builder is not building. " + std::string(call) + ": " + describe() +
+                               "; call begin_building() first");
 }
 
 GraphBuilder& GraphBuilder::begin_building(Mode mode) {
   State& s = *state_;
   if (s.released) require_building("GraphBuilder.begin_building");  // says it is closed
-  if (s.building) throw ValueError("GraphBuilder.begin_building: " + describe() + " is already building");
+  if (s.building)
+    throw StateError("Graph builder is already building. GraphBuilder.begin_building: " + describe() +
+                     " is already capturing");
   if (s.built || s.closed)
-    throw ValueError("GraphBuilder.begin_building: " + describe() + " has finished; make a new "
-                     "builder (a graph is built once)");
+    throw StateError("Cannot resume building after building has ended. GraphBuilder.begin_building: " +
+                     describe() + " has finished; make a new builder (a graph is built once)");
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder.begin_building: builders from split() are already building");
   if (!s.stream.is_owned() && s.stream.raw_handle() == CU_STREAM_LEGACY)
@@ -95,7 +131,7 @@ GraphBuilder& GraphBuilder::end_building() {
     throw ValueError("GraphBuilder.end_building: " + describe() + " came from split(); it ends "
                      "by GraphBuilder.join(...) with the builder it forked from");
   if (!s.building)
-    throw ValueError("GraphBuilder.end_building: " + describe() + " is not building (" +
+    throw StateError("Graph builder is not building. GraphBuilder.end_building: " + describe() + " (" +
                      (s.built ? "end_building() was already called" : "call begin_building() first") + ")");
   if (s.shared->open_forks > 0)
     throw ValueError("GraphBuilder.end_building: " + std::to_string(s.shared->open_forks) +
@@ -119,29 +155,25 @@ void GraphBuilder::close() {
     throw ValueError("GraphBuilder.close: " + describe() + " came from split() and is still "
                      "building; join it into the builder it forked from first");
   bool was_building = s.building;
-  s.building = false;
   s.closed = s.released = true;
   if (!was_building) return;
-  // End the capture so the stream can be used again; a primary's captured graph is
-  // discarded (a body's graph belongs to its conditional node). An unjoined split() leaves
-  // the capture invalidated: the driver ends it with an error that needs no report.
-  CurrentContext guard(s.stream.context());
-  CUgraph graph = nullptr;
-  CUresult rc = detail::driver().cuStreamEndCapture(s.stream.raw_handle(), &graph);
-  if (graph && s.kind == Kind::Primary) detail::destroy_graph(graph);
-  if (rc != CUDA_ERROR_STREAM_CAPTURE_UNJOINED && rc != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
-    detail::check(rc, "cuStreamEndCapture", [&] { return describe(); });
+  // End the capture so the stream can be used again (a primary's captured graph is discarded).
+  CUresult rc = s.end_capture();
+  s.building = false;
+  detail::check(rc, "cuStreamEndCapture", [&] { return describe(); });
 }
 
 Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
   const State& s = *state_;
-  if (s.released)
-    throw ValueError("GraphBuilder.complete: " + describe() + " is closed (close() was called)");
+  if (s.released || s.closed)
+    throw StateError("Graph builder has been closed. GraphBuilder.complete: " + describe() +
+                     (s.released ? " is closed (close() was called)" : " was joined into another builder"));
   if (s.kind != Kind::Primary)
     throw ValueError("GraphBuilder.complete: " + describe() + " is part of another graph; "
                      "complete the builder it came from");
   if (!s.built)
-    throw ValueError("GraphBuilder.complete: " + describe() + " is unfinished; call " +
+    throw StateError("Graph has not finished building. GraphBuilder.complete: " + describe() +
+                     " is unfinished; call " +
                      (s.building ? "end_building()" : "begin_building(), record work, end_building()") +
                      " first");
   return Graph::instantiate(s.shared->graph, s.shared, s.shared->device, options);
@@ -149,7 +181,9 @@ Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
 
 std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
   require_building("GraphBuilder.split");
-  if (count < 2) throw ValueError("GraphBuilder.split: count must be at least 2, got " + std::to_string(count));
+  if (count < 2)
+    throw ValueError("Invalid split count: expecting >= 2, got " + std::to_string(count) +
+                     " (GraphBuilder.split: count must be at least 2)");
   std::vector<GraphBuilder> out{*this};
   for (std::size_t i = 1; i < count; ++i) {
     Stream fork = Stream::create(state_->shared->device);
@@ -162,7 +196,9 @@ std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
 }
 
 GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
-  if (builders.size() < 2) throw ValueError("GraphBuilder.join: give at least two builders");
+  if (builders.size() < 2)
+    throw ValueError("Must join with at least two graph builders (GraphBuilder.join: got " +
+                     std::to_string(builders.size()) + ")");
   const GraphBuilder* target = &builders[0];
   for (const auto& b : builders)
     if (b.state_->kind != Kind::Forked) { target = &b; break; }

@@ -38,6 +38,12 @@ struct GraphBuilder::State {
   bool built = false;   // end_building() done (or, for a forked builder, joined)
   bool closed = false;  // a forked builder consumed by join(), or close() called
   bool released = false;  // close() called
+
+  // A builder dropped mid-capture (garbage-collected, never ended) ends its capture, so
+  // the stream is usable again; never throws (an unexpected driver error is recorded).
+  ~State();
+  // Ends the capture on `stream`, discarding a primary's partial graph; the driver's result.
+  CUresult end_capture() noexcept;
 };
 
 }  // namespace nanocuda

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "graph_keepalive.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/unique_handle.h"
@@ -21,7 +22,9 @@ struct GraphDefinition::State {
   detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;
   std::shared_ptr<void> borrowed_owner;  // a view's owner
   std::mutex mutex;                      // records and keepalive
-  std::vector<std::shared_ptr<void>> keepalive;
+  // What the nodes use; shared with the user object the root graph retains (clones too).
+  std::shared_ptr<std::vector<std::shared_ptr<void>>> keepalive =
+      std::make_shared<std::vector<std::shared_ptr<void>>>();
   std::vector<CUgraphConditionalHandle> conditions;
   std::unordered_map<CUgraphNode, GraphNodeRecord> records;
   // Graphs owned by a node (conditional bodies, child clones) -> (the node, the graph it is in):
@@ -42,10 +45,12 @@ struct GraphDefinition::State {
 };
 
 GraphDefinition GraphDefinition::create(const Device& device) {
+  release_dropped();
   auto state = std::make_shared<State>(device);
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphCreate, "GraphDefinition", &g, 0u);
   state->owned.reset(g);
+  pin_to_graph(g, state->keepalive);
   return GraphDefinition(std::move(state), g);
 }
 
@@ -389,7 +394,7 @@ const GraphNodeRecord* GraphDefinition::record(CUgraphNode node) const {
 
 void GraphDefinition::keep_alive(std::shared_ptr<void> object) {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->keepalive.push_back(std::move(object));
+  state_->keepalive->push_back(std::move(object));
 }
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {

@@ -224,6 +224,6 @@ def test_graph_builder_and_graph_close_on_mock(mock_libcuda):
         g.close()
         assert g.is_closed
         raises(g.launch, ValueError, "Graph.launch", "closed")
-        raises(lambda: g.handle, ValueError, "Graph.handle", "closed")
+        assert g.handle == 0  # cuda.core: a closed graph's handle reads 0
         print("ok")
     """)

@@ -64,3 +64,16 @@ def test_conditional_handle_is_an_int():
     h = nanocuda.ConditionalHandle(42)
     assert isinstance(h, int) and h == 42
     assert nanocuda.ConditionalHandle.__doc__
+
+
+def test_builder_lifecycle_cases_against_the_mock_driver(mock_libcuda, tmp_path):
+    # graph_builder_cases.py in a process of its own, so the mock is the driver it loads.
+    import os
+    import sys
+
+    cases = Path(__file__).with_name("graph_builder_cases.py")
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(cases)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout, r.stdout[-2000:]

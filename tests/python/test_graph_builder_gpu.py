@@ -119,11 +119,11 @@ def test_split_join_child_and_explicit_nodes(k, device, stream):
     b = device.create_graph_builder().begin_building()
     b.memset(x, 5, n, element_size=4)
     left, right = b.split(2)
-    assert left is not right and b.is_join_required
+    assert left is b and left is not right and right.is_join_required and not b.is_join_required
     nanocuda.launch(left, cfg, k["increment"], x, n)
     nanocuda.launch(right, cfg, k["increment"], y, n)
     joined = nanocuda.GraphBuilder.join(left, right)
-    assert not joined.is_join_required
+    assert joined is b and not joined.is_join_required and not right.is_join_required
     joined.add_child(child)
     tmp = joined.alloc(4 * n)
     joined.memcpy(tmp, x, 4 * n)
@@ -294,3 +294,38 @@ def test_torch_interop_both_ways(k, device, stream):
     tg.replay()
     torch.cuda.synchronize()
     assert torch.all(x == before + 1)
+
+
+def test_a_builder_dropped_mid_capture_ends_its_capture(k, device):
+    s = device.create_stream()
+    b = s.create_graph_builder().begin_building()
+    nanocuda.launch(b, ONE, k["store"], 0, 1)  # captured, never run (the graph is discarded)
+    del b
+    gc.collect()
+    out = nanocuda.Buffer(4, stream=s)
+    nanocuda.launch(s, ONE, k["store"], out, 7)  # the stream is usable again
+    assert ints(out, s)[0] == 7
+
+
+def test_a_cloned_definition_keeps_its_kernel_and_event(device, stream):
+    # A clone made through the driver (as cuda.bindings users do) runs after every Python
+    # reference to the definition, its kernel's module and its event is gone.
+    import ctypes
+
+    from nanocuda.graph import GraphDefinition
+
+    cuda = ctypes.CDLL("libcuda.so.1")
+    code = nanocuda.compile('extern "C" __global__ void noop() {}')
+    kernel, event = code.get_kernel("noop"), device.create_event()
+    g = GraphDefinition()
+    g.launch(ONE, kernel)
+    g.record(event)
+    clone, exe = ctypes.c_void_p(), ctypes.c_void_p()
+    assert cuda.cuGraphClone(ctypes.byref(clone), ctypes.c_void_p(g.handle)) == 0
+    del g, kernel, code, event
+    gc.collect()
+    assert cuda.cuGraphInstantiateWithFlags(ctypes.byref(exe), clone, ctypes.c_ulonglong(0)) == 0
+    assert cuda.cuGraphLaunch(exe, ctypes.c_void_p(int(stream.handle))) == 0
+    stream.sync()
+    assert cuda.cuGraphExecDestroy(exe) == 0
+    assert cuda.cuGraphDestroy(clone) == 0

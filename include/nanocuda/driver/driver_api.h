@@ -91,6 +91,9 @@ namespace nanocuda::detail {
   X(cuGraphKernelNodeGetParams, 12000)           \
   X(cuGraphExecKernelNodeSetParams, 12000)       \
   X(cuGraphCreate, 10000)                        \
+  X(cuUserObjectCreate, 11030)                   \
+  X(cuUserObjectRelease, 11030)                  \
+  X(cuGraphRetainUserObject, 11030)              \
   X(cuGraphAddNode, 12030)                       \
   X(cuGraphGetEdges, 12030)                      \
   X(cuGraphExecUpdate, 12000)                    \

@@ -81,5 +81,11 @@ class TypeError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+// A call the object's current state forbids (a builder not building, already ended):
+// Python sees nanocuda._errors.StateError, both a RuntimeError (cuda.core) and a ValueError.
+class StateError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
 
 }  // namespace nanocuda

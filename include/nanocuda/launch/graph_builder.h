@@ -81,7 +81,10 @@ class GraphBuilder {
   [[nodiscard]] bool is_closed() const noexcept;
 
   [[nodiscard]] bool is_building() const noexcept;
+  // A split() builder not joined yet (cuda.core's rule; the origin builder never is).
   [[nodiscard]] bool is_join_required() const noexcept;
+  // Whether both refer to one builder (copies share it).
+  [[nodiscard]] bool same_as(const GraphBuilder& other) const noexcept;
   [[nodiscard]] bool is_built() const noexcept;  // end_building() done
   [[nodiscard]] Kind kind() const noexcept;
   [[nodiscard]] const Stream& stream() const noexcept;

@@ -96,6 +96,14 @@ class GraphDefinition {
   // Keeps `object` alive as long as the tree and every Graph instantiated from it.
   void keep_alive(std::shared_ptr<void> object);
   [[nodiscard]] Graph instantiate(const GraphCompleteOptions& options = {}) const;
+  // A root definition's keepalives are also held by a CUDA user object retained by its
+  // graph, so graphs cloned from it (cuGraphClone) and executables made from those keep
+  // them too. The driver drops that hold on a thread of its own, where nothing may be
+  // released (it may call CUDA): the hold is queued, then freed by release_dropped(), which
+  // runs at the next GraphDefinition call and after `hook` (set by the Python face to
+  // schedule it on the main thread; the hook itself must not call CUDA or take locks).
+  static void set_dropped_hook(void (*hook)()) noexcept;
+  static void release_dropped() noexcept;
   void debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const;
   [[nodiscard]] std::string topology() const;
 

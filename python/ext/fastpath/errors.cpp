@@ -25,6 +25,7 @@ PyObject* g_driver_too_old = nullptr;
 PyObject* g_compile_error = nullptr;
 PyObject* g_cooperative_too_large = nullptr;
 PyObject* g_toolkit_not_found = nullptr;
+PyObject* g_state_error = nullptr;
 
 // ProgramOptions::resolved_arch's error in Python words: one option per entry point.
 constexpr const char* kNoArchMessage =
@@ -90,6 +91,8 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
     } catch (nb::python_error& pe) {
       pe.restore();
     }
+  } catch (const nanocuda::StateError& e) {
+    PyErr_SetString(g_state_error, e.what());
   } catch (const nanocuda::ValueError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const nanocuda::TypeError& e) {
@@ -146,6 +149,7 @@ void register_errors(nb::module_& m) {
   g_compile_error = errors.attr("CompileError").inc_ref().ptr();
   g_cooperative_too_large = errors.attr("CooperativeLaunchTooLargeError").inc_ref().ptr();
   g_toolkit_not_found = errors.attr("ToolkitNotFoundError").inc_ref().ptr();
+  g_state_error = errors.attr("StateError").inc_ref().ptr();
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     if (!set_nanocuda_error(p)) std::rethrow_exception(p);  // nanobind's own map next
   });

@@ -51,9 +51,12 @@ PyMethodDef g_graph_launch_def = fastcall_method<graph_launch>(
 void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
   if (nb::isinstance<GraphBuilder>(target)) {
     auto& b = nb::cast<GraphBuilder&>(target);
+    // The first sentences are cuda.core's wording (users match on them).
+    if (b.is_closed())
+      throw nb::value_error(("Source graph builder has been closed. Graph.update: " + b.describe()).c_str());
     if (!b.is_built() || b.kind() != GraphBuilder::Kind::Primary)
-      throw nb::value_error(("Graph.update: " + b.describe() + " is unfinished; call "
-                             "end_building() first").c_str());
+      throw nb::value_error(("Graph has not finished building. Graph.update: " + b.describe() +
+                             " is unfinished; call end_building() first").c_str());
     graph.update(b.graph(), b.definition_owner());
   } else if (nb::hasattr(target, "_core") && nb::isinstance<GraphDefinition>(target.attr("_core"))) {
     auto& d = nb::cast<GraphDefinition&>(target.attr("_core"));  // nanocuda.graph.GraphDefinition
@@ -62,8 +65,8 @@ void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
     Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
     graph.update(other.definition(), other.definition_owner());
   } else {
-    throw nb::type_error(("Graph.update: expected a kernel node index, a GraphBuilder "
-                          "a GraphDefinition or a Graph, got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
+    throw nb::type_error(("Graph.update: expected GraphBuilder or GraphDefinition (or a Graph, "
+                          "or a kernel node index), got " + std::string(Py_TYPE(target.ptr())->tp_name)).c_str());
   }
   g.set(std::move(*g.graph));
 }
@@ -202,9 +205,10 @@ void bind_graph(nb::module_& m) {
              g.closed = true;
            }, "Destroy the executable graph now (safe to call twice); later uses raise ValueError.")
       .def_prop_ro("is_closed", [](const PyGraph& g) { return g.closed; }, "True after close().")
-      .def_prop_ro("handle", [](PyGraph& g) {
+      .def_prop_ro("handle", [](PyGraph& g) -> std::uintptr_t {
+             if (g.closed) return 0;  // cuda.core: a closed graph's handle reads 0
              return reinterpret_cast<std::uintptr_t>(g.ready("Graph.handle").exec_handle());
-           }, "The CUgraphExec handle as an int.")
+           }, "The CUgraphExec handle as an int (0 after close()).")
       .def_prop_ro("stream", [](PyGraph& g) -> nb::object {
              return g.stream ? nb::cast(*g.stream) : nb::none();
            },

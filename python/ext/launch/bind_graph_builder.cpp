@@ -105,8 +105,8 @@ GraphBuilder::Mode parse_mode(const std::string& mode) {
   if (mode == "relaxed") return GraphBuilder::Mode::Relaxed;
   if (mode == "thread_local") return GraphBuilder::Mode::ThreadLocal;
   if (mode == "global") return GraphBuilder::Mode::Global;
-  throw nb::value_error(("GraphBuilder.begin_building: mode must be 'relaxed', 'thread_local' "
-                         "or 'global', got '" + mode + "'").c_str());
+  throw nb::value_error(("Unsupported build mode: '" + mode + "' (GraphBuilder.begin_building: mode "
+                         "must be 'relaxed', 'thread_local' or 'global')").c_str());
 }
 
 // The handle value, checked to belong to `b`'s graph (or one enclosing it).
@@ -232,9 +232,13 @@ void bind_graph_builder(nb::module_& m) {
       "    nanocuda.launch(b, config, kernel, x, n)\n"
       "    graph = b.end_building().complete()\n"
       "    graph.launch(stream)")
-      .def("begin_building", [](GraphBuilder& b, const std::string& mode) -> GraphBuilder& {
-             return b.begin_building(parse_mode(mode));
-           }, nb::arg("mode") = "relaxed", nb::rv_policy::reference_internal,
+      .def("begin_building", [](GraphBuilder& b, nb::handle mode) -> GraphBuilder& {
+             if (!PyUnicode_Check(mode.ptr()))  // cuda.core's wording first
+               throw nb::value_error(("Unsupported build mode: " + std::string(nb::str(nb::repr(mode)).c_str()) +
+                                      " (GraphBuilder.begin_building: mode must be 'relaxed', "
+                                      "'thread_local' or 'global')").c_str());
+             return b.begin_building(parse_mode(nb::cast<std::string>(mode)));
+           }, nb::arg("mode").none() = "relaxed", nb::rv_policy::reference_internal,
            "Start capturing; mode is 'relaxed' (default), 'thread_local' or 'global'. Returns self.")
       .def("end_building", &GraphBuilder::end_building, nb::rv_policy::reference_internal,
            "Stop capturing (all split() builders must be joined). Returns self.")
@@ -249,15 +253,27 @@ void bind_graph_builder(nb::module_& m) {
              return g;
            }, nb::arg("options").none() = nb::none(),
            "Instantiate the built graph; returns a launchable nanocuda.Graph.")
-      .def("split", [](GraphBuilder& b, nb::handle count) {
-             return as_tuple(b.split(static_cast<std::size_t>(int_arg(count, "GraphBuilder.split", "count", 1, 1 << 16))));
+      .def("split", [](nb::handle self, nb::handle count) {
+             GraphBuilder& b = nb::cast<GraphBuilder&>(self);
+             nb::tuple out = as_tuple(b.split(static_cast<std::size_t>(int_arg(count, "GraphBuilder.split", "count", 1, 1 << 16))));
+             nb::list items(out);  // the first is this builder: the same Python object (cuda.core)
+             items[0] = self;
+             return nb::tuple(items);
            },
            nb::arg("count").none(),
            "Fork into `count` builders (this one first) that record in parallel; join them again.")
       .def_static("join", [](nb::args builders) {
              std::vector<GraphBuilder> v;
-             for (nb::handle h : builders) v.push_back(nb::cast<GraphBuilder>(h));
-             return GraphBuilder::join(v);
+             for (nb::handle h : builders) {
+               if (!nb::isinstance<GraphBuilder>(h))
+                 throw nb::type_error(("GraphBuilder.join: every argument must be a GraphBuilder, got " +
+                                       std::string(Py_TYPE(h.ptr())->tp_name)).c_str());
+               v.push_back(nb::cast<GraphBuilder>(h));
+             }
+             GraphBuilder joined = GraphBuilder::join(v);
+             for (nb::handle h : builders)  // the continuing builder's own Python object
+               if (nb::cast<GraphBuilder&>(h).same_as(joined)) return nb::borrow<nb::object>(h);
+             return nb::cast(joined);
            }, nb::arg("builders"),
            "Join builders from one split(); returns the one that continues (the non-forked one).")
       .def("add_child", &GraphBuilder::add_child, nb::arg("child_graph"),
@@ -357,7 +373,7 @@ void bind_graph_builder(nb::module_& m) {
       .def_prop_ro("is_closed", &GraphBuilder::is_closed,
                    "True after close() (or once join() consumed this split() builder).")
       .def_prop_ro("is_join_required", &GraphBuilder::is_join_required,
-                   "Whether split() builders are still waiting for join().")
+                   "True for a split() builder not joined yet (the builder split() was called on never needs one).")
       .def_prop_ro("stream", [](const GraphBuilder& b) { return b.stream(); },
                    "The stream being captured: queue work on it (torch too) to record it.")
       .def_prop_ro("graph_id", &GraphBuilder::graph_id,

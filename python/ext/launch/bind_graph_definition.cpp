@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -150,9 +151,24 @@ nb::object record_dict(const GraphDefinition& g, std::uintptr_t h) {
   return d;
 }
 
+// The driver dropped a graph's hold on its keepalives (on a thread of its own): release them
+// on the main thread with the GIL, once per burst (the pending-call queue is small).
+std::atomic<bool> g_drain_scheduled{false};
+int drain_dropped(void*) {
+  g_drain_scheduled.store(false);
+  GraphDefinition::release_dropped();
+  return 0;
+}
+void schedule_drain() {
+  if (!Py_IsInitialized()) return;  // at exit: nothing left to release them for
+  if (!g_drain_scheduled.exchange(true) && Py_AddPendingCall(drain_dropped, nullptr) != 0)
+    g_drain_scheduled.store(false);  // queue full: the next GraphDefinition call releases them
+}
+
 }  // namespace
 
 void bind_graph_definition(nb::module_& m) {
+  GraphDefinition::set_dropped_hook(schedule_drain);
   nb::module_ internal = internal_module(m);
   nb::class_<GraphDefinition>(internal, "GraphDef",
       "The core of nanocuda.graph.GraphDefinition: one graph of a definition tree, nodes as int "
