@@ -13,6 +13,8 @@ import types
 import os
 import uuid
 from typing import Any, Literal, Protocol, TypeAlias
+from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
+from nanocuda import _cuda_core, _green_context  # options of Device.create_context, SMResource.split, Context.create_stream
 
 class SupportsCudaStream(Protocol):
     """An object with ``__cuda_stream__() -> (0, handle)`` (CuPy, cuda.core streams)."""
@@ -57,6 +59,9 @@ class SupportsWrite(Protocol):
     """A file-like object with ``write(str)`` (io.StringIO, sys.stderr, ...)."""
     def write(self, s: str, /) -> object: ...
 
+# Program.compile(cache=) takes the Python-level cache ABC (python/nanocuda/_program_cache.py).
+from nanocuda._program_cache import ProgramCacheResource
+
 class Context:
     """A CUDA context (nanocuda uses each device's primary context)."""
 
@@ -71,6 +76,25 @@ class Context:
     def __eq__(self, arg: object, /) -> bool: ...
 
     def __hash__(self) -> int: ...
+
+    @property
+    def resources(self) -> DeviceResources: ...
+
+    @property
+    def is_green(self) -> bool: ...
+
+    @property
+    def is_closed(self) -> bool: ...
+
+    def close(self) -> None:
+        """
+        Destroy a green context (not while it is current); a no-op on a primary context.
+        """
+
+    def create_stream(self, options: _cuda_core.StreamOptions | dict[str, Any] | None = None) -> Stream:
+        """
+        A new non-blocking stream on this green context (StreamOptions or a dict).
+        """
 
     def __repr__(self) -> str: ...
 
@@ -140,19 +164,25 @@ class DeviceProperties:
         """Alignment requirement for textures"""
 
     @property
+    def gpu_overlap(self) -> bool:
+        """
+        Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+        """
+
+    @property
     def multiprocessor_count(self) -> int:
         """Number of multiprocessors on device"""
 
     @property
-    def kernel_exec_timeout(self) -> int:
+    def kernel_exec_timeout(self) -> bool:
         """Specifies whether there is a run time limit on kernels"""
 
     @property
-    def integrated(self) -> int:
+    def integrated(self) -> bool:
         """Device is integrated with host memory"""
 
     @property
-    def can_map_host_memory(self) -> int:
+    def can_map_host_memory(self) -> bool:
         """Device can map host memory into CUDA address space"""
 
     @property
@@ -200,11 +230,11 @@ class DeviceProperties:
         """Alignment requirement for surfaces"""
 
     @property
-    def concurrent_kernels(self) -> int:
+    def concurrent_kernels(self) -> bool:
         """Device can possibly execute multiple kernels concurrently"""
 
     @property
-    def ecc_enabled(self) -> int:
+    def ecc_enabled(self) -> bool:
         """Device has ECC support enabled"""
 
     @property
@@ -216,7 +246,7 @@ class DeviceProperties:
         """PCI device ID of the device"""
 
     @property
-    def tcc_driver(self) -> int:
+    def tcc_driver(self) -> bool:
         """Device is using TCC driver model"""
 
     @property
@@ -240,7 +270,7 @@ class DeviceProperties:
         """Number of asynchronous engines"""
 
     @property
-    def unified_addressing(self) -> int:
+    def unified_addressing(self) -> bool:
         """Device shares a unified address space with the host"""
 
     @property
@@ -250,6 +280,10 @@ class DeviceProperties:
     @property
     def maximum_texture1d_layered_layers(self) -> int:
         """Maximum layers in a 1D layered texture"""
+
+    @property
+    def can_tex2d_gather(self) -> bool:
+        """Deprecated, do not use."""
 
     @property
     def maximum_texture2d_gather_width(self) -> int:
@@ -348,6 +382,12 @@ class DeviceProperties:
         """Maximum layers in a cubemap layered surface"""
 
     @property
+    def maximum_texture1d_linear_width(self) -> int:
+        """
+        Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+        """
+
+    @property
     def maximum_texture2d_linear_width(self) -> int:
         """Maximum 2D linear texture width"""
 
@@ -380,15 +420,15 @@ class DeviceProperties:
         """Maximum mipmapped 1D texture width"""
 
     @property
-    def stream_priorities_supported(self) -> int:
+    def stream_priorities_supported(self) -> bool:
         """Device supports stream priorities"""
 
     @property
-    def global_l1_cache_supported(self) -> int:
+    def global_l1_cache_supported(self) -> bool:
         """Device supports caching globals in L1"""
 
     @property
-    def local_l1_cache_supported(self) -> int:
+    def local_l1_cache_supported(self) -> bool:
         """Device supports caching locals in L1"""
 
     @property
@@ -400,11 +440,11 @@ class DeviceProperties:
         """Maximum number of 32-bit registers available per multiprocessor"""
 
     @property
-    def managed_memory(self) -> int:
+    def managed_memory(self) -> bool:
         """Device can allocate managed memory on this system"""
 
     @property
-    def multi_gpu_board(self) -> int:
+    def multi_gpu_board(self) -> bool:
         """Device is on a multi-GPU board"""
 
     @property
@@ -412,7 +452,7 @@ class DeviceProperties:
         """Unique id for a group of devices on the same multi-GPU board"""
 
     @property
-    def host_native_atomic_supported(self) -> int:
+    def host_native_atomic_supported(self) -> bool:
         """
         Link between the device and the host supports all native atomic operations
         """
@@ -424,27 +464,27 @@ class DeviceProperties:
         """
 
     @property
-    def pageable_memory_access(self) -> int:
+    def pageable_memory_access(self) -> bool:
         """
         Device supports coherently accessing pageable memory without calling cudaHostRegister on it
         """
 
     @property
-    def concurrent_managed_access(self) -> int:
+    def concurrent_managed_access(self) -> bool:
         """Device can coherently access managed memory concurrently with the CPU"""
 
     @property
-    def compute_preemption_supported(self) -> int:
+    def compute_preemption_supported(self) -> bool:
         """Device supports compute preemption."""
 
     @property
-    def can_use_host_pointer_for_registered_mem(self) -> int:
+    def can_use_host_pointer_for_registered_mem(self) -> bool:
         """
         Device can access host registered memory at the same virtual address as the CPU
         """
 
     @property
-    def cooperative_launch(self) -> int:
+    def cooperative_launch(self) -> bool:
         """
         Device supports launching cooperative kernels via cuLaunchCooperativeKernel
         """
@@ -454,45 +494,45 @@ class DeviceProperties:
         """Maximum optin shared memory per block"""
 
     @property
-    def can_flush_remote_writes(self) -> int:
+    def can_flush_remote_writes(self) -> bool:
         """
         The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the device. See CUDA_MEMOP for additional details.
         """
 
     @property
-    def host_register_supported(self) -> int:
+    def host_register_supported(self) -> bool:
         """Device supports host memory registration via cudaHostRegister."""
 
     @property
-    def pageable_memory_access_uses_host_page_tables(self) -> int:
+    def pageable_memory_access_uses_host_page_tables(self) -> bool:
         """Device accesses pageable memory via the host's page tables."""
 
     @property
-    def direct_managed_mem_access_from_host(self) -> int:
+    def direct_managed_mem_access_from_host(self) -> bool:
         """
         The host can directly access managed memory on the device without migration.
         """
 
     @property
-    def virtual_memory_management_supported(self) -> int:
+    def virtual_memory_management_supported(self) -> bool:
         """
         Device supports virtual memory management APIs like cuMemAddressReserve, cuMemCreate, cuMemMap and related APIs
         """
 
     @property
-    def handle_type_posix_file_descriptor_supported(self) -> int:
+    def handle_type_posix_file_descriptor_supported(self) -> bool:
         """
         Device supports exporting memory to a posix file descriptor with cuMemExportToShareableHandle, if requested via cuMemCreate
         """
 
     @property
-    def handle_type_win32_handle_supported(self) -> int:
+    def handle_type_win32_handle_supported(self) -> bool:
         """
         Device supports exporting memory to a Win32 NT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
         """
 
     @property
-    def handle_type_win32_kmt_handle_supported(self) -> int:
+    def handle_type_win32_kmt_handle_supported(self) -> bool:
         """
         Device supports exporting memory to a Win32 KMT handle with cuMemExportToShareableHandle, if requested via cuMemCreate
         """
@@ -502,7 +542,7 @@ class DeviceProperties:
         """Maximum number of blocks per multiprocessor"""
 
     @property
-    def generic_compression_supported(self) -> int:
+    def generic_compression_supported(self) -> bool:
         """Device supports compression of memory"""
 
     @property
@@ -514,7 +554,7 @@ class DeviceProperties:
         """Maximum value of CUaccessPolicyWindownum_bytes."""
 
     @property
-    def gpu_direct_rdma_with_cuda_vmm_supported(self) -> int:
+    def gpu_direct_rdma_with_cuda_vmm_supported(self) -> bool:
         """Device supports specifying the GPUDirect RDMA flag with cuMemCreate"""
 
     @property
@@ -522,25 +562,25 @@ class DeviceProperties:
         """Shared memory reserved by CUDA driver per block in bytes"""
 
     @property
-    def sparse_cuda_array_supported(self) -> int:
+    def sparse_cuda_array_supported(self) -> bool:
         """Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays"""
 
     @property
-    def read_only_host_register_supported(self) -> int:
+    def read_only_host_register_supported(self) -> bool:
         """
         Device supports using the cuMemHostRegister flag CU_MEMHOSTERGISTER_READ_ONLY to register memory that must be mapped as read-only to the GPU
         """
 
     @property
-    def timeline_semaphore_interop_supported(self) -> int:
+    def timeline_semaphore_interop_supported(self) -> bool:
         """External timeline semaphore interop is supported on the device"""
 
     @property
-    def memory_pools_supported(self) -> int:
+    def memory_pools_supported(self) -> bool:
         """Device supports using the cuMemAllocAsync and cuMemPool family of APIs"""
 
     @property
-    def gpu_direct_rdma_supported(self) -> int:
+    def gpu_direct_rdma_supported(self) -> bool:
         """
         Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
         """
@@ -562,29 +602,29 @@ class DeviceProperties:
         """Handle types supported with mempool based IPC"""
 
     @property
-    def cluster_launch(self) -> int:
+    def cluster_launch(self) -> bool:
         """Indicates device supports cluster launch"""
 
     @property
-    def deferred_mapping_cuda_array_supported(self) -> int:
+    def deferred_mapping_cuda_array_supported(self) -> bool:
         """Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays"""
 
     @property
-    def can_use_64_bit_stream_mem_ops(self) -> int:
+    def can_use_64_bit_stream_mem_ops(self) -> bool:
         """
         64-bit operations are supported in cuStreamBatchMemOp and related MemOp APIs.
         """
 
     @property
-    def can_use_stream_wait_value_nor(self) -> int:
+    def can_use_stream_wait_value_nor(self) -> bool:
         """CU_STREAM_WAIT_VALUE_NOR is supported by MemOp APIs."""
 
     @property
-    def dma_buf_supported(self) -> int:
+    def dma_buf_supported(self) -> bool:
         """Device supports buffer sharing with dma_buf mechanism."""
 
     @property
-    def ipc_event_supported(self) -> int:
+    def ipc_event_supported(self) -> bool:
         """Device supports IPC Events."""
 
     @property
@@ -592,17 +632,17 @@ class DeviceProperties:
         """Number of memory domains the device supports."""
 
     @property
-    def tensor_map_access_supported(self) -> int:
+    def tensor_map_access_supported(self) -> bool:
         """Device supports accessing memory using Tensor Map."""
 
     @property
-    def handle_type_fabric_supported(self) -> int:
+    def handle_type_fabric_supported(self) -> bool:
         """
         Device supports exporting memory to a fabric handle with cuMemExportToShareableHandle() or requested with cuMemCreate()
         """
 
     @property
-    def unified_function_pointers(self) -> int:
+    def unified_function_pointers(self) -> bool:
         """Device supports unified function pointers."""
 
     @property
@@ -616,11 +656,11 @@ class DeviceProperties:
         """NUMA node ID of the GPU memory"""
 
     @property
-    def multicast_supported(self) -> int:
+    def multicast_supported(self) -> bool:
         """Device supports switch multicast and reduction operations."""
 
     @property
-    def mps_enabled(self) -> int:
+    def mps_enabled(self) -> bool:
         """Indicates if contexts created on this device will be shared via MPS"""
 
     @property
@@ -630,7 +670,7 @@ class DeviceProperties:
         """
 
     @property
-    def d3d12_cig_supported(self) -> int:
+    def d3d12_cig_supported(self) -> bool:
         """Device supports CIG with D3D12."""
 
     @property
@@ -646,7 +686,7 @@ class DeviceProperties:
         """
 
     @property
-    def vulkan_cig_supported(self) -> int:
+    def vulkan_cig_supported(self) -> bool:
         """Device supports CIG with Vulkan."""
 
     @property
@@ -660,43 +700,43 @@ class DeviceProperties:
         """
 
     @property
-    def host_numa_virtual_memory_management_supported(self) -> int:
+    def host_numa_virtual_memory_management_supported(self) -> bool:
         """
         Device supports HOST_NUMA location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
         """
 
     @property
-    def host_numa_memory_pools_supported(self) -> int:
+    def host_numa_memory_pools_supported(self) -> bool:
         """
         Device supports HOST_NUMA location with the cuMemAllocAsync and cuMemPool family of APIs
         """
 
     @property
-    def host_numa_multinode_ipc_supported(self) -> int:
+    def host_numa_multinode_ipc_supported(self) -> bool:
         """
         Device supports HOST_NUMA location IPC between nodes in a multi-node system.
         """
 
     @property
-    def host_memory_pools_supported(self) -> int:
+    def host_memory_pools_supported(self) -> bool:
         """
         Device suports HOST location with the cuMemAllocAsync and cuMemPool family of APIs
         """
 
     @property
-    def host_virtual_memory_management_supported(self) -> int:
+    def host_virtual_memory_management_supported(self) -> bool:
         """
         Device supports HOST location with the virtual memory management APIs like cuMemCreate, cuMemMap and related APIs
         """
 
     @property
-    def host_alloc_dma_buf_supported(self) -> int:
+    def host_alloc_dma_buf_supported(self) -> bool:
         """
         Device supports page-locked host memory buffer sharing with dma_buf mechanism.
         """
 
     @property
-    def only_partial_host_native_atomic_supported(self) -> int:
+    def only_partial_host_native_atomic_supported(self) -> bool:
         """
         Link between the device and the host supports only some native atomic operations
         """
@@ -756,6 +796,12 @@ class Device:
         """ComputeCapability(major, minor), a named tuple."""
 
     @property
+    def pci_bus_id(self) -> str:
+        """
+        '0000:00:06.0' (domain:bus:device.function), as cuda.core gives it; the bus number alone is properties.pci_bus_id.
+        """
+
+    @property
     def arch(self) -> str:
         """NVRTC target suffix, e.g. '90a' (so f'sm_{arch}' compiles)."""
 
@@ -793,6 +839,26 @@ class Device:
     def create_event(self, options: object | None = None) -> Event:
         """
         A new Event from EventOptions(enable_timing=False, busy_waited_sync=False, ipc_enabled=False) (a dict or None also work).
+        """
+
+    def create_opaque_array(self, options: _texture.OpaqueArrayOptions | dict[str, Any]) -> _texture.OpaqueArray:
+        """
+        A new nanocuda.texture.OpaqueArray from OpaqueArrayOptions(shape, format, num_channels, is_surface_load_store=False) (or a dict of them).
+        """
+
+    def create_mipmapped_array(self, options: _texture.MipmappedArrayOptions | dict[str, Any]) -> _texture.MipmappedArray:
+        """
+        A new nanocuda.texture.MipmappedArray from MipmappedArrayOptions(shape, format, num_channels, num_levels, is_surface_load_store=False) (or a dict of them).
+        """
+
+    def create_texture_object(self, resource: _texture.ResourceDescriptor, options: _texture.TextureObjectOptions | dict[str, Any] | None = None) -> _texture.TextureObject:
+        """
+        A new nanocuda.texture.TextureObject reading `resource` (a ResourceDescriptor) as `options` (TextureObjectOptions, a dict of them, or None for the defaults) say.
+        """
+
+    def create_surface_object(self, resource: _texture.ResourceDescriptor) -> _texture.SurfaceObject:
+        """
+        A new nanocuda.texture.SurfaceObject over `resource` (a ResourceDescriptor of an OpaqueArray made with is_surface_load_store=True).
         """
 
     def attribute(self, attribute: int) -> int:
@@ -866,6 +932,12 @@ class Device:
         """Alignment requirement for textures"""
 
     @property
+    def gpu_overlap(self) -> int:
+        """
+        Device can possibly copy memory and execute a kernel concurrently. Deprecated. Use instead CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT.
+        """
+
+    @property
     def multiprocessor_count(self) -> int:
         """Number of multiprocessors on device"""
 
@@ -934,10 +1006,6 @@ class Device:
         """Device has ECC support enabled"""
 
     @property
-    def pci_bus_id(self) -> int:
-        """PCI bus ID of the device"""
-
-    @property
     def pci_device_id(self) -> int:
         """PCI device ID of the device"""
 
@@ -976,6 +1044,10 @@ class Device:
     @property
     def maximum_texture1d_layered_layers(self) -> int:
         """Maximum layers in a 1D layered texture"""
+
+    @property
+    def can_tex2d_gather(self) -> int:
+        """Deprecated, do not use."""
 
     @property
     def maximum_texture2d_gather_width(self) -> int:
@@ -1072,6 +1144,12 @@ class Device:
     @property
     def maximum_surfacecubemap_layered_layers(self) -> int:
         """Maximum layers in a cubemap layered surface"""
+
+    @property
+    def maximum_texture1d_linear_width(self) -> int:
+        """
+        Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead.
+        """
 
     @property
     def maximum_texture2d_linear_width(self) -> int:
@@ -1425,6 +1503,14 @@ class Device:
     def only_partial_host_native_atomic_supported(self) -> int:
         """
         Link between the device and the host supports only some native atomic operations
+        """
+
+    @property
+    def resources(self) -> DeviceResources: ...
+
+    def create_context(self, options: _green_context.ContextOptions | dict[str, Any] | None = None) -> Context:
+        """
+        A green context running on the SM groups in ContextOptions(resources=[...]) (or a dict with 'resources').
         """
 
     @property
@@ -1565,6 +1651,9 @@ class Stream:
 
     def __hash__(self) -> int: ...
 
+    @property
+    def resources(self) -> DeviceResources: ...
+
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder capturing this stream."""
 
@@ -1675,6 +1764,57 @@ class Event:
     def __rsub__(self, arg: object, /) -> object: ...
 
     def __isub__(self, arg: object, /) -> object: ...
+
+class SMResource:
+    """
+    A set of SMs: a device's (Device.resources.sm), a green context's, or a group of SMResource.split. Not constructible directly.
+    """
+
+    def __init__(self, *args, **kwargs) -> None: ...
+
+    @property
+    def handle(self) -> int:
+        """The address of the underlying CUdevResource struct."""
+
+    @property
+    def sm_count(self) -> int:
+        """The number of SMs in this resource."""
+
+    @property
+    def min_partition_size(self) -> int:
+        """The fewest SMs a group of a split gets."""
+
+    @property
+    def coscheduled_alignment(self) -> int:
+        """Group sizes are multiples of this many SMs (guaranteed co-scheduled)."""
+
+    @property
+    def flags(self) -> int:
+        """The resource's flags (always 0 with the CUDA 13.0 resource ABI)."""
+
+    def split(self, options: _green_context.SMResourceOptions | dict[str, Any], *, dry_run: bool = False) -> tuple[list[SMResource], SMResource]:
+        """
+        Split into (groups, remainder) by SMResourceOptions (or a dict of its fields): count SMs per group (None: the smallest group), backfill to ignore co-scheduling. dry_run=True reports the sizes only; a dry-run group cannot make a context.
+        """
+
+class DeviceResources:
+    """
+    The hardware resources of a device (Device.resources) or of a context (Context.resources, Stream.resources). Not constructible directly.
+    """
+
+    def __init__(self, *args, **kwargs) -> None: ...
+
+    @property
+    def sm(self) -> SMResource:
+        """
+        The SMResource: all SMs of the device, or the partition of a green context.
+        """
+
+    @property
+    def workqueue(self) -> object:
+        """
+        Work-queue resources (CUDA 13.1+; not available in this build: RuntimeError).
+        """
 
 class Buffer:
     """
@@ -2236,7 +2376,9 @@ def result_description(code: int) -> str:
     """The driver's description of a CUresult, e.g. 'invalid argument'."""
 
 class KernelAttributes:
-    """A kernel's attributes on one device."""
+    """
+    A kernel's attributes on one device; attrs[device] gives another device's.
+    """
 
     @property
     def num_registers(self) -> int:
@@ -2310,6 +2452,13 @@ class KernelAttributes:
     def cluster_scheduling_policy_preference(self) -> int:
         """CUclusterSchedulingPolicy value."""
 
+    @property
+    def device(self) -> Device:
+        """The device these attributes are read on."""
+
+    def __getitem__(self, device: DeviceLike) -> KernelAttributes:
+        """The same kernel's attributes on `device` (a Device or an ordinal)."""
+
 class KernelOccupancy:
     """Occupancy calculator for one kernel."""
 
@@ -2317,7 +2466,9 @@ class KernelOccupancy:
         """Blocks of block_size threads resident per SM at once."""
 
     def max_potential_block_size(self, dynamic_shared_memory_needed: int | None = None, block_size_limit: int = 0, *, dynamic_shared_memory: int | None = None, device: DeviceLike | None = None) -> object:
-        """(min_grid_size, max_block_size) for full occupancy, a named tuple."""
+        """
+        (min_grid_size, max_block_size) for full occupancy, a named tuple; the dynamic shared memory is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.
+        """
 
     def available_dynamic_shared_memory_per_block(self, num_blocks_per_multiprocessor: int, block_size: int, *, device: DeviceLike | None = None) -> int:
         """Dynamic shared memory per block, bytes, at that occupancy."""
@@ -2359,7 +2510,7 @@ class Kernel:
 
     @property
     def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0 (get_attributes(device) for others)."""
+        """KernelAttributes on device 0; attributes[device] for others."""
 
     def get_attributes(self, device: DeviceLike | None = None) -> KernelAttributes:
         """KernelAttributes on `device` (default: device 0)."""
@@ -2508,6 +2659,9 @@ class ObjectCode:
     Compiled device code: cubin, fatbin, PTX, LTO-IR, device objects or libraries.
     """
 
+    def __init__(self, *args, **kwargs) -> None:
+        """Not constructible: use the from_* constructors or Program.compile."""
+
     @staticmethod
     def from_cubin(module: bytes | bytearray | memoryview | str | os.PathLike[str], *, name: str = '', symbol_mapping: dict[str, str] | None = None) -> ObjectCode:
         """From bytes, or a path to read."""
@@ -2533,8 +2687,13 @@ class ObjectCode:
         """A device library (.a), for Linker; from bytes or a path."""
 
     @property
-    def code(self) -> bytes:
-        """The image's bytes (PTX as text bytes)."""
+    def code(self) -> object:
+        """
+        The image's bytes (PTX as text bytes); for code made from a file, its path (a str).
+        """
+
+    def __bytes__(self) -> bytes:
+        """The image's bytes, wherever they came from."""
 
     @property
     def code_type(self) -> str:
@@ -2606,9 +2765,9 @@ class Program:
     def backend(self) -> str:
         """'NVRTC', 'nvJitLink' or 'NVVM'."""
 
-    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: None = None) -> ObjectCode:
+    def compile(self, target_type: CodeTarget = 'cubin', name_expressions: str | Sequence[str] | None = None, logs: SupportsWrite | None = None, *, cache: ProgramCacheResource | None = None) -> ObjectCode:
         """
-        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. Raises CompileError with the log on failure.
+        Compile to 'cubin', 'ptx' or 'ltoir'; name_expressions ('f<int>') map to lowered names (ObjectCode.symbol_mapping); the compiler's log is written to logs (anything with write()) when it is not empty. cache= (a nanocuda.utils.ProgramCacheResource) is looked up first and filled on a miss. Raises CompileError with the log on failure.
         """
 
     def flags(self, target: CodeTarget = 'cubin') -> list[str]:
