@@ -335,7 +335,7 @@ def main() -> None:
         "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
         "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
         "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
-        "(explicit graph nodes, green contexts, some NVML queries, graphics interop, memory-pool "
+        "(explicit graph nodes, work-queue resources, some NVML queries, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
         "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",

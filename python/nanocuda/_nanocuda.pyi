@@ -63,7 +63,9 @@ class SupportsWrite(Protocol):
 from nanocuda._program_cache import ProgramCacheResource
 
 class Context:
-    """A CUDA context (nanocuda uses each device's primary context)."""
+    """
+    A CUDA context: a device's primary context (shared with PyTorch), or a green context (Device.create_context).
+    """
 
     @property
     def handle(self) -> int:

@@ -56,17 +56,23 @@ SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min
                           bool dry_run) {
   const std::string what = "SMResource.split on " + device_text(input.device_ordinal);
   if (groups == 0) throw ValueError(what + ": the number of groups must be at least 1");
-  // Each group gets min_count rounded up to the minimum partition size and the alignment.
-  // With flags (e.g. ignoring co-scheduling) the driver's rounding differs: it says itself.
+  // 0 asks for the smallest group (cuda.core's discovery mode).
+  if (min_count == 0) min_count = input.min_partition_size();
+  // Each group gets min_count rounded up to the minimum partition size and the alignment;
+  // with flags (e.g. ignoring co-scheduling) the driver's rounding differs: it says itself.
+  // A request that cannot fit is the driver's CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION (what
+  // cuda.core's 13.1 split reports), with the sizes in the message.
   unsigned align = flags ? 1 : input.coscheduled_alignment();
   unsigned least = flags ? 1 : input.min_partition_size();
   unsigned each = min_count < least ? least : min_count;
   each = (each + align - 1) / align * align;
+  auto sizes = [&] {
+    return what + ": " + std::to_string(groups) + " group(s) of " + std::to_string(min_count) + " SMs (" +
+           std::to_string(each) + " after rounding to the alignment of " + std::to_string(align) +
+           ") do not fit in the resource's " + std::to_string(input.sm_count()) + " SMs";
+  };
   if (static_cast<unsigned long long>(each) * groups > input.sm_count())
-    throw ValueError(what + ": " + std::to_string(groups) + " group(s) of " + std::to_string(min_count) +
-                     " SMs (" + std::to_string(each) + " after rounding to the alignment of " +
-                     std::to_string(align) + ") do not fit in the resource's " +
-                     std::to_string(input.sm_count()) + " SMs");
+    detail::check(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "cuDevSmResourceSplitByCount", sizes);
   SmSplit out;
   out.groups.resize(groups);
   std::vector<CUdevResource> raw(groups);
@@ -74,8 +80,10 @@ SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min
   NANOCUDA_CALL(cuDevSmResourceSplitByCount, [&] { return what; }, raw.data(), &made, &input.raw,
                 &out.remainder.raw, flags, min_count);
   if (made != groups)
-    throw ValueError(what + ": the driver made " + std::to_string(made) + " of the " + std::to_string(groups) +
-                     " groups asked for");
+    detail::check(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "cuDevSmResourceSplitByCount", [&] {
+      return what + ": the driver made " + std::to_string(made) + " of the " + std::to_string(groups) +
+             " groups of " + std::to_string(min_count) + " SMs asked for";
+    });
   for (unsigned i = 0; i < groups; ++i) out.groups[i] = SmResource{raw[i], input.device_ordinal, dry_run};
   out.remainder.device_ordinal = input.device_ordinal;
   out.remainder.dry_run = dry_run;

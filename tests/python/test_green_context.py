@@ -92,7 +92,11 @@ def test_resources_and_split_on_mock(mock_libcuda):
     dry, _ = sm.split(SMResourceOptions(count=16), dry_run=True)
     assert dry[0].sm_count == 16
     raises(lambda: sm.split(SMResourceOptions(count=140)), ValueError, "SMResource.split", "140", "132 SMs")
-    raises(lambda: sm.split(SMResourceOptions(count=(64, 64, 64))), ValueError, "do not fit", "132 SMs")
+    raises(lambda: sm.split(SMResourceOptions(count=(64, 64, 64))), nanocuda.CudaError,
+           "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", "do not fit", "132 SMs")
+    raises(lambda: sm.split(SMResourceOptions(count=(66, 66))), nanocuda.CudaError, "72 after rounding")
+    groups, rest = sm.split(SMResourceOptions(count=(66, 66), backfill=True))  # fits without co-scheduling
+    assert [g.sm_count for g in groups] == [66, 66] and rest.sm_count == 0
     raises(lambda: sm.split(SMResourceOptions(count=-1)), ValueError, "count must be non-negative")
     raises(lambda: sm.split(SMResourceOptions(count=0.5)), TypeError, "count must be an int")
     raises(lambda: d.resources.workqueue, RuntimeError, "CUDA 13.1")

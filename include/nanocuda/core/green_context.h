@@ -38,7 +38,8 @@ struct SmSplit {
 
 // Splits `input` into `groups` groups of at least `min_count` SMs each (the driver rounds
 // up to min_partition_size and the alignment; 0 means the smallest group); `flags` are
-// CUdevSmResourceSplit_flags. Throws ValueError when the groups do not fit in `input`.
+// CUdevSmResourceSplit_flags. Groups that do not fit in `input` throw the driver's
+// CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION (as cuda.core's split does), naming the sizes.
 [[nodiscard]] SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min_count,
                                         unsigned flags = 0, bool dry_run = false);
 
