@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-from .typing import WorkqueueSharingScopeType
+if TYPE_CHECKING:  # nanocuda.typing is imported on first use only (import nanocuda stays lean)
+    from .typing import WorkqueueSharingScopeType
 
 __all__ = ["ContextOptions", "SMResourceOptions", "WorkqueueResource", "WorkqueueResourceOptions"]
 
@@ -33,11 +34,13 @@ class WorkqueueResourceOptions:
     """Options for WorkqueueResource.configure: sharing_scope ("device_ctx" or
     "green_ctx_balanced", or a WorkqueueSharingScopeType) and concurrency_limit (>= 1)."""
 
-    sharing_scope: Union[WorkqueueSharingScopeType, str, None] = None
+    sharing_scope: Union["WorkqueueSharingScopeType", str, None] = None
     concurrency_limit: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.sharing_scope is not None:
+            from .typing import WorkqueueSharingScopeType
+
             try:
                 self.sharing_scope = WorkqueueSharingScopeType(self.sharing_scope)
             except ValueError:
