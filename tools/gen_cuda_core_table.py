@@ -33,8 +33,6 @@ COUNTERPART = {
 
 # Rows with a fixed text: "=X" means "nanocuda's name: X"; "-why" means missing.
 NOTES = {
-    "typing.DeviceResourcesType": "-names the green-context API (SM and work-queue resources), which nanocuda does "
-                                  "not have yet",
     "ObjectCode.get_module": "-nanocuda loads libraries (cuLibraryLoadData), not modules; `ObjectCode.handle` is the CUlibrary",
     "Program.handle": "-nanocuda keeps no NVRTC program between calls (compiles are stateless and cached)",
     "Program.pch_status": "-precompiled-header options pass through to NVRTC, but their status is not read back",
@@ -48,8 +46,6 @@ NOTES = {
     "TensorMapDescriptor.from_tiled": "=`TensorMap.tiled`",
     "TensorMapDescriptor.from_im2col": "=`TensorMap.im2col`",
     "Kernel.attributes": "+",
-    "Device.create_context": "-explicit contexts are outside nanocuda's scope (see `Context`)",
-    "Device.resources": "-green contexts are outside nanocuda's scope", "Stream.resources": "-green contexts are outside nanocuda's scope",
     "Buffer.ipc_descriptor": "=`Buffer.get_ipc_descriptor()`",
     # Below: a reason only shows while the name is still absent (a "-" note never hides a name
     # nanocuda or a --branch has).
@@ -68,11 +64,8 @@ NOTES = {
 
 # Why a whole class or module is missing when nanocuda has no counterpart.
 REASON = {
-    "Context": "explicit contexts are outside nanocuda's scope: nanocuda works in each device's primary context (shared with PyTorch/CuPy)",
-    "ContextOptions": "see Context",
-    "DeviceResources": "green contexts (SM/workqueue partitioning) are outside nanocuda's scope",
-    "SMResource": "green contexts are outside nanocuda's scope", "SMResourceOptions": "green contexts are outside nanocuda's scope",
-    "WorkqueueResource": "green contexts are outside nanocuda's scope", "WorkqueueResourceOptions": "green contexts are outside nanocuda's scope",
+    "Context": "explicit (non-green) contexts are outside nanocuda's scope: nanocuda works in each device's primary context",
+    "WorkqueueResource": "work-queue resources need CUDA 13.1's driver API; this build uses CUDA 13.0's (green contexts on SM groups work)",
     "GraphicsResource": "OpenGL/Vulkan interop is outside nanocuda's scope",
     "Host": "host NUMA memory locations are outside nanocuda's scope",
     "ManagedBuffer": "managed buffers are `Buffer`s of `ManagedMemoryResource`; prefetch/advice are outside nanocuda's scope",
@@ -374,7 +367,7 @@ def main() -> None:
         "(`DeviceProperties`, `KernelAttributes`, `KernelOccupancy`, `ParamInfo`, "
         "`MaxPotentialBlockSizeOccupancyResult`), `utils.StridedMemoryView`, "
         "`utils.args_viewable_as_strided_memory` and the `system` functions that need no NVML. The rest "
-        "(green contexts, some NVML queries, graphics interop, memory-pool "
+        "(work-queue resources, some NVML queries, graphics interop, memory-pool "
         "details) is listed too, with why it is missing.",
         "",
         "Code that stays within the covered areas usually runs on nanocuda with the import changed (the rows below say what is missing or different):",

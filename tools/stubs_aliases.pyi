@@ -5,6 +5,7 @@ import os
 import uuid
 from typing import Any, Literal, Protocol, TypeAlias
 from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
+from nanocuda import _cuda_core, _green_context  # options of Device.create_context, SMResource.split, Context.create_stream
 
 class SupportsCudaStream(Protocol):
     """An object with ``__cuda_stream__() -> (0, handle)`` (CuPy, cuda.core streams)."""

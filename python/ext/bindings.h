@@ -19,6 +19,7 @@ void bind_graph(nanobind::module_& m);
 void bind_device(nanobind::module_& m);
 void bind_stream(nanobind::module_& m);
 void bind_event(nanobind::module_& m);
+void bind_green_context(nanobind::module_& m);  // after Device and Stream
 void bind_buffer(nanobind::module_& m);
 void bind_array_view(nanobind::module_& m);  // StridedMemoryView internals
 void bind_smv_exchange(nanobind::module_& m);  // StridedMemoryView.__dlpack_c_exchange_api__

@@ -49,6 +49,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_device(m);
   nanocuda::py::bind_stream(m);
   nanocuda::py::bind_event(m);
+  nanocuda::py::bind_green_context(m);
   nanocuda::py::bind_buffer(m);
   nanocuda::py::bind_array_view(m);
   nanocuda::py::bind_smv_exchange(m);

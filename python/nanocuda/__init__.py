@@ -22,6 +22,8 @@ from ._nanocuda import (
     Context,
     Device,
     DeviceProperties,
+    DeviceResources,
+    SMResource,
     DeviceMemoryResource,
     IPCAllocationHandle,
     IPCBufferDescriptor,
@@ -77,6 +79,7 @@ from ._memory_options import (
 )
 from ._cuda_core import EventOptions, LegacyPinnedMemoryResource, StreamOptions, TensorMapDescriptorOptions
 from ._host import Host
+from ._green_context import ContextOptions, SMResourceOptions, WorkqueueResource, WorkqueueResourceOptions
 from ._managed_buffer import ManagedBuffer
 from . import _memory_resource  # noqa: F401  (Python MemoryResource subclasses need no super().__init__())
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
@@ -185,6 +188,12 @@ __all__ = [
     # cuda.core's runtime names (docs/DESIGN.md "Decisions: the cuda.core surface")
     "ComputeCapability",
     "Context",
+    "ContextOptions",
+    "DeviceResources",
+    "SMResource",
+    "SMResourceOptions",
+    "WorkqueueResource",
+    "WorkqueueResourceOptions",
     "DeviceProperties",
     "EventOptions",
     "StreamOptions",

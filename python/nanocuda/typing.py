@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import enum
-from typing import Literal, Protocol, SupportsInt, Union, runtime_checkable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, Protocol, SupportsInt, Union, runtime_checkable
+
+if TYPE_CHECKING:
+    from nanocuda import SMResource, WorkqueueResource
 
 __all__ = [
     "AddressModeType",
     "ArrayFormatType",
     "CompilerBackendType",
     "DevicePointerType",
+    "DeviceResourcesType",
     "FilterModeType",
     "GraphConditionalType",
     "GraphMemoryType",
@@ -32,6 +37,9 @@ __all__ = [
 #: A device pointer as nanocuda's calls take it (Buffer.from_handle, ...): an int, anything that
 #: int() converts (cuda.bindings' CUdeviceptr), or None.
 DevicePointerType = Union[int, SupportsInt, None]
+
+#: The resources a green context is made from (ContextOptions.resources): SMResource groups.
+DeviceResourcesType = Sequence["Union[SMResource, WorkqueueResource]"]
 
 #: What a checkpointed process reports (cuda.core's checkpoint states).
 ProcessStateType = Literal["running", "locked", "checkpointed", "failed"]

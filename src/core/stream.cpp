@@ -7,6 +7,7 @@
 
 #include "nanocuda/driver/check.h"
 #include "nanocuda/core/event.h"
+#include "nanocuda/core/green_context.h"
 
 namespace nanocuda {
 
@@ -19,6 +20,8 @@ struct Stream::State {
 
   State(CUstream h, bool own, Device dev)
       : handle(h), owned(own), device(dev), context(dev.context()) {}
+  State(CUstream h, Device dev, std::shared_ptr<Context> ctx)
+      : handle(h), owned(true), device(dev), context(std::move(ctx)) {}
   ~State() {
     if (!owned || closed.load()) return;
     const auto* api = detail::loaded_driver();
@@ -51,6 +54,20 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
                 [&] { return "new stream on device " + std::to_string(device.ordinal()); }, &h,
                 non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority);
   return Stream(std::make_shared<State>(h, true, device));
+}
+
+Stream Stream::create_green(const Context& context, int priority) {
+  const int ordinal = context.device_ordinal();
+  if (!context.is_green())
+    throw std::runtime_error("Context.create_stream: only supported on green contexts (device " +
+                             std::to_string(ordinal) + "'s primary context: use Device.create_stream)");
+  if (context.is_closed())
+    throw std::runtime_error("Context.create_stream: the green context on device " + std::to_string(ordinal) +
+                             " is closed");
+  CUstream h = nullptr;
+  NANOCUDA_CALL(cuGreenCtxStreamCreate, [&] { return "new stream on a green context of device " + std::to_string(ordinal); },
+                &h, context.green()->handle, CU_STREAM_NON_BLOCKING, priority);
+  return Stream(std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context)));
 }
 
 Stream Stream::borrow(CUstream handle, int device_ordinal) {

@@ -21,6 +21,9 @@ class Stream {
   // A new stream on `device`. Non-blocking (no implicit sync with the legacy stream) by
   // default; lower `priority` numbers run first (see Device::stream_priority_range()).
   static Stream create(const Device& device, bool non_blocking = true, int priority = 0);
+  // A new non-blocking stream on green context `context` (cuGreenCtxStreamCreate); throws
+  // for a primary or closed context.
+  static Stream create_green(const Context& context, int priority = 0);
   // Adopts a stream created elsewhere without taking ownership; the device is read from
   // the stream's context unless given. 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the
   // implicit streams of `device_ordinal` (default: device 0).

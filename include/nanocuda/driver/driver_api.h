@@ -168,7 +168,17 @@ namespace nanocuda::detail {
   X(cuCheckpointProcessCheckpoint, 12080)        \
   X(cuCheckpointProcessRestore, 12080)           \
   X(cuCheckpointProcessUnlock, 12080)          \
-  X(cuDeviceGetPCIBusId, 4010)
+  X(cuDeviceGetPCIBusId, 4010)                   \
+  /* green contexts (CUDA 12.4, the oldest driver nanocuda supports) */ \
+  X(cuDeviceGetDevResource, 12040)               \
+  X(cuDevSmResourceSplitByCount, 12040)          \
+  X(cuDevResourceGenerateDesc, 12040)            \
+  X(cuGreenCtxCreate, 12040)                     \
+  X(cuGreenCtxDestroy, 12040)                    \
+  X(cuCtxFromGreenCtx, 12040)                    \
+  X(cuGreenCtxGetDevResource, 12040)             \
+  X(cuCtxGetDevResource, 12040)                  \
+  X(cuGreenCtxStreamCreate, 12040)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {

@@ -122,7 +122,9 @@ void bind_device(nb::module_& m) {
   internal_module(m).attr("device_properties_cache") = nb::dict();
   g_properties_cache = internal_module(m).attr("device_properties_cache");
 
-  nb::class_<Context>(m, "Context", "A CUDA context (nanocuda uses each device's primary context).",
+  nb::class_<Context>(m, "Context",
+                      "A CUDA context: a device's primary context (shared with PyTorch), or a green "
+                      "context (Device.create_context).",
                      nb::is_weak_referenceable())
       .def_prop_ro("handle", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); },
                    "The CUcontext handle as an int.")
