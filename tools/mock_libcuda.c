@@ -293,12 +293,18 @@ static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* d
  * destroy would be a use of a destroyed pool on a real driver). */
 #include <stdio.h>
 static void trace(const char* what, unsigned long long v) {
-  const char* path = getenv("NANOCUDA_MOCK_TRACE");
+  static const char* path = (const char*)1;  /* read once: the perf tests count these calls' instructions */
+  if (path == (const char*)1) path = getenv("NANOCUDA_MOCK_TRACE");
   FILE* f = path ? fopen(path, "a") : NULL;
   if (f) { fprintf(f, "%s %llx\n", what, v); fclose(f); }
 }
-static CUresult pool_destroy(void* pool) { trace("destroy", (unsigned long long)pool); return 0; }
-static CUresult free_async(unsigned long long ptr, void* stream) { (void)stream; trace("free", ptr); return 0; }
+static CUresult pool_destroy(void* pool) { ++nanocuda_mock_calls; trace("destroy", (unsigned long long)pool); return 0; }
+static CUresult free_async(unsigned long long ptr, void* stream) {
+  ++nanocuda_mock_calls;
+  (void)stream;
+  trace("free", ptr);
+  return 0;
+}
 
 /* What cuPointerGetAttribute says about every address: NANOCUDA_MOCK_POINTER is "pageable"
  * (unknown to the driver: CUDA_ERROR_INVALID_VALUE), "pinned", "managed" or "device" (each on
@@ -336,42 +342,7 @@ static CUresult device_attribute(int* out, int attr, int dev) {
 static CUresult fail_code = 0;
 static CUresult fail(void) { return fail_code; }
 
-/* Green contexts: the device is an H100 (132 SMs; groups of at least 8, in multiples of 8, or
- * of 2 when a flag relaxes co-scheduling). A CUdevResource is 144 bytes: the type (int) first,
- * its SM fields (count, minimum partition, alignment) at byte 96. A green context reports a
- * partition of 8 SMs (the mock does not remember which group made it). */
-enum { RES_BYTES = 144, RES_SM = 96 };
-static void fill_sm(unsigned char* r, unsigned count) {
-  unsigned sm[3] = {count, 8, 8};
-  memset(r, 0, RES_BYTES);
-  r[0] = 1; /* CU_DEV_RESOURCE_TYPE_SM */
-  memcpy(r + RES_SM, sm, sizeof sm);
-}
-static CUresult dev_resource(int dev, unsigned char* r, int type) {
-  (void)dev;
-  if (type != 1) return 1;
-  fill_sm(r, 132);
-  return 0;
-}
-static CUresult green_resource(void* ctx, unsigned char* r, int type) {
-  (void)ctx;
-  if (type != 1) return 1;
-  fill_sm(r, 8);
-  return 0;
-}
-static CUresult sm_split(unsigned char* result, unsigned* groups, const unsigned char* input,
-                         unsigned char* remaining, unsigned flags, unsigned min_count) {
-  unsigned total, step = flags ? 2 : 8, each, fit, n;
-  memcpy(&total, input + RES_SM, sizeof total);
-  each = min_count < step ? step : (min_count + step - 1) / step * step;
-  fit = total / each;
-  n = *groups < fit ? *groups : fit;
-  if (!result) { *groups = fit; return 0; }
-  for (unsigned i = 0; i < n; ++i) fill_sm(result + (size_t)i * RES_BYTES, each);
-  if (remaining) fill_sm(remaining, total - n * each);
-  *groups = n;
-  return 0;
-}
+#include "mock_libcuda_green.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 

@@ -14,6 +14,7 @@ import os
 import uuid
 from typing import Any, Literal, Protocol, TypeAlias
 from nanocuda import texture as _texture  # Device.create_opaque_array and friends return its types
+from nanocuda import _cuda_core, _green_context  # options of Device.create_context, SMResource.split, Context.create_stream
 
 class SupportsCudaStream(Protocol):
     """An object with ``__cuda_stream__() -> (0, handle)`` (CuPy, cuda.core streams)."""
@@ -62,7 +63,9 @@ class SupportsWrite(Protocol):
 from nanocuda._program_cache import ProgramCacheResource
 
 class Context:
-    """A CUDA context (nanocuda uses each device's primary context)."""
+    """
+    A CUDA context: a device's primary context (shared with PyTorch), or a green context (Device.create_context).
+    """
 
     @property
     def handle(self) -> int:
@@ -75,6 +78,25 @@ class Context:
     def __eq__(self, arg: object, /) -> bool: ...
 
     def __hash__(self) -> int: ...
+
+    @property
+    def resources(self) -> DeviceResources: ...
+
+    @property
+    def is_green(self) -> bool: ...
+
+    @property
+    def is_closed(self) -> bool: ...
+
+    def close(self) -> None:
+        """
+        Destroy a green context (not while it is current); a no-op on a primary context.
+        """
+
+    def create_stream(self, options: _cuda_core.StreamOptions | dict[str, Any] | None = None) -> Stream:
+        """
+        A new non-blocking stream on this green context (StreamOptions or a dict).
+        """
 
     def __repr__(self) -> str: ...
 
@@ -1494,6 +1516,14 @@ class Device:
         """
 
     @property
+    def resources(self) -> DeviceResources: ...
+
+    def create_context(self, options: _green_context.ContextOptions | dict[str, Any] | None = None) -> Context:
+        """
+        A green context running on the SM groups in ContextOptions(resources=[...]) (or a dict with 'resources').
+        """
+
+    @property
     @staticmethod
     def memory_resource(arg: Device, /) -> MemoryResource: ...
 
@@ -1537,7 +1567,7 @@ class Stream:
 
     Example::
 
-        stream = nanocuda.Stream()              # a new stream on device 0
+        stream = nanocuda.Stream()              # a new stream on the current device
         s = nanocuda.Stream.adopt(torch.cuda.current_stream())
         stream.sync()
     """
@@ -1630,6 +1660,9 @@ class Stream:
     def __eq__(self, arg: object, /) -> bool: ...
 
     def __hash__(self) -> int: ...
+
+    @property
+    def resources(self) -> DeviceResources: ...
 
     def create_graph_builder(self) -> GraphBuilder:
         """A GraphBuilder capturing this stream."""
@@ -1741,6 +1774,57 @@ class Event:
     def __rsub__(self, arg: Any, /) -> object: ...
 
     def __isub__(self, arg: Any, /) -> object: ...
+
+class SMResource:
+    """
+    A set of SMs: a device's (Device.resources.sm), a green context's, or a group of SMResource.split. Not constructible directly.
+    """
+
+    def __init__(self, *args, **kwargs) -> None: ...
+
+    @property
+    def handle(self) -> int:
+        """The address of the underlying CUdevResource struct."""
+
+    @property
+    def sm_count(self) -> int:
+        """The number of SMs in this resource."""
+
+    @property
+    def min_partition_size(self) -> int:
+        """The fewest SMs a group of a split gets."""
+
+    @property
+    def coscheduled_alignment(self) -> int:
+        """Group sizes are multiples of this many SMs (guaranteed co-scheduled)."""
+
+    @property
+    def flags(self) -> int:
+        """The resource's flags (always 0 with the CUDA 13.0 resource ABI)."""
+
+    def split(self, options: _green_context.SMResourceOptions | dict[str, Any], *, dry_run: bool = False) -> tuple[list[SMResource], SMResource]:
+        """
+        Split into (groups, remainder) by SMResourceOptions (or a dict of its fields): count SMs per group (None: the smallest group), backfill to ignore co-scheduling. dry_run=True reports the sizes only; a dry-run group cannot make a context.
+        """
+
+class DeviceResources:
+    """
+    The hardware resources of a device (Device.resources) or of a context (Context.resources, Stream.resources). Not constructible directly.
+    """
+
+    def __init__(self, *args, **kwargs) -> None: ...
+
+    @property
+    def sm(self) -> SMResource:
+        """
+        The SMResource: all SMs of the device, or the partition of a green context.
+        """
+
+    @property
+    def workqueue(self) -> object:
+        """
+        Work-queue resources (CUDA 13.1+; not available in this build: RuntimeError).
+        """
 
 class Buffer:
     """
@@ -2436,10 +2520,10 @@ class Kernel:
 
     @property
     def attributes(self) -> KernelAttributes:
-        """KernelAttributes on device 0; attributes[device] for others."""
+        """KernelAttributes on the current device; attributes[device] for others."""
 
     def get_attributes(self, device: DeviceLike | None = None) -> KernelAttributes:
-        """KernelAttributes on `device` (default: device 0)."""
+        """KernelAttributes on `device` (default: the current device)."""
 
     @property
     def occupancy(self) -> KernelOccupancy:
@@ -2455,7 +2539,7 @@ class Kernel:
 
     def bind(self, config: LaunchConfig, *, stream: StreamLike | None = None, tensor_maps: object | None = None) -> Launcher:
         """
-        Bind this kernel to `config` and `stream` (default: the legacy stream of device 0); returns a Launcher to call with only the kernel's arguments.
+        Bind this kernel to `config` and `stream` (default: the legacy stream of the current device); returns a Launcher to call with only the kernel's arguments.
 
         tensor_maps={index: TensorMap} binds CUtensorMap parameters to templates (box, swizzle, ...): the Launcher then takes tensors there, and re-encodes a descriptor only when the tensor's geometry changes (an address swap when only its pointer does).
         """
@@ -2481,12 +2565,14 @@ class ProgramOptions:
 
     def __init__(self, **kwargs) -> None:
         """
-        Keywords: arch ('sm_90a', '90a'; default device 0's), std, defines, include_dirs, fast_math, lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.
+        Keywords: arch ('sm_90a', '90a'; default: the current device's), std, defines, include_dirs, fast_math, lineinfo, debug, max_registers, relocatable_device_code, default_device, extra_flags, and cuda.core's names (use_fast_math, max_register_count, define_macro, include_path, ftz, prec_div, diag_suppress, ...). An unknown name raises TypeError naming close matches.
         """
 
     @property
     def arch(self) -> str:
-        """Target: '90a', 'sm_90a' or 'compute_90'; empty means device 0's."""
+        """
+        Target: '90a', 'sm_90a' or 'compute_90'; empty means the current device's.
+        """
 
     @arch.setter
     def arch(self, arg: str, /) -> None: ...
@@ -2725,7 +2811,7 @@ class LinkerOptions:
 
     @property
     def arch(self) -> str:
-        """Target ('sm_90a', '90a'); empty means device 0's."""
+        """Target ('sm_90a', '90a'); empty means the current device's."""
 
     @arch.setter
     def arch(self, arg: str, /) -> None: ...

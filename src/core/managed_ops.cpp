@@ -142,9 +142,13 @@ void advise(const ManagedRange& range, CUmem_advise advice, const std::optional<
                      (location->kind == MemoryLocation::Kind::host_numa ? "host_numa" : "host_numa_current") +
                      "' (a Device or Host() only)");
   CUmemLocation loc = location ? to_driver(*location, call) : CUmemLocation{};
-  // Advice that takes no location (read-mostly) still needs a valid one: CUDA 13's driver
-  // refuses CU_MEM_LOCATION_TYPE_INVALID with CUDA_ERROR_INVALID_VALUE. The host is valid everywhere.
-  if (!location) loc.type = CU_MEM_LOCATION_TYPE_HOST;
+  // Advice that takes no location (read-mostly) still needs a valid one on CUDA 13's driver:
+  // CU_MEM_LOCATION_TYPE_INVALID is CUDA_ERROR_INVALID_VALUE and the host NOT_SUPPORTED (H100,
+  // r580), so it names the current device, which the driver then ignores for this advice.
+  if (!location) {
+    loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    loc.id = Device().ordinal();
+  }
   NANOCUDA_CALL(cuMemAdvise, [&] { return std::string(call) + " at " + hex(range.ptr); }, range.ptr, range.size,
                 advice, loc);
 }

@@ -24,7 +24,7 @@ def test_kernel_defaults_follow_the_current_device():
     kernel = nanocuda.Program(src, code_type="c++").compile("cubin").get_kernel("k")
     d = nanocuda.Device(0)
     d.set_current()
-    assert kernel.attributes.device is d
+    assert kernel.attributes.device.device_id == d.device_id
     launcher = kernel.bind(nanocuda.LaunchConfig(grid=1, block=1))
     out = nanocuda.Buffer(4)
     launcher(out)  # on the current device's legacy stream

@@ -17,8 +17,6 @@ OPEN = {"object", "object | None"}
 # Parameters that stay `object`, each with why: they accept any object, or a duck-typed set
 # too wide to name. A new entry needs a reason; a narrower converter belongs in PARAM_TYPES.
 ALLOWED_OPEN = {
-    ("Event.__rsub__", "arg"): "any object: the answer is NotImplemented (Python's TypeError), as in cuda.core",
-    ("Event.__isub__", "arg"): "any object: the answer is NotImplemented (Python's TypeError), as in cuda.core",
     ("Device.create_stream", "options"): "StreamOptions, a dict, or any object with its attributes",
     ("Device.create_event", "options"): "EventOptions, a dict, or any object with its attributes",
     ("Stream.record", "options"): "EventOptions, a dict, or any object with its attributes",

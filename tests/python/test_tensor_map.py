@@ -201,7 +201,7 @@ def test_encode_reaches_driver_only_after_validation():
         tm = TensorMap.tiled_from_pointer(0x10000, "float16", (512, 512), box=(64, 64))
     except nanocuda.CudaError:
         return
-    assert tm.kind == "tiled" and "swizzle=128B" in repr(tm) and tm.address == 0x10000
+    assert tm.kind == "tiled" and "swizzle=128B" in str(tm) and tm.address == 0x10000
 
 
 def test_repeated_argument_objects_are_reread_when_they_can_change():
