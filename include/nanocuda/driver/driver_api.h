@@ -178,7 +178,7 @@ namespace nanocuda::detail {
   X(cuCtxFromGreenCtx, 12040)                    \
   X(cuGreenCtxGetDevResource, 12040)             \
   X(cuCtxGetDevResource, 12040)                  \
-  X(cuGreenCtxStreamCreate, 12040)
+  X(cuGreenCtxStreamCreate, 12050)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {
