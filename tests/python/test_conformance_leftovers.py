@@ -118,4 +118,5 @@ def test_cooperative_launch_too_large_raises_value_error(mock_libcuda):
     e = raises(lambda: nanocuda.launch(s, cfg, k, 0, 0, 0, 4), ValueError, "COOPERATIVE_LAUNCH_TOO_LARGE")
     assert isinstance(e, CooperativeLaunchTooLargeError) and isinstance(e, CudaError) and e.code == 720
     print("ok")
-    """, NANOCUDA_MOCK_FAIL="cuLaunchKernelEx:720")
+    """, NANOCUDA_MOCK_FAIL="cuLaunchKernelEx:720",
+       NANOCUDA_MOCK_DRIVER_VERSION="13.0")  # NVRTC 13 code, also under test-driver-versions
