@@ -41,3 +41,7 @@ html_title = f"nanocuda {release}"
 html_static_path = ["_static"]
 html_css_files = ["nanocuda.css"]
 html_favicon = "_static/favicon.svg"  # also spares browsers a /favicon.ico request (a 404)
+
+# "object" in annotations (`-> object`) also names the `object` attribute of CudaError and
+# NvmlError; Sphinx then warns that the reference is ambiguous. The builtin is meant.
+suppress_warnings = ["ref.python"]
