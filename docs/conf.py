@@ -44,4 +44,4 @@ html_favicon = "_static/favicon.svg"  # also spares browsers a /favicon.ico requ
 
 # "object" in annotations (`-> object`) also names the `object` attribute of CudaError and
 # NvmlError; Sphinx then warns that the reference is ambiguous. The builtin is meant.
-suppress_warnings = ["ref.python"]
+suppress_warnings += ["ref.python"]
