@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import nanocuda
-from nanocuda import _nanocuda
+from testing_hooks import hooks
 
 
 def run_on_mock(mock_libcuda, code, **env):
@@ -76,7 +76,7 @@ def test_tensor_map_front_door_repr_and_device(mock_libcuda):
 
 
 def test_python_complex_is_two_doubles():
-    pack = _nanocuda._testing.pack_args
+    pack = hooks.pack_args  # skips where the build has no test hooks (a wheel)
     out = pack([(0, 16), (16, 4)], "k", 5 - 7j, 3)
     assert struct.unpack_from("<dd", out, 0) == (5.0, -7.0)
     assert struct.unpack_from("<i", out, 16)[0] == 3
