@@ -8,6 +8,8 @@ import textwrap
 
 import pytest
 
+import mock_run
+
 from nanocuda import checkpoint
 
 
@@ -34,10 +36,7 @@ def test_process_surface():
 
 
 def run_on_mock(mock_libcuda, version, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_MOCK_DRIVER_VERSION=version)
-    out = subprocess.run([sys.executable, "-c", "from nanocuda import checkpoint\n" + textwrap.dedent(code)],
-                         capture_output=True, text=True, env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+    mock_run.run_on_mock(mock_libcuda, code, prelude="from nanocuda import checkpoint\n", version=version)
 
 
 def test_calls_on_a_new_enough_driver(mock_libcuda):

@@ -1,11 +1,7 @@
 """cuda.core's behaviour in the conformance leftovers (issue 23): Device.arch/uuid strings, TensorMap
 construction/repr/device, complex kernel scalars, Stream.wait's error, boolean conditions."""
 
-import os
 import struct
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -13,11 +9,7 @@ import nanocuda
 from testing_hooks import hooks
 
 
-def run_on_mock(mock_libcuda, code, **env):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, **env)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 PRELUDE = """

@@ -3,10 +3,6 @@ and the program cache key, written the way a cuda.core user writes them, on the 
 objects, validation and error messages, and (against tools/mock_libcuda.c, a driver that
 does nothing) the object lifecycles. The GPU half is test_cuda_core_names_gpu.py."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -119,11 +115,7 @@ def test_make_program_cache_key():
 # --- lifecycles against a driver that does nothing ----------------------------------------------
 
 
-def run_on_mock(mock_libcuda, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 def test_event_close_and_options_on_mock(mock_libcuda):

@@ -4,10 +4,8 @@ handle objects (anything int() converts) in Buffer/Stream.from_handle: on the CP
 object lifecycles against tools/mock_libcuda.c."""
 
 import dataclasses
-import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -77,11 +75,7 @@ def test_typing_is_not_imported_by_nanocuda():
 # --- On the mock driver: options read by the resource, weak references, handle objects -------
 
 
-def run_on_mock(mock_libcuda, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 PRELUDE = """

@@ -1,17 +1,9 @@
 """The one default-device rule on the mock driver: wherever no device is given, nanocuda uses
 the current context's device (as Device() answers), else device 0, never a fixed device 0."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 
-def run_on_mock(mock_libcuda, code, **env_extra):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, **env_extra)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 # Every call below leaves the device out; the mock has two devices and device 1's context is

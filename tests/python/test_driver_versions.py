@@ -5,9 +5,10 @@ while the rest works; NVRTC and header choice by CUDA major; `nanocuda info` on 
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
+
+import mock_run
 
 import nanocuda
 
@@ -15,11 +16,7 @@ VERSIONS = ["12.4", "12.8", "13.0"]
 
 
 def run_on_mock(mock_libcuda, version, code, **env):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_MOCK_DRIVER_VERSION=version, **env)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
-    return out.stdout
+    return mock_run.run_on_mock(mock_libcuda, code, version=version, **env)
 
 
 PRELUDE = """

@@ -2,10 +2,6 @@
 Device.resources, SMResource.split and its option checks, Device.create_context, streams on a
 green context, Context/Stream.resources. The options' checks run without any driver."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -14,11 +10,7 @@ from nanocuda import ContextOptions, SMResourceOptions, WorkqueueResourceOptions
 from nanocuda.typing import WorkqueueSharingScopeType
 
 
-def run_on_mock(mock_libcuda, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 PRELUDE = """

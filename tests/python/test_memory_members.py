@@ -10,17 +10,15 @@ import textwrap
 
 import pytest
 
+import mock_run
+
 import nanocuda
 
 
 def run_on_mock(mock: str, body: str) -> None:
-    code = "import gc, weakref\nimport nanocuda\n" + textwrap.dedent(body) + "\nprint('ok')\n"
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
     # The kept instances go back through nanobind at exit: no leak report.
-    assert "leaked" not in out.stderr, out.stderr
+    mock_run.run_on_mock(mock, textwrap.dedent(body) + "\nprint('ok')\n",
+                         prelude="import gc, weakref\nimport nanocuda\n", no_leaks=True)
 
 
 def test_names_exist_without_a_driver():

@@ -3,22 +3,16 @@ references, repr in cuda.core's format, pickling (Device, ObjectCode) and its re
 Kernel.from_handle, Stream subclass factories, Python MemoryResources that skip
 MemoryResource.__init__, and TypeErrors (never std::bad_cast) for values of the wrong type."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
+
+import mock_run
 
 import nanocuda
 
 
 def run_on_mock(mock_libcuda, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
-    assert "leaked" not in out.stderr, out.stderr
+    mock_run.run_on_mock(mock_libcuda, code, no_leaks=True)
 
 
 PRELUDE = """

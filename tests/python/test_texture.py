@@ -2,12 +2,11 @@
 objects' lifecycle, checks and keep-alive chain against tools/mock_libcuda.c (in a child process,
 so the mock is the only driver it sees). The sampling itself: test_texture_gpu.py."""
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+import mock_run
 
 import nanocuda
 from nanocuda.texture import (
@@ -23,7 +22,6 @@ from nanocuda.typing import AddressModeType, FilterModeType, ReadModeType
 
 
 def run_on_mock(mock_libcuda, code):
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda)
     prelude = textwrap.dedent("""
         import array, gc
         import nanocuda
@@ -42,9 +40,7 @@ def run_on_mock(mock_libcuda, code):
         d = Device(0)
         s = d.create_stream()
     """)
-    out = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code) + "\nprint('ok')\n"],
-                         capture_output=True, text=True, env=env, timeout=120, cwd="/tmp")
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
+    mock_run.run_on_mock(mock_libcuda, textwrap.dedent(code) + "\nprint('ok')\n", prelude=prelude)
 
 
 @pytest.mark.parametrize("cls", [OpaqueArray, MipmappedArray, TextureObject, SurfaceObject, ResourceDescriptor])

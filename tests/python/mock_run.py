@@ -1,0 +1,22 @@
+"""`run_on_mock`: runs a snippet in a fresh interpreter whose only driver is tools/mock_libcuda.c."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def run_on_mock(mock_libcuda: str, code: str, *, prelude: str = "", version: str | None = None,
+                no_leaks: bool = False, **env: str) -> str:
+    """Runs `prelude + dedent(code)` in a child process (so the mock is the only driver it sees) and
+    asserts it exited cleanly having printed "ok"; returns its stdout. `version` is the CUDA version
+    the mock reports ("12.4", ...); `no_leaks` also asserts nanobind reported no leaked instances."""
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, **env)
+    if version is not None:
+        env["NANOCUDA_MOCK_DRIVER_VERSION"] = version
+    out = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True,
+                         text=True, env=env, timeout=120, cwd="/tmp")
+    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+    if no_leaks:
+        assert "leaked" not in out.stderr, out.stderr
+    return out.stdout
