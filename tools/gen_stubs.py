@@ -51,6 +51,8 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "result_description": {"code": "int"},
     "Device.attribute": {"attribute": "int"},
     "DeviceMemoryResource.release_threshold": {"arg": "int"},
+    **{f"GraphMemoryResourceAttributes.{a}": {"arg": "int"}  # the marks take 0; the others refuse
+       for a in ("reserved_mem_current", "reserved_mem_high", "used_mem_current", "used_mem_high")},
     "DeviceMemoryResource.peer_accessible_by": {"arg": "Sequence[DeviceLike]"},
     **{f"ObjectCode.from_{kind}": {"module": "bytes | bytearray | memoryview | str | os.PathLike[str]",
                                    "name": "str", "symbol_mapping": "dict[str, str]"}

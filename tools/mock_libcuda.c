@@ -299,10 +299,12 @@ static void trace(const char* what, unsigned long long v) {
   if (f) { fprintf(f, "%s %llx\n", what, v); fclose(f); }
 }
 static CUresult pool_destroy(void* pool) { ++nanocuda_mock_calls; trace("destroy", (unsigned long long)pool); return 0; }
+static void gmem_free(unsigned long long ptr);
 static CUresult free_async(unsigned long long ptr, void* stream) {
   ++nanocuda_mock_calls;
   (void)stream;
   trace("free", ptr);
+  gmem_free(ptr); /* mock_libcuda_gmem.h */
   return 0;
 }
 
@@ -343,6 +345,8 @@ static CUresult fail_code = 0;
 static CUresult fail(void) { return fail_code; }
 
 #include "mock_libcuda_green.h"
+#include "mock_libcuda_gmem.h"
+#include "mock_libcuda_exec.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
@@ -384,7 +388,12 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuMemAllocAsync")) *fn = (void*)alloc_async;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
+  else if (!strcmp(symbol, "cuStreamIsCapturing")) *fn = (void*)stream_is_capturing;
+  else if (!strcmp(symbol, "cuDeviceGetGraphMemAttribute")) *fn = (void*)gmem_get;
+  else if (!strcmp(symbol, "cuDeviceSetGraphMemAttribute")) *fn = (void*)gmem_set;
+  else if (!strcmp(symbol, "cuDeviceGraphMemTrim")) *fn = (void*)gmem_trim;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
@@ -404,6 +413,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuStreamSynchronize")) *fn = (void*)stream_sync;
   else if (!strcmp(symbol, "cuGraphAddNode")) *fn = (void*)add_node;
   else if (!strcmp(symbol, "cuGraphDestroyNode")) *fn = (void*)destroy_node;
+  else if (!strcmp(symbol, "cuGraphInstantiateWithFlags")) *fn = (void*)instantiate;
+  else if (!strcmp(symbol, "cuGraphExecUpdate")) *fn = (void*)exec_update;
   else if (!strcmp(symbol, "cuGraphAddDependencies")) *fn = (void*)add_edges;
   else if (!strcmp(symbol, "cuGraphRemoveDependencies")) *fn = (void*)remove_edges;
   else if (!strcmp(symbol, "cuGraphGetEdges")) *fn = (void*)get_edges;

@@ -13,6 +13,7 @@
 #include "nanocuda/core/dlpack.h"
 #include "nanocuda/core/device.h"
 #include "nanocuda/core/device_memory_resource.h"
+#include "nanocuda/core/graph_memory_resource.h"
 #include "nanocuda/core/ipc_event.h"
 #include "nanocuda/core/managed_memory_resource.h"
 #include "nanocuda/core/memory_resource.h"

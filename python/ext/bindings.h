@@ -25,6 +25,7 @@ void bind_array_view(nanobind::module_& m);  // StridedMemoryView internals
 void bind_smv_exchange(nanobind::module_& m);  // StridedMemoryView.__dlpack_c_exchange_api__
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
+void bind_graph_memory_resource(nanobind::module_& m);  // after bind_memory_resource and bind_graph
 void bind_managed_ops(nanobind::module_& m);  // after Buffer
 void bind_info(nanobind::module_& m);
 void bind_texture(nanobind::module_& m);     // _texture: arrays, textures, surfaces

@@ -64,6 +64,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_compile(m);
   nanocuda::py::bind_launch(m);  // after Kernel and TensorMap: adds Kernel.bind
   nanocuda::py::bind_graph(m);
+  nanocuda::py::bind_graph_memory_resource(m);  // after MemoryResource and GraphBuilder
   nanocuda::py::bind_torch_bridge(m);
   nanocuda::py::bind_protocols(m);
   // _bench and _testing: after everything their loops and hooks take as arguments.

@@ -3231,6 +3231,8 @@ class GraphDebugPrintOptions:
     @conditional_node_params.setter
     def conditional_node_params(self, arg: bool, /) -> None: ...
 
+    __dataclass_fields__: dict = ...
+
 class GraphBuilder:
     """
     A graph under construction by stream capture (cuda.core's GraphBuilder). Anything queued on
@@ -3377,6 +3379,77 @@ class GraphBuilder:
         """(0, stream handle) while building, so launches record into the graph."""
 
     def __repr__(self) -> str: ...
+
+class GraphMemoryResourceAttributes:
+    """
+    A device's graph-memory counters in bytes, read when accessed (GraphMemoryResource.attributes); the two high-water marks reset when set to 0.
+    """
+
+    def __init__(self, *args, **kwargs) -> None: ...
+
+    @property
+    def reserved_mem_current(self) -> int:
+        """Backing memory the driver holds for graphs."""
+
+    @reserved_mem_current.setter
+    def reserved_mem_current(self, arg: int, /) -> None: ...
+
+    @property
+    def reserved_mem_high(self) -> int:
+        """
+        High-water mark of reserved_mem_current; set it to 0 to reset it to the current value.
+        """
+
+    @reserved_mem_high.setter
+    def reserved_mem_high(self, arg: int, /) -> None: ...
+
+    @property
+    def used_mem_current(self) -> int:
+        """Memory the live graph allocations use."""
+
+    @used_mem_current.setter
+    def used_mem_current(self, arg: int, /) -> None: ...
+
+    @property
+    def used_mem_high(self) -> int:
+        """
+        High-water mark of used_mem_current; set it to 0 to reset it to the current value.
+        """
+
+    @used_mem_high.setter
+    def used_mem_high(self, arg: int, /) -> None: ...
+
+    def __repr__(self) -> str: ...
+
+class GraphMemoryResource(MemoryResource):
+    """
+    The memory of a device's graphs: allocate() on a building GraphBuilder (or a stream it captures) records a mem-alloc node, Buffer.close() during the capture a mem-free node. GraphMemoryResource(device) is the device's one resource (GraphMemoryResource(0) is GraphMemoryResource(Device(0))). Outside a capture allocate() raises RuntimeError, as DeviceMemoryResource.allocate does inside one.
+
+    Example::
+
+        gb = dev.create_graph_builder().begin_building()
+        buf = nanocuda.GraphMemoryResource(dev).allocate(1024, stream=gb)
+    """
+
+    def __init__(self, device_id: DeviceLike) -> None:
+        """The graph memory resource of `device_id` (a Device or an ordinal)."""
+
+    def allocate(self, size: int, stream: StreamLike | None = None) -> object:
+        """
+        A Buffer of `size` bytes recorded into the capture of `stream` (a building GraphBuilder or a capturing Stream); RuntimeError on a stream that is not capturing.
+        """
+
+    @property
+    def attributes(self) -> GraphMemoryResourceAttributes:
+        """The device's graph-memory counters (GraphMemoryResourceAttributes)."""
+
+    def trim(self) -> None:
+        """
+        Give the memory cached for graphs and not in use back to the OS (cuDeviceGraphMemTrim).
+        """
+
+    def close(self) -> None:
+        """Does nothing (graph memory has no pool to close; cuda.core's API)."""
 
 # Hand-written stubs for the raw CPython types of nanocuda._nanocuda (see tools/gen_stubs.py).
 from typing import Any, Literal

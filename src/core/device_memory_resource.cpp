@@ -8,6 +8,7 @@
 #include <random>
 
 #include "nanocuda/core/buffer.h"
+#include "nanocuda/core/graph_memory_resource.h"
 #include "nanocuda/core/peer_access.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
@@ -181,6 +182,9 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
                     format_bytes(a.reserved_mem_current) + " reserved; the device has " +
                     format_bytes(free) + " free of " + format_bytes(total));
   }
+  // A capture refusing the pool (relaxed or thread-local mode): cuda.core's rule and words.
+  if (rc == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) [[unlikely]]
+    require_not_capturing(*this, stream);
   detail::check(rc, "cuMemAllocFromPoolAsync",
                 [&] { return describe() + ".allocate(" + std::to_string(size) + " bytes) on " + stream.describe(); });
   keeper_.allocated();

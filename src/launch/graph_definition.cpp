@@ -361,6 +361,14 @@ void GraphDefinition::connect(CUgraphNode from, CUgraphNode to, const char* call
   require_own(to, call);
   if (from == to)
     throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(), "a node cannot depend on itself");
+  // The driver takes a cycle and fails only at instantiation, far from its cause: refuse it here.
+  GraphTopology t = GraphTopology::read(graph_);
+  std::size_t a = t.index_of(from), b = t.index_of(to);
+  if (t.reaches(b, a))
+    throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(),
+                "an edge from node [" + std::to_string(a) + "] " + t.nodes[a].label + " to node [" +
+                    std::to_string(b) + "] " + t.nodes[b].label + " would make a cycle ([" + std::to_string(b) +
+                    "] already leads to [" + std::to_string(a) + "]); a graph's edges must not loop");
   NANOCUDA_CALL(cuGraphAddDependencies, [&] { return std::string(call) + " on " + describe(); },
                 graph_, &from, &to, nullptr, std::size_t{1});
 }

@@ -316,3 +316,52 @@ def test_conditions_pass_to_kernels_and_numpy_scalars_fill(kernel):
     assert isinstance(step.if_else(cond), IfElseNode)  # conditions of the tree work in bodies
     a = g.allocate(16)
     assert (a.memset(a.dptr, np.int32(50), 1).value, a.memset(a.dptr, np.float32(2.0), 1).value) == (50, 0x40000000)
+
+
+def test_cycles_and_edges_to_destroyed_nodes_are_refused_naming_the_nodes():
+    g = GraphDefinition()
+    a = g.empty()
+    b = a.join()
+    c = b.join()
+    with pytest.raises(nanocuda.CudaError, match=r"GraphNode\.succ\.add.*edge from node \[\d\] empty to node \[\d\] "
+                                                 r"empty would make a cycle"):
+        c.succ.add(a)
+    with pytest.raises(nanocuda.CudaError, match=r"GraphNode\.pred\.add.*would make a cycle"):
+        a.pred.add(b)
+    assert (c, a) not in g.edges() and len(g.edges()) == 2
+    d = g.empty()
+    d.succ.add(a)  # not a cycle: d only leads into the chain
+    assert (d, a) in g.edges()
+    b.destroy()
+    with pytest.raises(nanocuda.CudaError, match=r"GraphNode\.succ\.add.*not in this graph.*destroyed"):
+        b.succ.add(c)
+    with pytest.raises(nanocuda.CudaError, match=r"GraphNode\.succ\.add.*not in this graph.*destroyed"):
+        a.succ.add(b)
+
+
+def test_update_from_a_definition_of_another_shape_names_both_topologies():
+    g1, g2 = GraphDefinition(), GraphDefinition()
+    g1.empty().join()
+    x = g2.empty()
+    x.join()
+    x.join()
+    graph = g1.instantiate()
+    with pytest.raises(ValueError, match=r"Graph\.update: .*topology differs.*this graph: 2 nodes.*new graph: 3 nodes"):
+        graph.update(g2)
+
+
+def test_adjacency_sets_support_the_set_operators():
+    g = GraphDefinition()
+    hub = g.empty()
+    a, b, c, d = (g.empty() for _ in range(4))
+    hub.succ |= {a, b, c}
+    assert hub.succ == {a, b, c} and isinstance(hub.succ & {a, d}, set)
+    assert hub.succ & {a, d} == {a} and hub.succ | {d} == {a, b, c, d}
+    assert hub.succ - {c} == {a, b} and hub.succ ^ {c, d} == {a, b, d}
+    hub.succ &= {a, d}
+    assert hub.succ == {a} and set(g.edges()) == {(hub, a)}
+    hub.succ ^= {a, b}
+    assert hub.succ == {b} and b.pred == {hub}
+    assert hub.succ.pop() is b and len(hub.succ) == 0
+    with pytest.raises(KeyError):
+        hub.succ.pop()

@@ -178,7 +178,11 @@ namespace nanocuda::detail {
   X(cuCtxFromGreenCtx, 12040)                    \
   X(cuGreenCtxGetDevResource, 12040)             \
   X(cuCtxGetDevResource, 12040)                  \
-  X(cuGreenCtxStreamCreate, 12050)
+  X(cuGreenCtxStreamCreate, 12050)              \
+  /* graph memory (GraphMemoryResource) */      \
+  X(cuDeviceGetGraphMemAttribute, 11040)         \
+  X(cuDeviceSetGraphMemAttribute, 11040)         \
+  X(cuDeviceGraphMemTrim, 11040)
 
 // One typed function pointer per entry point. Filled by load_driver(); read-only after.
 struct DriverApi {

@@ -13,9 +13,11 @@
 #include "fastpath/fastcall.h"
 #include "fastpath/fastcall_signature.h"
 #include "nanocuda/core/device_memory_resource.h"
+#include "nanocuda/core/graph_memory_resource.h"
 #include "nanocuda/core/managed_memory_resource.h"
 #include "nanocuda/core/pinned_memory_resource.h"
 #include "nanocuda/core/virtual_memory_resource.h"
+#include "nanocuda/launch/graph_builder.h"
 
 namespace nb = nanobind;
 
@@ -127,6 +129,11 @@ nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb
   if (Py_TYPE(stream.ptr()) == g_stream_type)  // no Stream copy or conversion
     return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));
   Stream s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
+  // cuda.core's rule: a pool allocation in a GraphBuilder's capture is an error (graph memory
+  // comes from GraphMemoryResource). Checked here, off the plain-Stream path, because in global
+  // capture mode the driver would accept it.
+  if (nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
+    require_not_capturing(*mr, s);
   return new_buffer(std::move(mr), n, s);
 }
 
@@ -200,6 +207,8 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   if (Py_TYPE(stream.ptr()) == g_stream_type)
     return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));
   Stream s = stream_for(stream, d.ordinal(), "Device.allocate");
+  if (nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
+    require_not_capturing(*mr, s);  // as MemoryResource.allocate (allocate_from)
   return new_buffer(std::move(mr), n, s);
 }
 

@@ -194,6 +194,15 @@ void bind_options(nb::module_& m) {
   }, nb::arg("kwargs"));
   for (const auto& [name, member] : kDebugFields)
     dbg.def_rw(name, member, "Include this detail in debug_dot_print's output.");
+  // cuda.core's options are dataclasses (its users read __dataclass_fields__, or call
+  // dataclasses.fields/replace): the fields of the equivalent dataclass, every one bool = False.
+  nb::module_ dataclasses = nb::module_::import_("dataclasses");
+  nb::list spec;
+  for (const auto& [name, member] : kDebugFields)
+    spec.append(nb::make_tuple(name, nb::handle(reinterpret_cast<PyObject*>(&PyBool_Type)),
+                               dataclasses.attr("field")(nb::arg("default") = false)));
+  nb::object proto = dataclasses.attr("make_dataclass")("GraphDebugPrintOptions", spec);
+  dbg.attr("__dataclass_fields__") = proto.attr("__dataclass_fields__");
 }
 
 }  // namespace

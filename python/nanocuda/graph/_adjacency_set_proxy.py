@@ -53,6 +53,12 @@ class AdjacencySetProxy(MutableSet):
             a, b = self._edge(other)
             self._node._graph._core.disconnect(a, b, "GraphNode.succ.discard" if self._succ else "GraphNode.pred.discard")
 
+    @classmethod
+    def _from_iterable(cls, it) -> set:
+        # The results of &, |, - and ^ are plain sets of nodes, not views (MutableSet would
+        # call cls(it), which needs a node).
+        return set(it)
+
     __repr__ = lambda self: "{" + ", ".join(repr(n) for n in self) + "}"  # noqa: E731
 
 

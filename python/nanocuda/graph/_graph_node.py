@@ -128,9 +128,10 @@ class GraphNode:
 
     @pred.setter
     def pred(self, value: Iterable[GraphNode]) -> None:
+        new = list(value)  # first: `node.pred |= s` assigns this node's own (live) view back
         proxy = self.pred
         proxy.clear()
-        for n in value:
+        for n in new:
             proxy.add(n)
 
     @property
@@ -140,9 +141,10 @@ class GraphNode:
 
     @succ.setter
     def succ(self, value: Iterable[GraphNode]) -> None:
+        new = list(value)  # first: `node.succ |= s` assigns this node's own (live) view back
         proxy = self.succ
         proxy.clear()
-        for n in value:
+        for n in new:
             proxy.add(n)
 
     # Builder methods: each adds a node after this one (see GraphDefinition's for the entry form).
