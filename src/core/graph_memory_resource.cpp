@@ -13,11 +13,15 @@
 
 namespace nanocuda {
 
-bool is_capturing(const Stream& stream) {
+namespace {
+CUstreamCaptureStatus capture_status(const Stream& stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   NANOCUDA_CALL(cuStreamIsCapturing, [&] { return stream.describe(); }, stream.handle(), &status);
-  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return status;
 }
+}  // namespace
+
+bool is_capturing(const Stream& stream) { return capture_status(stream) != CU_STREAM_CAPTURE_STATUS_NONE; }
 
 void require_not_capturing(const MemoryResource& resource, const Stream& stream) {
   // cuda.core's words (its users match on them); the object follows.
@@ -44,8 +48,9 @@ CUdeviceptr GraphMemoryResource::allocate(std::size_t size, const Stream& stream
     check_same_device("GraphMemoryResource.allocate", "the stream", stream.device().ordinal(), "the resource",
                       device_.ordinal());
   CurrentContext guard(stream.context());
-  // cuda.core's words: outside a capture the driver would make ordinary pool memory.
-  if (!is_capturing(stream))
+  // cuda.core's words: outside a capture the driver would make ordinary pool memory (an
+  // invalidated capture is refused too: it can record nothing).
+  if (capture_status(stream) != CU_STREAM_CAPTURE_STATUS_ACTIVE)
     throw std::runtime_error("GraphMemoryResource cannot perform memory operations on a non-capturing stream. (" +
                              describe() + ".allocate on " + stream.describe() +
                              "; allocate on a GraphBuilder, or a stream it captures)");

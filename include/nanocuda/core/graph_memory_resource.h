@@ -32,7 +32,7 @@ class GraphMemoryResource final : public MemoryResource {
   // The device's resource (made on first use and kept; thread-safe).
   [[nodiscard]] static std::shared_ptr<GraphMemoryResource> for_device(const Device& device);
 
-  // std::runtime_error (cuda.core's words) when `stream` is not capturing.
+  // std::runtime_error (cuda.core's words) unless `stream`'s capture is active.
   [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
   void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
