@@ -132,7 +132,7 @@ nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb
   // cuda.core's rule: a pool allocation in a GraphBuilder's capture is an error (graph memory
   // comes from GraphMemoryResource). Checked here, off the plain-Stream path, because in global
   // capture mode the driver would accept it.
-  if (nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
+  if (!stream.is_none() && nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
     require_not_capturing(*mr, s);
   return new_buffer(std::move(mr), n, s);
 }
@@ -207,7 +207,7 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   if (Py_TYPE(stream.ptr()) == g_stream_type)
     return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));
   Stream s = stream_for(stream, d.ordinal(), "Device.allocate");
-  if (nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
+  if (!stream.is_none() && nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
     require_not_capturing(*mr, s);  // as MemoryResource.allocate (allocate_from)
   return new_buffer(std::move(mr), n, s);
 }
