@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph_keepalive.h"
 #include "nanocuda/compile/kernel.h"
@@ -356,19 +357,38 @@ bool GraphDefinition::contains(CUgraphNode node) const {
   return false;
 }
 
+namespace {
+// Whether `to` can be reached from `from` along `edges` (from == to: true).
+bool reaches(const std::vector<std::pair<CUgraphNode, CUgraphNode>>& edges, CUgraphNode from, CUgraphNode to) {
+  std::vector<CUgraphNode> todo{from};
+  std::unordered_set<CUgraphNode> seen;
+  while (!todo.empty()) {
+    CUgraphNode n = todo.back();
+    todo.pop_back();
+    if (n == to) return true;
+    if (!seen.insert(n).second) continue;
+    for (const auto& [a, b] : edges)
+      if (a == n) todo.push_back(b);
+  }
+  return false;
+}
+}  // namespace
+
 void GraphDefinition::connect(CUgraphNode from, CUgraphNode to, const char* call) {
   require_own(from, call);
   require_own(to, call);
   if (from == to)
     throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(), "a node cannot depend on itself");
-  // The driver takes a cycle and fails only at instantiation, far from its cause: refuse it here.
-  GraphTopology t = GraphTopology::read(graph_);
-  std::size_t a = t.index_of(from), b = t.index_of(to);
-  if (t.reaches(b, a))
+  // A cycle would be refused only at instantiation, far from its cause: refused here, naming
+  // both nodes (the labels are read only then).
+  if (reaches(edges(), to, from)) {
+    GraphTopology t = GraphTopology::read(graph_);
+    std::size_t a = t.index_of(from), b = t.index_of(to);
     throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(),
                 "an edge from node [" + std::to_string(a) + "] " + t.nodes[a].label + " to node [" +
                     std::to_string(b) + "] " + t.nodes[b].label + " would make a cycle ([" + std::to_string(b) +
                     "] already leads to [" + std::to_string(a) + "]); a graph's edges must not loop");
+  }
   NANOCUDA_CALL(cuGraphAddDependencies, [&] { return std::string(call) + " on " + describe(); },
                 graph_, &from, &to, nullptr, std::size_t{1});
 }

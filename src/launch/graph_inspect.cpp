@@ -83,21 +83,6 @@ std::string GraphTopology::to_string() const {
   return s;
 }
 
-bool GraphTopology::reaches(std::size_t from, std::size_t to) const {
-  std::vector<bool> seen(nodes.size() + 1, false);
-  std::vector<std::size_t> todo{from};
-  while (!todo.empty()) {
-    std::size_t n = todo.back();
-    todo.pop_back();
-    if (n == to) return true;
-    if (n >= seen.size() || seen[n]) continue;
-    seen[n] = true;
-    for (const auto& [a, b] : edges)
-      if (a == n) todo.push_back(b);
-  }
-  return false;
-}
-
 unsigned GraphDebugPrintOptions::flags() const noexcept {
   unsigned f = 0;
   const bool bits[] = {verbose, runtime_types, kernel_node_params, memcpy_node_params,

@@ -46,6 +46,9 @@ def test_allocate_outside_a_capture_is_a_runtime_error(device):
         gmr.allocate(16, stream=device.create_stream())
     with pytest.raises(RuntimeError, match="non-capturing"):
         gmr.allocate(16)  # the legacy stream
+    builder = device.create_graph_builder()
+    with pytest.raises(RuntimeError, match="non-capturing"):
+        gmr.allocate(16, stream=builder)  # not building yet
 
 
 def test_allocate_in_a_capture_and_free_in_it(device):

@@ -25,8 +25,6 @@ struct GraphTopology {
   [[nodiscard]] std::size_t index_of(CUgraphNode node) const noexcept;
   // "3 nodes: [0] kernel 'add', [1] memset, [2] host callback; edges: 0->1, 1->2".
   [[nodiscard]] std::string to_string() const;
-  // Whether node index `to` can be reached from `from` along the edges (from == to: true).
-  [[nodiscard]] bool reaches(std::size_t from, std::size_t to) const;
 };
 
 // "kernel", "memcpy", "conditional", ... for a node type.

@@ -45,12 +45,10 @@ void set_high(GraphMemoryView& v, nb::handle value, const char* name, void (Grap
 }
 
 // The stream of an allocation: a GraphBuilder's own stream (so the Buffer keeps it alive and
-// frees there by default), else any stream argument.
+// frees there by default; a builder not building gets the resource's non-capturing error),
+// else any stream argument.
 Stream allocation_stream(nb::handle stream, int ordinal) {
-  if (nb::isinstance<GraphBuilder>(stream)) {
-    const GraphBuilder& b = nb::cast<const GraphBuilder&>(stream);
-    if (b.is_building()) return b.stream();
-  }
+  if (nb::isinstance<GraphBuilder>(stream)) return nb::cast<const GraphBuilder&>(stream).stream();
   return stream_for(stream, ordinal, "GraphMemoryResource.allocate");
 }
 
