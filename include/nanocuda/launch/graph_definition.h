@@ -84,7 +84,7 @@ class GraphDefinition {
   [[nodiscard]] std::vector<std::pair<CUgraphNode, CUgraphNode>> edges() const;
   [[nodiscard]] bool contains(CUgraphNode node) const;
   // Adds / removes the edge from -> to; nanocuda::Error (CUDA_ERROR_INVALID_VALUE, as the
-  // driver would say) for a node of another graph, a destroyed one, or a self-edge.
+  // driver would say) for a node of another graph, a destroyed one, a self-edge or a cycle.
   void connect(CUgraphNode from, CUgraphNode to, const char* call);
   void disconnect(CUgraphNode from, CUgraphNode to, const char* call);
   // Removes the node and its edges (cuGraphDestroyNode).
