@@ -34,9 +34,11 @@ def dev():
 
 
 def host_bytes(buf, stream):
-    out = np.zeros(buf.size, dtype=np.uint8)
-    buf.copy_to(out, stream=stream)
+    host = nanocuda.LegacyPinnedMemoryResource().allocate(buf.size)
+    buf.copy_to(host, stream=stream)
     stream.sync()
+    out = np.from_dlpack(host).copy()
+    host.close()
     return out
 
 
