@@ -87,6 +87,7 @@ static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) { ++
  * their types and edges, so the explicit-graph API's topology can be tested without a GPU.
  * Offsets into CUgraphNodeParams are cuda.h 13.0's (the mock includes no CUDA header). */
 #define MOCK_MAGIC 0x6e636d67u
+#include "mock_libcuda_keep.h"
 #define MOCK_MAX 512
 typedef struct MockGraph MockGraph;
 typedef struct MockNode { unsigned magic; int type, alive; MockGraph* g; MockGraph* child; } MockNode;
@@ -105,7 +106,7 @@ static MockNode* mock_node(void* n) {
   MockNode* m = n;
   return (unsigned long long)n > 0x100000 && m->magic == MOCK_MAGIC ? m : NULL;
 }
-static MockGraph* new_graph(void) { MockGraph* g = calloc(1, sizeof *g); g->magic = MOCK_MAGIC; return g; }
+static MockGraph* new_graph(void) { MockGraph* g = keep(calloc(1, sizeof *g)); g->magic = MOCK_MAGIC; return g; }
 static CUresult graph_create(void** g, unsigned flags) { (void)flags; *g = new_graph(); return 0; }
 static CUresult uo_release(void* o, unsigned n) {
   MockUserObject* u = o;
@@ -115,7 +116,7 @@ static CUresult uo_release(void* o, unsigned n) {
   return 0;
 }
 static CUresult uo_create(void** out, void* ptr, void (*destroy)(void*), unsigned refs, unsigned flags) {
-  MockUserObject* u = calloc(1, sizeof *u);
+  MockUserObject* u = keep(calloc(1, sizeof *u));
   (void)flags;
   u->magic = MOCK_MAGIC; u->refs = (int)refs; u->ptr = ptr; u->destroy = destroy;
   *out = u;
@@ -346,7 +347,6 @@ static CUresult fail(void) { return fail_code; }
 
 #include "mock_libcuda_green.h"
 #include "mock_libcuda_gmem.h"
-#include "mock_libcuda_exec.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
@@ -388,12 +388,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
-  else if (!strcmp(symbol, "cuMemAllocAsync")) *fn = (void*)alloc_async;
+  else if (gmem_symbol(symbol, fn)) {} /* mock_libcuda_gmem.h: before the cuMemAlloc prefix */
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
-  else if (!strcmp(symbol, "cuStreamIsCapturing")) *fn = (void*)stream_is_capturing;
-  else if (!strcmp(symbol, "cuDeviceGetGraphMemAttribute")) *fn = (void*)gmem_get;
-  else if (!strcmp(symbol, "cuDeviceSetGraphMemAttribute")) *fn = (void*)gmem_set;
-  else if (!strcmp(symbol, "cuDeviceGraphMemTrim")) *fn = (void*)gmem_trim;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
@@ -413,8 +409,6 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuStreamSynchronize")) *fn = (void*)stream_sync;
   else if (!strcmp(symbol, "cuGraphAddNode")) *fn = (void*)add_node;
   else if (!strcmp(symbol, "cuGraphDestroyNode")) *fn = (void*)destroy_node;
-  else if (!strcmp(symbol, "cuGraphInstantiateWithFlags")) *fn = (void*)instantiate;
-  else if (!strcmp(symbol, "cuGraphExecUpdate")) *fn = (void*)exec_update;
   else if (!strcmp(symbol, "cuGraphAddDependencies")) *fn = (void*)add_edges;
   else if (!strcmp(symbol, "cuGraphRemoveDependencies")) *fn = (void*)remove_edges;
   else if (!strcmp(symbol, "cuGraphGetEdges")) *fn = (void*)get_edges;

@@ -10,7 +10,7 @@ static size_t live_nodes(MockGraph* g) {
 static CUresult instantiate(void** exec, void* g, unsigned long long flags) {
   (void)flags;
   ++nanocuda_mock_calls; /* counted, as the generic body counted it before it was modelled */
-  MockExec* e = calloc(1, sizeof *e);
+  MockExec* e = keep(calloc(1, sizeof *e));
   e->magic = MOCK_MAGIC; e->g = mock_graph(g);
   *exec = e;
   return 0;

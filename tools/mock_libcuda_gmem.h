@@ -45,3 +45,17 @@ static CUresult gmem_set(int dev, int attr, unsigned long long* v) {
   return 0;
 }
 static CUresult gmem_trim(int dev) { (void)dev; gmem_attr[2] = gmem_attr[0]; return 0; }
+
+#include "mock_libcuda_exec.h"
+/* The entry points modelled here and in mock_libcuda_exec.h: 1 when `symbol` is one of them. */
+static int gmem_symbol(const char* symbol, void** fn) {
+  if (!strcmp(symbol, "cuMemAllocAsync")) *fn = (void*)alloc_async;
+  else if (!strcmp(symbol, "cuStreamIsCapturing")) *fn = (void*)stream_is_capturing;
+  else if (!strcmp(symbol, "cuDeviceGetGraphMemAttribute")) *fn = (void*)gmem_get;
+  else if (!strcmp(symbol, "cuDeviceSetGraphMemAttribute")) *fn = (void*)gmem_set;
+  else if (!strcmp(symbol, "cuDeviceGraphMemTrim")) *fn = (void*)gmem_trim;
+  else if (!strcmp(symbol, "cuGraphInstantiateWithFlags")) *fn = (void*)instantiate;
+  else if (!strcmp(symbol, "cuGraphExecUpdate")) *fn = (void*)exec_update;
+  else return 0;
+  return 1;
+}
