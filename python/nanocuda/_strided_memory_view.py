@@ -35,6 +35,18 @@ def _stream_int(call: str, stream_ptr: object) -> Optional[int]:
                     f"got {type(stream_ptr).__name__}")
 
 
+def _interface(obj: Any, attr: str, kind: str, call: str) -> dict:
+    """``obj``'s array-interface dict (``attr``), checked: v3 or above, no mask."""
+    iface = getattr(obj, attr, None)
+    if not isinstance(iface, dict):
+        raise BufferError(f"{call}: a {type(obj).__name__} has no {attr}")
+    if iface.get("version", 3) < 3:
+        raise BufferError(f"{call}: only {kind} Array Interface v3 or above is supported")
+    if iface.get("mask") is not None:
+        raise BufferError(f"{call}: mask is not supported")
+    return iface
+
+
 def _ambiguous(call: str) -> BufferError:
     return BufferError(f"{call}: stream=None is ambiguous with view(): pass stream_ptr=-1 for no "
                        "stream ordering, or the consumer stream's handle")
@@ -136,13 +148,7 @@ class StridedMemoryView:
         return self
 
     def _from_cai(self, obj: Any, stream_ptr: Optional[int], call: str) -> None:
-        iface = getattr(obj, "__cuda_array_interface__", None)
-        if not isinstance(iface, dict):
-            raise BufferError(f"{call}: a {type(obj).__name__} has no __cuda_array_interface__")
-        if iface.get("version", 3) < 3:
-            raise BufferError(f"{call}: only CUDA Array Interface v3 or above is supported")
-        if iface.get("mask") is not None:
-            raise BufferError(f"{call}: mask is not supported")
+        iface = _interface(obj, "__cuda_array_interface__", "CUDA", call)
         if stream_ptr is None:
             raise _ambiguous(call)
         stream_ptr = _stream_int(call, stream_ptr)
@@ -183,13 +189,7 @@ class StridedMemoryView:
         """A view of host memory described by numpy's __array_interface__ (v3); device_id is
         the current device, as in cuda.core."""
         call = "StridedMemoryView.from_array_interface"
-        iface = getattr(obj, "__array_interface__", None)
-        if not isinstance(iface, dict):
-            raise BufferError(f"{call}: a {type(obj).__name__} has no __array_interface__")
-        if iface.get("version", 3) < 3:
-            raise BufferError(f"{call}: only NumPy Array Interface v3 or above is supported")
-        if iface.get("mask") is not None:
-            raise BufferError(f"{call}: mask is not supported")
+        iface = _interface(obj, "__array_interface__", "NumPy", call)
         dtype = _typestr_dtype(call, iface["typestr"])
         ptr, readonly = iface["data"]
         shape = tuple(iface["shape"])
