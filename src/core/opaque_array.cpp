@@ -240,6 +240,15 @@ MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& sh
   if (num_levels < 1 || num_levels > 64)
     throw ValueError("Device.create_mipmapped_array: num_levels must be in 1..64, got " +
                      std::to_string(num_levels));
+  // Each level halves the largest dimension down to 1; the driver would silently clamp a
+  // longer chain (cuMipmappedArrayCreate), leaving num_levels and get_level() wrong.
+  std::size_t largest = *std::max_element(shape.extent.begin(), shape.extent.end());
+  long long most = 1;
+  while (largest >>= 1) ++most;
+  if (num_levels > most)
+    throw ValueError("Device.create_mipmapped_array: num_levels " + std::to_string(num_levels) + " is more than shape " +
+                     shape_text(shape.extent) + " has (" + std::to_string(most) +
+                     ": each level halves the largest dimension, down to 1)");
   auto s = std::make_shared<detail::MipmappedArrayStorage>(device, shape, static_cast<unsigned>(num_levels));
   CurrentContext guard(*s->context);
   CUDA_ARRAY3D_DESCRIPTOR d = descriptor(shape);

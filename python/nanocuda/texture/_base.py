@@ -29,6 +29,11 @@ class _Wrapped:
     def __repr__(self) -> str:
         return f"<nanocuda.texture.{self._impl!r}>"
 
+    def __reduce__(self) -> Any:
+        # The handles (and a descriptor's source) belong to the process that made them.
+        raise TypeError(f"cannot pickle a nanocuda.texture.{type(self).__name__}: it holds CUDA handles of the "
+                        "process that made it; send the data (copy_to a host buffer) and build it again there")
+
 
 class _Formatted(_Wrapped):
     """An element format and channel count, read from the core object."""

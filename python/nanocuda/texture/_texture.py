@@ -78,7 +78,8 @@ class ResourceDescriptor(_Formatted):
     its source alive."""
 
     __slots__ = ("_source",)
-    _factory = "ResourceDescriptor.from_opaque_array, from_mipmapped_array, from_linear or from_pitch2d"
+    _factory = ("ResourceDescriptor.from_opaque_array, from_mipmapped_array, from_linear "
+                "or from_pitch2d")
 
     @classmethod
     def from_opaque_array(cls, array: OpaqueArray) -> ResourceDescriptor:
