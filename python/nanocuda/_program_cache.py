@@ -213,6 +213,8 @@ class FileStreamProgramCache(ProgramCacheResource):
         self._max_size_bytes = _check_cap("FileStreamProgramCache", max_size_bytes)
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"FileStreamProgramCache: path must be a str, os.PathLike or None, got {type(path).__name__}")
+        if path is not None and not os.fspath(path):  # Path("") would be the current folder
+            raise ValueError("FileStreamProgramCache: path is empty; pass a folder, or None for the default one")
         self._root = Path(path) if path is not None else _default_cache_dir()
         self._entries = self._root / "entries"
         self._tmp = self._root / "tmp"

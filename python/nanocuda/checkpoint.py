@@ -49,13 +49,17 @@ def _call(name: str, *args: Any) -> Any:
 
 
 def _check_int(value: Any, name: str, positive: bool, call: str) -> int:
-    # "pid must be an int" etc. are cuda.core's words (its users match on them), after the call
+    # "pid must be an int" etc. are cuda.core's words (its users match on them), after the call;
+    # the upper bounds are the driver's C types (a pid_t pid, an unsigned timeout).
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{call}: {name} must be an int, got {type(value).__name__}")
     if positive and value <= 0:
         raise ValueError(f"{call}: {name} must be a positive int, got {value}")
     if not positive and value < 0:
         raise ValueError(f"{call}: {name} must be >= 0, got {value}")
+    limit = 2**31 - 1 if positive else 2**32 - 1
+    if value > limit:
+        raise ValueError(f"{call}: {name} must be at most {limit}, got {value}")
     return value
 
 

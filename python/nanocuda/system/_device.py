@@ -29,6 +29,7 @@ _BRANDS = ["Unknown", "Quadro", "Tesla", "NVS", "GRID", "GeForce", "Titan", "NVI
            "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA", "GeForce RTX", "Titan RTX"]
 _NVLINK_VERSIONS = {1: (1, 0), 2: (2, 0), 3: (2, 2), 4: (3, 0), 5: (3, 1), 6: (4, 0), 7: (5, 0)}
 _NVLINK_MAX_LINKS = 18  # NVML_NVLINK_MAX_LINKS
+_UINT_MAX = 2**32 - 1  # NVML's indices and field ids are C unsigned ints
 
 
 def _unpack_bitmask(words: Sequence[int]) -> list[int]:
@@ -137,6 +138,8 @@ class DeviceEvents:
 def _index_arg(call: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(f"{call}: expected a non-negative int, got {value!r}")
+    if value > _UINT_MAX:
+        raise ValueError(f"{call}: {value} is out of range (NVML takes an unsigned int, at most {_UINT_MAX})")
     return value
 
 
@@ -148,6 +151,8 @@ def _field_ids(call: str, field_ids: object) -> list[tuple[int, int]]:
         pair = tuple(f) if isinstance(f, (tuple, list)) else (f, 0)
         if len(pair) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in pair):
             raise TypeError(f"{call}: each field id must be a non-negative int or an (id, scope) pair, got {f!r}")
+        if max(pair) > _UINT_MAX:
+            raise ValueError(f"{call}: field id {f!r} is out of range (NVML takes unsigned ints, at most {_UINT_MAX})")
         out.append((int(pair[0]), int(pair[1])))
     return out
 

@@ -64,6 +64,14 @@ def _int(value: Any, name: str, call: str) -> int:
     return int(value)
 
 
+def _bool(value: Any, name: str, call: str) -> bool:
+    """``value`` as a bool; TypeError naming ``call`` and ``name`` for a str, int, None, ... (a
+    flag given as 'no' must not read as True)."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_ too
+        raise TypeError(f"{call}: {name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
 def _stream_arg(stream: Any, call: str) -> Any:
     if stream is None:
         raise TypeError(f"{call}: stream is required (a Stream or GraphBuilder expected)")
@@ -136,7 +144,8 @@ def _array_args(cls: type, options: Any, call: str) -> tuple[Any, tuple[int, ...
     options = _options(cls, options, call)
     fmt = _normalize_array_format(options.format, call)
     return (options, _shape_tuple(options.shape, call), fmt.value,
-            _int(options.num_channels, "num_channels", call), bool(options.is_surface_load_store))
+            _int(options.num_channels, "num_channels", call),
+            _bool(options.is_surface_load_store, "is_surface_load_store", call))
 
 
 def _create_opaque_array(device: Any, options: Any) -> OpaqueArray:

@@ -8,7 +8,7 @@ from typing import Any, Union
 
 from .. import _nanocuda
 from ..typing import AddressModeType, FilterModeType, ReadModeType
-from ._array import OpaqueArray, _core, _int, _normalize_array_format, _options
+from ._array import OpaqueArray, _bool, _core, _int, _normalize_array_format, _options
 from ._base import _Formatted, _Owner
 from ._mipmapped_array import MipmappedArray
 
@@ -220,7 +220,8 @@ def _create_texture_object(device: Any, resource: Any, options: Any) -> TextureO
         border = [_float(c, f"border_color[{i}]", call) for i, c in enumerate(o.border_color)]
     impl = _core.create_texture(
         device.device_id, resource._impl, [m.value for m in modes], str(o.filter_mode), str(o.read_mode),
-        bool(o.normalized_coords), bool(o.srgb), bool(o.disable_trilinear_optimization), bool(o.seamless_cubemap),
+        *(_bool(getattr(o, f), f, call) for f in ("normalized_coords", "srgb", "disable_trilinear_optimization",
+                                                   "seamless_cubemap")),
         int(max_anisotropy), str(o.mipmap_filter_mode), _float(o.mipmap_level_bias, "mipmap_level_bias", call),
         _float(o.min_mipmap_level_clamp, "min_mipmap_level_clamp", call),
         _float(o.max_mipmap_level_clamp, "max_mipmap_level_clamp", call), border)
