@@ -39,10 +39,10 @@ def _user_dtype(call: str, dtype: Any, what: str = "dtype") -> Any:
 
 def _ints(call: str, name: str, values: Any) -> tuple:
     """``values`` (a sequence of ints) as a tuple, or TypeError naming ``call`` and ``name``."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or \
-            any(isinstance(v, bool) or not hasattr(v, "__index__") for v in values):
+    items = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else tuple(values)
+    if items is None or any(isinstance(v, bool) or not hasattr(v, "__index__") for v in items):
         raise TypeError(f"{call}: {name} must be a sequence of ints, got {values!r}")
-    return tuple(int(v) for v in values)
+    return tuple(int(v) for v in items)
 
 
 def _current_device() -> int:

@@ -240,6 +240,12 @@ CASES = [
     ("smv-from-buffer-strides-str", "StridedMemoryView.from_buffer(buf, (4,), ('a',), dtype=np.uint8)", T, r"StridedMemoryView.from_buffer: strides must be a sequence of ints", True),
     ("gc-split-count-huge", "dev.resources.sm.split(SMResourceOptions(count=2**40))", V, r"SMResource.split: .*1099511627776", True),
     ("batch-location-device-missing", "prefetch_batch(s, [managed()], nanocuda.Device(9))", V, r"Device\(9\): no such device", True),
+    ("nvml-events-wait-negative", "system.Device(index=0).register_events('xid_critical_error').wait(-1)", T,
+     r"DeviceEvents.wait: expected a non-negative int, got -1", True),
+    ("nvml-events-wait-str", "system.Device(index=0).register_events('xid_critical_error').wait('1s')", T,
+     r"DeviceEvents.wait: expected a non-negative int, got '1s'", True),
+    ("pickle-nvml-events", "pickle.dumps(system.Device(index=0).register_events('xid_critical_error'))", T,
+     r"cannot pickle a nanocuda.system.DeviceEvents", True),
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),

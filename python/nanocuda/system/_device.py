@@ -134,6 +134,10 @@ class DeviceEvents:
         kind = next((e for e, b in _EVENT_BITS.items() if b == etype), EventType.NONE)
         return EventData(self._device, kind, data, gi, ci)
 
+    def __reduce__(self) -> object:
+        raise TypeError("cannot pickle a nanocuda.system.DeviceEvents: its NVML event set belongs to this "
+                        "process; call register_events in the other process")
+
 
 def _index_arg(call: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
