@@ -211,6 +211,8 @@ class StridedMemoryView:
         call = "StridedMemoryView.from_buffer"
         if not isinstance(buffer, _nanocuda.Buffer):
             raise TypeError(f"{call}: buffer must be a nanocuda Buffer, got {type(buffer).__name__}")
+        if buffer.is_closed:
+            raise ValueError(f"{call}: the Buffer is closed (close() was called)")
         if dtype is None and itemsize is None:
             raise ValueError(f"{call}: itemsize or dtype must be specified")
         if dtype is not None:

@@ -41,7 +41,7 @@ def _shape_tuple(shape: Any, call: str) -> tuple[int, ...]:
     for i, d in enumerate(dims):
         if isinstance(d, bool) or not hasattr(d, "__index__"):
             raise TypeError(f"{call}: shape must be a tuple of ints; shape[{i}] is {type(d).__name__}")
-    return tuple(int(d) for d in dims)
+    return tuple(_int(d, f"shape[{i}]", call) for i, d in enumerate(dims))
 
 
 def _options(cls: type, options: Any, call: str) -> Any:
@@ -61,6 +61,8 @@ def _int(value: Any, name: str, call: str) -> int:
     """``value`` as an int; TypeError naming ``call`` and ``name`` for a bool, float, str, ..."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{call}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if not -2**63 <= int(value) < 2**63:  # the core takes a C++ long long
+        raise ValueError(f"{call}: {name} must be in [{-2**63}, {2**63 - 1}], got {int(value)}")
     return int(value)
 
 
