@@ -97,7 +97,7 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
                                      "options": "_texture.TextureObjectOptions | dict[str, Any]"},
     "Device.create_surface_object": {"resource": "_texture.ResourceDescriptor"},
     "Device.create_context": {"options": "_green_context.ContextOptions | dict[str, Any]"},
-    "SMResource.split": {"options": "_green_context.SMResourceOptions | dict[str, Any]"},
+    "SMResource.split": {"options": "_green_context.SMResourceOptions | dict[str, Any]", "dry_run": "bool"},
     "Context.create_stream": {"options": "_cuda_core.StreamOptions | dict[str, Any]"},
     "Event.__rsub__": {"arg": "Any"},
     "Event.__isub__": {"arg": "Any"},

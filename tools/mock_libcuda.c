@@ -58,6 +58,15 @@ static CUresult encode(void* map) { ++nanocuda_mock_calls; memset(map, 0x5a, 128
 static CUresult priority_range(int* least, int* greatest) { ++nanocuda_mock_calls; *least = 0; *greatest = -5; return 0; }
 static CUresult handle(void** out) { ++nanocuda_mock_calls; *out = (void*)0x1000; return 0; }
 static CUresult handle2(void** out) { ++nanocuda_mock_calls; *out = (void*)0x2000; return 0; }
+/* cuArray3DCreate / cuMipmappedArrayCreate: CUDA_ARRAY3D_DESCRIPTOR starts Width, Height, Depth;
+ * extents past an H100's texture limits (1D/2D width 131072, 2D height 65536, 3D 16384 each)
+ * are CUDA_ERROR_INVALID_VALUE, as the driver says. */
+static CUresult array_create(void** out, const size_t* desc) { ++nanocuda_mock_calls;
+  size_t w = desc[0], h = desc[1], d = desc[2];
+  if (d ? (w > 16384 || h > 16384 || d > 16384) : (w > 131072 || h > 65536)) return 1;
+  *out = (void*)0x1000;
+  return 0;
+}
 /* Allocations get a non-zero address (a Buffer at 0 reads as closed). */
 static CUresult device_ptr(unsigned long long* out) { ++nanocuda_mock_calls; *out = 0x7f0000000000ull; return 0; }
 /* Every kernel looks like (const void*, const void*, void*, int), or has the parameter sizes
@@ -394,8 +403,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
   /* CUDA arrays, textures and surfaces get non-zero handles too (0 reads as closed). */
-  else if (!strcmp(symbol, "cuArray3DCreate") || !strcmp(symbol, "cuMipmappedArrayCreate") ||
-           !strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuArray3DCreate") || !strcmp(symbol, "cuMipmappedArrayCreate")) *fn = (void*)array_create;
+  else if (!strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuTexObjectCreate") || !strcmp(symbol, "cuSurfObjectCreate")) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
   else if (!strcmp(symbol, "cuGraphCreate")) *fn = (void*)graph_create;

@@ -43,12 +43,18 @@ def _from_pair(pair: Optional[tuple]) -> Optional[Location]:
 def _buffers(call: str, buffers: object) -> list:
     if isinstance(buffers, Buffer) or not isinstance(buffers, Iterable):
         raise TypeError(f"{call}: buffers must be a sequence of Buffers, got {type(buffers).__name__}")
-    return list(buffers)
+    out = list(buffers)
+    if not out:  # the driver's batch calls take at least one range
+        raise ValueError(f"{call}: buffers is empty; pass at least one Buffer")
+    return out
 
 
 def _locations(call: str, locations: object, count: int) -> list:
     if isinstance(locations, (Device, Host)) or locations is None:
         return [_location(call, locations)]
+    if isinstance(locations, str) or not isinstance(locations, Iterable):
+        raise TypeError(f"{call}: locations must be a Device, a Host or a sequence of them, "
+                        f"got {type(locations).__name__}")
     pairs = [_location(call, loc) for loc in locations]
     if len(pairs) != count:
         raise ValueError(f"{call}: {len(pairs)} locations for {count} buffers; the length must match")

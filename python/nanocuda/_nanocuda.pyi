@@ -1807,6 +1807,8 @@ class SMResource:
         Split into (groups, remainder) by SMResourceOptions (or a dict of its fields): count SMs per group (None: the smallest group), backfill to ignore co-scheduling. dry_run=True reports the sizes only; a dry-run group cannot make a context.
         """
 
+    def __reduce__(self) -> object: ...
+
 class DeviceResources:
     """
     The hardware resources of a device (Device.resources) or of a context (Context.resources, Stream.resources). Not constructible directly.

@@ -106,10 +106,17 @@ class ProgramCacheResource(abc.ABC):
 
     def update(self, items: object, /) -> None:
         """Stores every (key, value) of a mapping or of an iterable of pairs, one by one."""
+        call = f"{type(self).__name__}.update"
         if isinstance(items, collections.abc.Mapping):
             items = items.items()
-        for key, value in items:  # type: ignore[attr-defined]
-            self[key] = value
+        elif isinstance(items, (str, bytes, bytearray)) or not isinstance(items, collections.abc.Iterable):
+            raise TypeError(f"{call}: items must be a mapping or an iterable of (key, value) pairs, "
+                            f"got {type(items).__name__}")
+        for i, pair in enumerate(items):  # type: ignore[attr-defined]
+            if isinstance(pair, (str, bytes, bytearray)) or not isinstance(pair, collections.abc.Sequence) \
+                    or len(pair) != 2:
+                raise TypeError(f"{call}: items[{i}] must be a (key, value) pair, got {type(pair).__name__}")
+            self[pair[0]] = pair[1]
 
     def close(self) -> None:  # noqa: B027 - a no-op unless a backend holds resources
         """Releases what the backend holds (nothing by default)."""
@@ -175,6 +182,10 @@ class InMemoryProgramCache(ProgramCacheResource):
     def __repr__(self) -> str:
         return f"InMemoryProgramCache(entries={len(self)}, max_size_bytes={self._max_size_bytes})"
 
+    def __reduce__(self) -> object:
+        raise TypeError("cannot pickle an InMemoryProgramCache: it lives in this process's memory; use a "
+                        "FileStreamProgramCache (the same folder in each process) to share compiled code")
+
 
 def _default_cache_dir() -> Path:
     """$XDG_CACHE_HOME/cuda-python/program-cache (else ~/.cache/...), where cuda.core keeps it;
@@ -202,12 +213,18 @@ class FileStreamProgramCache(ProgramCacheResource):
         self._max_size_bytes = _check_cap("FileStreamProgramCache", max_size_bytes)
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"FileStreamProgramCache: path must be a str, os.PathLike or None, got {type(path).__name__}")
+        if path is not None and not os.fspath(path):  # Path("") would be the current folder
+            raise ValueError("FileStreamProgramCache: path is empty; pass a folder, or None for the default one")
         self._root = Path(path) if path is not None else _default_cache_dir()
         self._entries = self._root / "entries"
         self._tmp = self._root / "tmp"
-        self._root.mkdir(parents=True, exist_ok=True)
-        self._entries.mkdir(exist_ok=True)
-        self._tmp.mkdir(mode=0o700, exist_ok=True)  # nobody else may swap a file mid-write
+        try:
+            self._root.mkdir(parents=True, exist_ok=True)
+            self._entries.mkdir(exist_ok=True)
+            self._tmp.mkdir(mode=0o700, exist_ok=True)  # nobody else may swap a file mid-write
+        except OSError as e:  # the same OSError subclass, saying which call and folder
+            raise type(e)(e.errno, f"FileStreamProgramCache: cannot make the cache folder {self._root} "
+                          f"(a folder nanocuda can create and write): {e.strerror}", e.filename) from None
         self._lock = threading.Lock()
         self._sweep_stale_tmp()
         # The directory's size, kept up to date by this process's writes; re-measured by a
@@ -368,6 +385,10 @@ class FileStreamProgramCache(ProgramCacheResource):
 
     def __repr__(self) -> str:
         return f"FileStreamProgramCache({str(self._root)!r}, max_size_bytes={self._max_size_bytes})"
+
+    def __reduce__(self) -> object:
+        raise TypeError(f"cannot pickle a FileStreamProgramCache: it holds this process's lock; open "
+                        f"FileStreamProgramCache({str(self._root)!r}) in the other process instead")
 
 
 def compile_with_cache(program, target_type, name_expressions, logs, cache):

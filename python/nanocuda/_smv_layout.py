@@ -26,13 +26,23 @@ def _numpy_dtype(name: str) -> Any:
     return numpy.dtype(name)
 
 
-def _typestr_dtype(call: str, typestr: Any) -> Any:
+def _user_dtype(call: str, dtype: Any, what: str = "dtype") -> Any:
+    """A dtype the user passed (a numpy dtype, type or name; an array interface's typestr), or
+    TypeError naming ``call`` and ``what``."""
     import numpy
 
     try:
-        return numpy.dtype(typestr)
+        return numpy.dtype(dtype)
     except TypeError as e:
-        raise TypeError(f"{call}: typestr {typestr!r} is not an element type numpy knows ({e})") from None
+        raise TypeError(f"{call}: {what} {dtype!r} is not an element type numpy knows ({e})") from None
+
+
+def _ints(call: str, name: str, values: Any) -> tuple:
+    """``values`` (a sequence of ints) as a tuple, or TypeError naming ``call`` and ``name``."""
+    items = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else tuple(values)
+    if items is None or any(isinstance(v, bool) or not hasattr(v, "__index__") for v in items):
+        raise TypeError(f"{call}: {name} must be a sequence of ints, got {values!r}")
+    return tuple(int(v) for v in items)
 
 
 def _current_device() -> int:

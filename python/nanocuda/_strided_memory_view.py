@@ -10,7 +10,7 @@ import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from . import _nanocuda, _smv_dlpack
-from ._smv_layout import _current_device, _dense, _numpy_dtype, _typestr_dtype, _whole_elements
+from ._smv_layout import _current_device, _dense, _ints, _numpy_dtype, _user_dtype, _whole_elements
 from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
 __all__ = ["StridedMemoryView", "args_viewable_as_strided_memory"]
@@ -33,6 +33,18 @@ def _stream_int(call: str, stream_ptr: object) -> Optional[int]:
         return int(stream_ptr)
     raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
                     f"got {type(stream_ptr).__name__}")
+
+
+def _interface(obj: Any, attr: str, kind: str, call: str) -> dict:
+    """``obj``'s array-interface dict (``attr``), checked: v3 or above, no mask."""
+    iface = getattr(obj, attr, None)
+    if not isinstance(iface, dict):
+        raise BufferError(f"{call}: a {type(obj).__name__} has no {attr}")
+    if iface.get("version", 3) < 3:
+        raise BufferError(f"{call}: only {kind} Array Interface v3 or above is supported")
+    if iface.get("mask") is not None:
+        raise BufferError(f"{call}: mask is not supported")
+    return iface
 
 
 def _ambiguous(call: str) -> BufferError:
@@ -136,17 +148,11 @@ class StridedMemoryView:
         return self
 
     def _from_cai(self, obj: Any, stream_ptr: Optional[int], call: str) -> None:
-        iface = getattr(obj, "__cuda_array_interface__", None)
-        if not isinstance(iface, dict):
-            raise BufferError(f"{call}: a {type(obj).__name__} has no __cuda_array_interface__")
-        if iface.get("version", 3) < 3:
-            raise BufferError(f"{call}: only CUDA Array Interface v3 or above is supported")
-        if iface.get("mask") is not None:
-            raise BufferError(f"{call}: mask is not supported")
+        iface = _interface(obj, "__cuda_array_interface__", "CUDA", call)
         if stream_ptr is None:
             raise _ambiguous(call)
         stream_ptr = _stream_int(call, stream_ptr)
-        dtype = _typestr_dtype(call, iface.get("typestr"))
+        dtype = _user_dtype(call, iface.get("typestr"), "typestr")
         _whole_elements(call, iface.get("strides"), getattr(dtype, "itemsize", 1))
         if getattr(dtype, "name", dtype) in _KNOWN:
             self._fill(obj, stream_ptr, call, cai=True)
@@ -183,14 +189,8 @@ class StridedMemoryView:
         """A view of host memory described by numpy's __array_interface__ (v3); device_id is
         the current device, as in cuda.core."""
         call = "StridedMemoryView.from_array_interface"
-        iface = getattr(obj, "__array_interface__", None)
-        if not isinstance(iface, dict):
-            raise BufferError(f"{call}: a {type(obj).__name__} has no __array_interface__")
-        if iface.get("version", 3) < 3:
-            raise BufferError(f"{call}: only NumPy Array Interface v3 or above is supported")
-        if iface.get("mask") is not None:
-            raise BufferError(f"{call}: mask is not supported")
-        dtype = _typestr_dtype(call, iface["typestr"])
+        iface = _interface(obj, "__array_interface__", "NumPy", call)
+        dtype = _user_dtype(call, iface["typestr"], "typestr")
         ptr, readonly = iface["data"]
         shape = tuple(iface["shape"])
         strides = iface.get("strides")
@@ -211,20 +211,20 @@ class StridedMemoryView:
         call = "StridedMemoryView.from_buffer"
         if not isinstance(buffer, _nanocuda.Buffer):
             raise TypeError(f"{call}: buffer must be a nanocuda Buffer, got {type(buffer).__name__}")
+        if buffer.is_closed:
+            raise ValueError(f"{call}: the Buffer is closed (close() was called)")
         if dtype is None and itemsize is None:
             raise ValueError(f"{call}: itemsize or dtype must be specified")
         if dtype is not None:
-            import numpy
-
-            dtype = numpy.dtype(dtype)
+            dtype = _user_dtype(call, dtype)
             if itemsize is not None and itemsize != dtype.itemsize:
                 raise ValueError(f"{call}: itemsize {itemsize} does not match dtype.itemsize "
                                  f"{dtype.itemsize} ({dtype})")
             itemsize = dtype.itemsize
         elif isinstance(itemsize, bool) or not isinstance(itemsize, int) or itemsize < 1:
             raise ValueError(f"{call}: itemsize must be a positive int, got {itemsize!r}")
-        shape = tuple(int(n) for n in shape)
-        strides = _dense(shape) if strides is None else tuple(int(x) for x in strides)
+        shape = _ints(call, "shape", shape)
+        strides = _dense(shape) if strides is None else _ints(call, "strides", strides)
         if any(n < 0 for n in shape) or any(x < 0 for x in strides):
             raise ValueError(f"{call}: shape {shape} and strides {strides} must not be negative")
         if len(strides) != len(shape):
@@ -269,15 +269,16 @@ class StridedMemoryView:
         call = "StridedMemoryView.view"
         item, new = self._item, self._dtype
         if dtype is not None:
-            import numpy
-
-            new = numpy.dtype(dtype)
+            new = _user_dtype(call, dtype)
             if layout is None and new.itemsize != item:
                 raise ValueError(f"{call}: dtype {new} has itemsize {new.itemsize}, but the view's "
                                  f"elements are {item} bytes; pass a layout for the new itemsize")
             item = new.itemsize
         ptr, shape, strides = self.ptr, self.shape, self._strides
         if layout is not None:
+            if not hasattr(layout, "shape"):
+                raise TypeError(f"{call}: layout must be a strided layout (an object with shape and, optionally, "
+                                f"strides in elements), got {type(layout).__name__}")
             shape = tuple(layout.shape)
             strides = getattr(layout, "strides", None)
             strides = _dense(shape) if strides is None else tuple(strides)

@@ -48,13 +48,18 @@ def _call(name: str, *args: Any) -> Any:
         raise
 
 
-def _check_int(value: Any, name: str, positive: bool) -> int:
+def _check_int(value: Any, name: str, positive: bool, call: str) -> int:
+    # "pid must be an int" etc. are cuda.core's words (its users match on them), after the call;
+    # the upper bounds are the driver's C types (a pid_t pid, an unsigned timeout).
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise TypeError(f"{call}: {name} must be an int, got {type(value).__name__}")
     if positive and value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value}")
+        raise ValueError(f"{call}: {name} must be a positive int, got {value}")
     if not positive and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
+        raise ValueError(f"{call}: {name} must be >= 0, got {value}")
+    limit = 2**31 - 1 if positive else 2**32 - 1
+    if value > limit:
+        raise ValueError(f"{call}: {name} must be at most {limit}, got {value}")
     return value
 
 
@@ -64,7 +69,7 @@ class Process:
     __slots__ = ("_pid",)
 
     def __init__(self, pid: int) -> None:
-        self._pid = _check_int(pid, "pid", positive=True)
+        self._pid = _check_int(pid, "pid", positive=True, call="checkpoint.Process")
 
     @property
     def pid(self) -> int:
@@ -83,7 +88,7 @@ class Process:
 
     def lock(self, timeout_ms: int = 0) -> None:
         """Blocks further CUDA calls in the process (timeout_ms: 0 waits without limit)."""
-        _call("lock", self._pid, _check_int(timeout_ms, "timeout_ms", positive=False))
+        _call("lock", self._pid, _check_int(timeout_ms, "timeout_ms", positive=False, call="Process.lock"))
 
     def checkpoint(self) -> None:
         """Saves the locked process's GPU memory to host memory and releases its GPUs."""
@@ -95,10 +100,11 @@ class Process:
         pairs = []
         if gpu_mapping is not None:
             if not isinstance(gpu_mapping, Mapping):
-                raise TypeError("gpu_mapping must be a mapping from checkpointed GPU UUID to restore GPU UUID")
+                raise TypeError("Process.restore: gpu_mapping must be a mapping from checkpointed GPU UUID "
+                                "to restore GPU UUID")
             for old, new in gpu_mapping.items():
                 if not isinstance(old, str) or not isinstance(new, str):
-                    raise TypeError("GPU UUID values must be UUID strings (Device.uuid), got "
+                    raise TypeError("Process.restore: GPU UUID values must be UUID strings (Device.uuid), got "
                                     f"{type(old).__name__} -> {type(new).__name__}")
                 pairs.append((old, new))
         _call("restore", self._pid, pairs)

@@ -139,6 +139,20 @@ void check_array_shape(const ArrayShape& s, const char* call) {
   }
 }
 
+void check_mipmap_levels(const ArrayShape& shape, long long num_levels, const char* call) {
+  if (num_levels < 1 || num_levels > 64)
+    throw ValueError(std::string(call) + ": num_levels must be in 1..64, got " + std::to_string(num_levels));
+  // Each level halves the largest dimension down to 1; the driver would silently clamp a
+  // longer chain (cuMipmappedArrayCreate), leaving num_levels and get_level() wrong.
+  std::size_t largest = shape.extent.empty() ? 1 : *std::max_element(shape.extent.begin(), shape.extent.end());
+  long long most = 1;
+  while (largest >>= 1) ++most;
+  if (num_levels > most)
+    throw ValueError(std::string(call) + ": num_levels " + std::to_string(num_levels) + " is more than shape " +
+                     shape_text(shape.extent) + " has (" + std::to_string(most) +
+                     ": each level halves the largest dimension, down to 1)");
+}
+
 ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat format, long long num_channels,
                             bool surface_load_store, const char* call) {
   check_num_channels(num_channels, call);
@@ -237,9 +251,7 @@ void OpaqueArray::copy_to_device(CUdeviceptr dst, std::size_t bytes, const Strea
 
 MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& shape, long long num_levels) {
   check_array_shape(shape, "Device.create_mipmapped_array");
-  if (num_levels < 1 || num_levels > 64)
-    throw ValueError("Device.create_mipmapped_array: num_levels must be in 1..64, got " +
-                     std::to_string(num_levels));
+  check_mipmap_levels(shape, num_levels, "Device.create_mipmapped_array");
   auto s = std::make_shared<detail::MipmappedArrayStorage>(device, shape, static_cast<unsigned>(num_levels));
   CurrentContext guard(*s->context);
   CUDA_ARRAY3D_DESCRIPTOR d = descriptor(shape);

@@ -73,7 +73,9 @@ bool read_mode_is_normalized_float(std::string_view name, const char* call) {
 ResourceDesc ResourceDesc::from_array(const OpaqueArray& array) {
   ResourceDesc r;
   r.kind_ = Kind::array;
-  const ArrayShape& s = array.shape();  // a closed array is a ValueError here
+  if (array.is_closed())
+    throw ValueError("ResourceDescriptor.from_opaque_array: the OpaqueArray is closed (close() was called)");
+  const ArrayShape& s = array.shape();
   r.format_ = s.format;
   r.channels_ = s.num_channels;
   r.size_bytes_ = s.size_bytes();
@@ -85,6 +87,8 @@ ResourceDesc ResourceDesc::from_array(const OpaqueArray& array) {
 ResourceDesc ResourceDesc::from_mipmapped_array(const MipmappedArray& array) {
   ResourceDesc r;
   r.kind_ = Kind::mipmapped_array;
+  if (array.is_closed())
+    throw ValueError("ResourceDescriptor.from_mipmapped_array: the MipmappedArray is closed (close() was called)");
   const ArrayShape& s = array.shape();
   r.format_ = s.format;
   r.channels_ = s.num_channels;

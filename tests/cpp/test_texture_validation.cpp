@@ -46,6 +46,16 @@ TEST(ArrayShape, FormatsChannelsAndExtents) {
             std::string::npos);
 }
 
+TEST(ArrayShape, MipmapLevelsStopAtOneElement) {
+  ArrayShape s = make_array_shape({16, 4}, ArrayFormat::float32, 1, false, "t");
+  check_mipmap_levels(s, 5, "t");  // 16, 8, 4, 2, 1
+  EXPECT_NE(value_error([&] { check_mipmap_levels(s, 6, "t"); }).find("t: num_levels 6 is more than shape"),
+            std::string::npos);
+  EXPECT_NE(value_error([&] { check_mipmap_levels(s, 0, "t"); }).find("num_levels must be in 1..64, got 0"),
+            std::string::npos);
+  check_mipmap_levels(make_array_shape({1}, ArrayFormat::uint8, 1, false, "t"), 1, "t");
+}
+
 TEST(ResourceDesc, LinearAndPitch2dSizesAreCheckedAgainstTheBuffer) {
   ResourceDesc r = ResourceDesc::from_linear(0x1000, 4096, 0, ArrayFormat::uint32, 1, std::nullopt);
   EXPECT_EQ(r.size_bytes(), 4096u);

@@ -92,3 +92,14 @@ def stream(device):
 def mock_libcuda(tmp_path_factory):
     """tools/mock_libcuda.c built once: a driver whose calls all succeed and do nothing."""
     return _build_mock(tmp_path_factory.mktemp("mock") / "libcuda_mock.so")
+
+
+@pytest.fixture(scope="session")
+def mock_libnvml(tmp_path_factory):
+    """tools/mock_libnvml.c built once: NVML with two fake GPUs and known answers."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("needs a C compiler to build tools/mock_libnvml.c")
+    out = tmp_path_factory.mktemp("mock") / "libnvml_mock.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libnvml.c")], check=True)
+    return str(out)

@@ -237,7 +237,9 @@ def test_to_system_device_goes_by_uuid(mock_path, tmp_path):
     env = dict(os.environ, NANOCUDA_LIBCUDA=str(libcuda), NANOCUDA_LIBNVML=mock_path)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "NotFound nvmlDeviceGetHandleByUUID(uuid 'GPU-00000000-0000-0000-0000-000000000000')" in r.stdout
+    assert r.stdout.startswith("NotFound nanocuda.system.Device(uuid='GPU-00000000-0000-0000-0000-000000000000'): "
+                               "NVML has no such device"), r.stdout
+    assert "nvmlDeviceGetHandleByUUID(uuid 'GPU-00000000-0000-0000-0000-000000000000')" in r.stdout
 
 
 def test_field_values(nvml):

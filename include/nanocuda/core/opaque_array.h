@@ -40,6 +40,8 @@ struct ArrayShape {
 };
 // ValueError naming `call` for a rank outside 1..3, a zero extent or bad channels.
 void check_array_shape(const ArrayShape& shape, const char* call);
+// ValueError unless 1 <= num_levels <= the levels `shape` has (each halves its largest extent).
+void check_mipmap_levels(const ArrayShape& shape, long long num_levels, const char* call);
 // An ArrayShape from signed dims and channels as a user types them, checked as above.
 [[nodiscard]] ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat format,
                                           long long num_channels, bool surface_load_store, const char* call);

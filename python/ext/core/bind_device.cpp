@@ -208,22 +208,22 @@ void bind_device(nb::module_& m) {
       // over _nanocuda._texture; these are cuda.core's entry points to it.
       .def("create_opaque_array", [](nb::handle self, nb::handle options) {
              return texture_call("_array", "_create_opaque_array")(self, options);
-           }, nb::arg("options"),
+           }, nb::arg("options").none(),  // None reaches the Python check, which names the call
            "A new nanocuda.texture.OpaqueArray from OpaqueArrayOptions(shape, format, num_channels, "
            "is_surface_load_store=False) (or a dict of them).")
       .def("create_mipmapped_array", [](nb::handle self, nb::handle options) {
              return texture_call("_mipmapped_array", "_create_mipmapped_array")(self, options);
-           }, nb::arg("options"),
+           }, nb::arg("options").none(),
            "A new nanocuda.texture.MipmappedArray from MipmappedArrayOptions(shape, format, "
            "num_channels, num_levels, is_surface_load_store=False) (or a dict of them).")
       .def("create_texture_object", [](nb::handle self, nb::handle resource, nb::handle options) {
              return texture_call("_texture", "_create_texture_object")(self, resource, options);
-           }, nb::arg("resource"), nb::arg("options").none() = nb::none(),
+           }, nb::arg("resource").none(), nb::arg("options").none() = nb::none(),
            "A new nanocuda.texture.TextureObject reading `resource` (a ResourceDescriptor) as "
            "`options` (TextureObjectOptions, a dict of them, or None for the defaults) say.")
       .def("create_surface_object", [](nb::handle self, nb::handle resource) {
              return texture_call("_surface", "_create_surface_object")(self, resource);
-           }, nb::arg("resource"),
+           }, nb::arg("resource").none(),
            "A new nanocuda.texture.SurfaceObject over `resource` (a ResourceDescriptor of an "
            "OpaqueArray made with is_surface_load_store=True).")
       .def("attribute", [](const Device& d, nb::handle attr) {

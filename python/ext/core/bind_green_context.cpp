@@ -13,6 +13,7 @@
 #include "nanocuda/core/green_context.h"
 #include "nanocuda/core/stream.h"
 #include "py_device.h"
+#include "py_size.h"
 
 namespace nb = nanobind;
 
@@ -80,7 +81,7 @@ void bind_green_context(nb::module_& m) {
                    "Group sizes are multiples of this many SMs (guaranteed co-scheduled).")
       .def_prop_ro("flags", [](const SmResource&) { return 0u; },
                    "The resource's flags (always 0 with the CUDA 13.0 resource ABI).")
-      .def("split", [](const SmResource& r, nb::handle options, bool dry_run) {
+      .def("split", [](const SmResource& r, nb::handle options, nb::handle dry_run) {
              nb::tuple req = split_request(options);
              long long groups = nb::cast<long long>(req[0]);
              long long min_count = nb::cast<long long>(req[1]);
@@ -90,7 +91,7 @@ void bind_green_context(nb::module_& m) {
                                       " is larger than the resource's " + std::to_string(r.sm_count()) +
                                       " SMs").c_str());
              SmSplit s = split_sm_resource(r, static_cast<unsigned>(groups), static_cast<unsigned>(min_count),
-                                           flags, dry_run);
+                                           flags, bool_arg(dry_run, "SMResource.split", "dry_run"));
              return std::make_pair(s.groups, s.remainder);
            }, nb::arg("options"), nb::kw_only(), nb::arg("dry_run") = false,
            "Split into (groups, remainder) by SMResourceOptions (or a dict of its fields): count SMs "

@@ -17,6 +17,7 @@
 #include "nanocuda/compile/object_code.h"
 #include "nanocuda/compile/program.h"
 #include "nanocuda/core/event.h"
+#include "nanocuda/core/green_context.h"
 #include "nanocuda/core/stream.h"
 
 namespace nb = nanobind;
@@ -105,6 +106,7 @@ void bind_protocols(nb::module_& m) {
     return "<Context handle=" + hex(c.handle()) + " device=" + std::to_string(c.device_ordinal()) + ">";
   });
   refuse_pickle<Context>("a CUDA context", "pickle its Device instead");
+  refuse_pickle<SmResource>("an SM partition", "pickle its Device and split Device.resources.sm there");
 
   // --- Stream and Event: by handle ---------------------------------------------------------
   set_method<Stream>("__repr__", [](const Stream& s) {

@@ -33,7 +33,9 @@ Stream copy_stream(nb::handle stream, const char* call) {
   if (!nb::isinstance<Stream>(stream) && !nb::hasattr(stream, "__cuda_stream__"))
     throw nb::type_error((std::string(call) + ": stream: Stream or GraphBuilder expected, got " +
                           Py_TYPE(stream.ptr())->tp_name).c_str());
-  return to_stream(stream, call);
+  Stream s = to_stream(stream, call);
+  if (s.is_closed()) throw nb::value_error((std::string(call) + ": the stream is closed").c_str());
+  return s;
 }
 
 // The other side of a whole-array copy: a nanocuda Buffer (device memory) or any contiguous
@@ -65,7 +67,9 @@ void array_copy(const OpaqueArray& a, nb::handle other, nb::handle stream, bool 
 const Buffer& linear_buffer(nb::handle buffer, const char* call) {
   if (!nb::isinstance<PyBuffer>(buffer))
     throw nb::type_error((std::string(call) + ": buffer must be a Buffer, got " + Py_TYPE(buffer.ptr())->tp_name).c_str());
-  return nb::cast<PyBuffer&>(buffer).buffer;
+  const Buffer& b = nb::cast<PyBuffer&>(buffer).buffer;
+  if (b.is_closed()) throw nb::value_error((std::string(call) + ": the Buffer is closed").c_str());
+  return b;
 }
 
 std::array<float, 4> border(const std::vector<double>& v) {

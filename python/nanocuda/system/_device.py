@@ -16,6 +16,7 @@ from ._device_info import (  # noqa: F401 - cuda.core.system._device names them
     ProcessInfo, RepairStatus, Utilization,
 )
 from ._device_info import EventData
+from .exceptions import NvmlError, _from_code
 from .typing import (
     _AFFINITY_SCOPES, _CLOCK_REASON_BITS, _EVENT_BITS, _TOPOLOGY_LEVELS, AddressingMode,
     AffinityScope, ClocksEventReasons, DeviceArch, EventType, GpuTopologyLevel,
@@ -28,6 +29,7 @@ _BRANDS = ["Unknown", "Quadro", "Tesla", "NVS", "GRID", "GeForce", "Titan", "NVI
            "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA", "GeForce RTX", "Titan RTX"]
 _NVLINK_VERSIONS = {1: (1, 0), 2: (2, 0), 3: (2, 2), 4: (3, 0), 5: (3, 1), 6: (4, 0), 7: (5, 0)}
 _NVLINK_MAX_LINKS = 18  # NVML_NVLINK_MAX_LINKS
+_UINT_MAX = 2**32 - 1  # NVML's indices and field ids are C unsigned ints
 
 
 def _unpack_bitmask(words: Sequence[int]) -> list[int]:
@@ -97,9 +99,11 @@ class MigInfo:
 
     def get_device_by_index(self, index: int) -> Device:
         """The MIG device in slot `index`; NotFoundError where the slot is empty."""
-        from .exceptions import _from_code
-
-        nvml = self._device._nvml.mig_device(_index_arg("MigInfo.get_device_by_index", index))
+        index = _index_arg("MigInfo.get_device_by_index", index)
+        if index >= self.device_count:
+            raise _from_code(2, f"MigInfo.get_device_by_index: slot {index} is out of range; this GPU holds at "
+                             f"most {self.device_count} MIG devices", "NVML_ERROR_INVALID_ARGUMENT")
+        nvml = self._device._nvml.mig_device(index)
         if nvml is None:
             raise _from_code(6, f"MigInfo.get_device_by_index: no MIG device in slot {index}")
         return Device._wrap(nvml)
@@ -130,10 +134,16 @@ class DeviceEvents:
         kind = next((e for e, b in _EVENT_BITS.items() if b == etype), EventType.NONE)
         return EventData(self._device, kind, data, gi, ci)
 
+    def __reduce__(self) -> object:
+        raise TypeError("cannot pickle a nanocuda.system.DeviceEvents: its NVML event set belongs to this "
+                        "process; call register_events in the other process")
+
 
 def _index_arg(call: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(f"{call}: expected a non-negative int, got {value!r}")
+    if value > _UINT_MAX:
+        raise ValueError(f"{call}: {value} is out of range (NVML takes an unsigned int, at most {_UINT_MAX})")
     return value
 
 
@@ -145,6 +155,8 @@ def _field_ids(call: str, field_ids: object) -> list[tuple[int, int]]:
         pair = tuple(f) if isinstance(f, (tuple, list)) else (f, 0)
         if len(pair) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in pair):
             raise TypeError(f"{call}: each field id must be a non-negative int or an (id, scope) pair, got {f!r}")
+        if max(pair) > _UINT_MAX:
+            raise ValueError(f"{call}: field id {f!r} is out of range (NVML takes unsigned ints, at most {_UINT_MAX})")
         out.append((int(pair[0]), int(pair[1])))
     return out
 
@@ -179,13 +191,21 @@ class Device:
         key, value = given[0]
         N = _nanocuda._internal.NvmlDevice
         if key == "index":
-            self._nvml = N.by_index(_index_arg("nanocuda.system.Device", value))
-            return
-        if isinstance(value, bytes):
-            value = value.decode()
-        if not isinstance(value, str):
-            raise TypeError(f"nanocuda.system.Device: {key} must be a str, got {type(value).__name__}")
-        self._nvml = N.by_uuid(value) if key == "uuid" else N.by_pci_bus_id(value)
+            lookup = N.by_index
+            value = _index_arg("nanocuda.system.Device", value)
+        else:
+            lookup = N.by_uuid if key == "uuid" else N.by_pci_bus_id
+            if isinstance(value, bytes):
+                value = value.decode()
+            if not isinstance(value, str):
+                raise TypeError(f"nanocuda.system.Device: {key} must be a str, got {type(value).__name__}")
+        try:
+            self._nvml = lookup(value)
+        except NvmlError as e:
+            if e.code not in (2, 6):  # NVML_ERROR_INVALID_ARGUMENT, NVML_ERROR_NOT_FOUND: no such device
+                raise
+            raise _from_code(e.code, f"nanocuda.system.Device({key}={value!r}): NVML has no such device "
+                             f"(it sees {Device.get_device_count()}): {e}", e.name, e.call, e.object) from None
 
     @classmethod
     def _wrap(cls, nvml: object) -> Device:
@@ -206,6 +226,10 @@ class Device:
     def __repr__(self) -> str:
         return f"<nanocuda.system.Device {self._nvml.describe()}>"
 
+    def __reduce__(self) -> object:
+        raise TypeError("cannot pickle a nanocuda.system.Device: its NVML handle belongs to this process; "
+                        "send its uuid and make nanocuda.system.Device(uuid=...) there")
+
     @classmethod
     def get_device_count(cls) -> int:
         """The number of devices NVML sees."""
@@ -220,9 +244,8 @@ class Device:
     @classmethod
     def get_all_devices_with_cpu_affinity(cls, cpu_index: int) -> Iterable[Device]:
         """The devices whose CPU affinity includes CPU `cpu_index` (Linux)."""
-        cpu = _index_arg("Device.get_all_devices_with_cpu_affinity", cpu_index)
-        for nvml in _nanocuda._internal.NvmlDevice.with_cpu_affinity(cpu):
-            yield cls._wrap(nvml)
+        cpu = _index_arg("Device.get_all_devices_with_cpu_affinity", cpu_index)  # checked now, not on iteration
+        return (cls._wrap(nvml) for nvml in _nanocuda._internal.NvmlDevice.with_cpu_affinity(cpu))
 
     index = property(lambda self: self._nvml.index(), doc="NVML's index of this device.")
     name = property(lambda self: self._nvml.name(), doc="The device's name, e.g. 'NVIDIA H100 80GB HBM3'.")
@@ -343,12 +366,15 @@ class Device:
     def get_topology_nearest_gpus(self, level: GpuTopologyLevel | str) -> Iterable[Device]:
         """The devices at topology distance `level` from this one."""
         lvl = _TOPOLOGY_LEVELS[GpuTopologyLevel._coerce(level, "Device.get_topology_nearest_gpus")]
-        for nvml in self._nvml.topology_nearest_gpus(lvl):
-            yield Device._wrap(nvml)
+        return (Device._wrap(nvml) for nvml in self._nvml.topology_nearest_gpus(lvl))  # checked now
 
     def get_nvlink(self, link: int) -> NvlinkInfo:
         """NVLink number `link` of this device."""
-        return NvlinkInfo(self, _index_arg("Device.get_nvlink", link))
+        link = _index_arg("Device.get_nvlink", link)
+        if link >= _NVLINK_MAX_LINKS:
+            raise ValueError(f"Device.get_nvlink: link {link} is out of range; NVML numbers a device's NVLinks "
+                             f"0..{_NVLINK_MAX_LINKS - 1}")
+        return NvlinkInfo(self, link)
 
     def get_field_values(self, field_ids: list) -> FieldValues:
         """NVML field values: each id a FieldId/int, or an (id, scope id) pair; check with validate()."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import _nanocuda
 from ..typing import ArrayFormatType
+from ._base import _Formatted, _Owner
 
 _core = _nanocuda._internal.texture
 
@@ -40,7 +41,7 @@ def _shape_tuple(shape: Any, call: str) -> tuple[int, ...]:
     for i, d in enumerate(dims):
         if isinstance(d, bool) or not hasattr(d, "__index__"):
             raise TypeError(f"{call}: shape must be a tuple of ints; shape[{i}] is {type(d).__name__}")
-    return tuple(int(d) for d in dims)
+    return tuple(_int(d, f"shape[{i}]", call) for i, d in enumerate(dims))
 
 
 def _options(cls: type, options: Any, call: str) -> Any:
@@ -60,7 +61,17 @@ def _int(value: Any, name: str, call: str) -> int:
     """``value`` as an int; TypeError naming ``call`` and ``name`` for a bool, float, str, ..."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{call}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if not -2**63 <= int(value) < 2**63:  # the core takes a C++ long long
+        raise ValueError(f"{call}: {name} must be in [{-2**63}, {2**63 - 1}], got {int(value)}")
     return int(value)
+
+
+def _bool(value: Any, name: str, call: str) -> bool:
+    """``value`` as a bool; TypeError naming ``call`` and ``name`` for a str, int, None, ... (a
+    flag given as 'no' must not read as True)."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_ too
+        raise TypeError(f"{call}: {name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def _stream_arg(stream: Any, call: str) -> Any:
@@ -81,48 +92,31 @@ class OpaqueArrayOptions:
     is_surface_load_store: bool = False
 
 
-class OpaqueArray:
+class _ArrayBase(_Owner, _Formatted):
+    """What OpaqueArray and MipmappedArray share: the shape, format and surface flag of level 0."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The extent in elements (level 0's for a MipmappedArray)."""
+        return self._impl.shape
+
+    @property
+    def is_surface_load_store(self) -> bool:
+        """True when made with is_surface_load_store=True (bindable as a SurfaceObject)."""
+        return self._impl.is_surface_load_store
+
+
+class OpaqueArray(_ArrayBase):
     """A CUDA array: driver-laid-out storage read through a TextureObject or SurfaceObject.
 
     Made by Device.create_opaque_array or MipmappedArray.get_level. It has no device pointer;
     data moves in and out by copy_from/copy_to against a Buffer or host buffer.
     """
 
-    __slots__ = ("_impl", "__weakref__")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("OpaqueArray cannot be instantiated directly; use Device.create_opaque_array")
-
-    @classmethod
-    def _wrap(cls, impl: Any) -> OpaqueArray:
-        self = object.__new__(cls)
-        self._impl = impl
-        return self
-
-    @property
-    def handle(self) -> int:
-        """The CUarray as an int (0 once closed)."""
-        return self._impl.handle
-
-    @property
-    def is_closed(self) -> bool:
-        """Whether close() was called."""
-        return self._impl.is_closed
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The extent in elements."""
-        return self._impl.shape
-
-    @property
-    def format(self) -> ArrayFormatType:
-        """The element format."""
-        return ArrayFormatType(self._impl.format)
-
-    @property
-    def num_channels(self) -> int:
-        """Channels per element (1, 2 or 4)."""
-        return self._impl.num_channels
+    __slots__ = ()
+    _factory = "Device.create_opaque_array"
 
     @property
     def element_bytes(self) -> int:
@@ -133,16 +127,6 @@ class OpaqueArray:
     def size_bytes(self) -> int:
         """Bytes of storage: prod(shape) * element_bytes."""
         return self._impl.size_bytes
-
-    @property
-    def is_surface_load_store(self) -> bool:
-        """True when made with is_surface_load_store=True (bindable as a SurfaceObject)."""
-        return self._impl.is_surface_load_store
-
-    @property
-    def device(self) -> _nanocuda.Device:
-        """The Device the array lives on."""
-        return _nanocuda.Device(self._impl.device_id)
 
     def copy_from(self, src: Any, *, stream: Any) -> None:
         """Copies the whole array's bytes from ``src`` (a Buffer or a contiguous host buffer of at
@@ -155,25 +139,17 @@ class OpaqueArray:
         self._impl.copy_to(dst, _stream_arg(stream, "OpaqueArray.copy_to"))
         return dst
 
-    def close(self) -> None:
-        """Drops this object's reference to the storage (idempotent); the CUarray is destroyed
-        when nothing else (a texture, a surface) holds it."""
-        self._impl.close()
 
-    def __enter__(self) -> OpaqueArray:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<nanocuda.texture.{self._impl!r}>"
+def _array_args(cls: type, options: Any, call: str) -> tuple[Any, tuple[int, ...], str, int, bool]:
+    """``options`` (a ``cls`` or a dict of its fields) checked: (options, shape, format name,
+    num_channels, is_surface_load_store), the arguments both array factories pass the core."""
+    options = _options(cls, options, call)
+    fmt = _normalize_array_format(options.format, call)
+    return (options, _shape_tuple(options.shape, call), fmt.value,
+            _int(options.num_channels, "num_channels", call),
+            _bool(options.is_surface_load_store, "is_surface_load_store", call))
 
 
 def _create_opaque_array(device: Any, options: Any) -> OpaqueArray:
-    call = "Device.create_opaque_array"
-    options = _options(OpaqueArrayOptions, options, call)
-    fmt = _normalize_array_format(options.format, call)
-    impl = _core.create_array(device.device_id, _shape_tuple(options.shape, call), fmt.value,
-                              _int(options.num_channels, "num_channels", call), bool(options.is_surface_load_store))
-    return OpaqueArray._wrap(impl)
+    _, *args = _array_args(OpaqueArrayOptions, options, "Device.create_opaque_array")
+    return OpaqueArray._wrap(_core.create_array(device.device_id, *args))

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from .. import _nanocuda
-from ..typing import AddressModeType, ArrayFormatType, FilterModeType, ReadModeType
-from ._array import OpaqueArray, _core, _int, _normalize_array_format, _options
+from ..typing import AddressModeType, FilterModeType, ReadModeType
+from ._array import OpaqueArray, _bool, _core, _int, _normalize_array_format, _options
+from ._base import _Formatted, _Owner
 from ._mipmapped_array import MipmappedArray
 
 _AddressModes = Union[AddressModeType, str, tuple]
@@ -71,23 +72,14 @@ class TextureObjectOptions:
         self.mipmap_filter_mode = _normalize_enum("mipmap_filter_mode", self.mipmap_filter_mode, FilterModeType)
 
 
-class ResourceDescriptor:
+class ResourceDescriptor(_Formatted):
     """What a TextureObject or SurfaceObject reads: an OpaqueArray, a MipmappedArray, or a
     Buffer as a typed 1D fetch (from_linear) or a row-pitched 2D image (from_pitch2d). It keeps
     its source alive."""
 
-    __slots__ = ("_impl", "_source", "__weakref__")
-
-    def __init__(self) -> None:
-        raise RuntimeError("ResourceDescriptor cannot be instantiated directly; use ResourceDescriptor.from_opaque_array, "
-                           "from_mipmapped_array, from_linear or from_pitch2d")
-
-    @classmethod
-    def _wrap(cls, impl: Any, source: Any) -> ResourceDescriptor:
-        self = object.__new__(cls)
-        self._impl = impl
-        self._source = source
-        return self
+    __slots__ = ("_source",)
+    _factory = ("ResourceDescriptor.from_opaque_array, from_mipmapped_array, from_linear "
+                "or from_pitch2d")
 
     @classmethod
     def from_opaque_array(cls, array: OpaqueArray) -> ResourceDescriptor:
@@ -95,7 +87,7 @@ class ResourceDescriptor:
         made with is_surface_load_store=True)."""
         if not isinstance(array, OpaqueArray):
             raise TypeError(f"ResourceDescriptor.from_opaque_array: array must be an OpaqueArray, got {type(array).__name__}")
-        return cls._wrap(_core.resource_from_array(array._impl), array)
+        return cls._wrap(_core.resource_from_array(array._impl), _source=array)
 
     @classmethod
     def from_mipmapped_array(cls, mipmapped_array: MipmappedArray) -> ResourceDescriptor:
@@ -103,7 +95,7 @@ class ResourceDescriptor:
         if not isinstance(mipmapped_array, MipmappedArray):
             raise TypeError("ResourceDescriptor.from_mipmapped_array: mipmapped_array must be a MipmappedArray, "
                             f"got {type(mipmapped_array).__name__}")
-        return cls._wrap(_core.resource_from_mipmapped(mipmapped_array._impl), mipmapped_array)
+        return cls._wrap(_core.resource_from_mipmapped(mipmapped_array._impl), _source=mipmapped_array)
 
     @classmethod
     def from_linear(cls, buffer: Any, *, format: Any, num_channels: int,
@@ -115,7 +107,7 @@ class ResourceDescriptor:
         fmt = _normalize_array_format(format, call)
         size = None if size_bytes is None else _int(size_bytes, "size_bytes", call)
         return cls._wrap(_core.resource_from_linear(buffer, fmt.value, _int(num_channels, "num_channels", call), size),
-                         buffer)
+                         _source=buffer)
 
     @classmethod
     def from_pitch2d(cls, buffer: Any, *, format: Any, num_channels: int, width: int, height: int,
@@ -129,7 +121,7 @@ class ResourceDescriptor:
         impl = _core.resource_from_pitch2d(buffer, fmt.value, _int(num_channels, "num_channels", call),
                                            _int(width, "width", call), _int(height, "height", call),
                                            _int(pitch_bytes, "pitch_bytes", call))
-        return cls._wrap(impl, buffer)
+        return cls._wrap(impl, _source=buffer)
 
     @property
     def kind(self) -> str:
@@ -140,16 +132,6 @@ class ResourceDescriptor:
     def source(self) -> Any:
         """The OpaqueArray, MipmappedArray or Buffer read."""
         return self._source
-
-    @property
-    def format(self) -> ArrayFormatType:
-        """The element format."""
-        return ArrayFormatType(self._impl.format)
-
-    @property
-    def num_channels(self) -> int:
-        """Channels per element."""
-        return self._impl.num_channels
 
     @property
     def _size_bytes(self) -> int:
@@ -175,23 +157,11 @@ class ResourceDescriptor:
         """pitch2d: bytes between rows (else 0)."""
         return self._impl.pitch_bytes
 
-    def __repr__(self) -> str:
-        return f"<nanocuda.texture.{self._impl!r}>"
 
+class _Bound(_Owner):
+    """What TextureObject and SurfaceObject share: a handle over a ResourceDescriptor they keep."""
 
-class TextureObject:
-    """A bindless texture (CUtexObject): pass ``handle`` to a kernel as cudaTextureObject_t. Keeps
-    its ResourceDescriptor (and so the memory read) alive. Made by Device.create_texture_object."""
-
-    __slots__ = ("_impl", "_resource", "_options", "__weakref__")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("TextureObject cannot be instantiated directly; use Device.create_texture_object")
-
-    @property
-    def handle(self) -> int:
-        """The CUtexObject, a 64-bit int (0 once closed)."""
-        return self._impl.handle
+    __slots__ = ("_resource",)
 
     @property
     def is_closed(self) -> bool:
@@ -200,31 +170,24 @@ class TextureObject:
 
     @property
     def resource(self) -> ResourceDescriptor:
-        """The ResourceDescriptor this texture reads."""
+        """The ResourceDescriptor it reads (and, for a surface, writes)."""
         return self._resource
+
+    def __repr__(self) -> str:
+        return f"<nanocuda.texture.{type(self).__name__} handle={self.handle:#x} over {self._resource!r}>"
+
+
+class TextureObject(_Bound):
+    """A bindless texture (CUtexObject): pass ``handle`` to a kernel as cudaTextureObject_t. Keeps
+    its ResourceDescriptor (and so the memory read) alive. Made by Device.create_texture_object."""
+
+    __slots__ = ("_options",)
+    _factory = "Device.create_texture_object"
 
     @property
     def options(self) -> TextureObjectOptions:
         """The TextureObjectOptions it was made with."""
         return self._options
-
-    @property
-    def device(self) -> _nanocuda.Device:
-        """The Device the texture was made on."""
-        return _nanocuda.Device(self._impl.device_id)
-
-    def close(self) -> None:
-        """Destroys the texture object now (idempotent)."""
-        self._impl.close()
-
-    def __enter__(self) -> TextureObject:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<nanocuda.texture.TextureObject handle={self.handle:#x} over {self._resource!r}>"
 
 
 def _float(value: Any, name: str, call: str) -> float:
@@ -257,12 +220,9 @@ def _create_texture_object(device: Any, resource: Any, options: Any) -> TextureO
         border = [_float(c, f"border_color[{i}]", call) for i, c in enumerate(o.border_color)]
     impl = _core.create_texture(
         device.device_id, resource._impl, [m.value for m in modes], str(o.filter_mode), str(o.read_mode),
-        bool(o.normalized_coords), bool(o.srgb), bool(o.disable_trilinear_optimization), bool(o.seamless_cubemap),
+        *(_bool(getattr(o, f), f, call) for f in ("normalized_coords", "srgb", "disable_trilinear_optimization",
+                                                   "seamless_cubemap")),
         int(max_anisotropy), str(o.mipmap_filter_mode), _float(o.mipmap_level_bias, "mipmap_level_bias", call),
         _float(o.min_mipmap_level_clamp, "min_mipmap_level_clamp", call),
         _float(o.max_mipmap_level_clamp, "max_mipmap_level_clamp", call), border)
-    tex = object.__new__(TextureObject)
-    tex._impl = impl
-    tex._resource = resource
-    tex._options = options
-    return tex
+    return TextureObject._wrap(impl, _resource=resource, _options=options)
