@@ -44,6 +44,21 @@ def pinned_child(mr, buf, handle, desc, queue):
     queue.put(("done", str(mr.uuid)))
 
 
+def other_kind_refused(handle, mr, other_class_name):
+    import nanocuda
+    other = getattr(nanocuda, other_class_name)
+    try:
+        if other is nanocuda.DeviceMemoryResource:
+            other.from_allocation_handle(0, handle)
+        else:
+            other.from_allocation_handle(handle)
+    except TypeError as e:
+        assert "from_allocation_handle" in str(e) and type(mr).__name__ in str(e), e
+    else:
+        raise AssertionError(f"{other_class_name} took a {type(mr).__name__}'s handle")
+    assert type(mr).from_allocation_handle(*((0, handle) if other_class_name == "PinnedMemoryResource" else (handle,))) is mr
+
+
 def from_queue(queue, out):
     import nanocuda
     mr, desc = queue.get(timeout=60)
@@ -209,6 +224,18 @@ def test_a_descriptor_of_another_pool_is_refused_by_name(mock_libcuda, tmp_path)
         p.join(120)
         assert kind == "CudaError" and "CUDA_ERROR_INVALID_VALUE" in msg and "PinnedMemoryResource" in msg, (kind, msg)
         buf.close()
+        dev.close()
+        mr.close()
+    """)
+
+
+def test_a_handle_mapped_as_one_kind_is_refused_by_the_other(mock_libcuda, tmp_path):
+    run_scenario(mock_libcuda, tmp_path, """
+        dev = nanocuda.DeviceMemoryResource(0, nanocuda.DeviceMemoryResourceOptions(ipc_enabled=True))
+        for pool, other in ((mr, "DeviceMemoryResource"), (dev, "PinnedMemoryResource")):
+            p = mp.Process(target=other_kind_refused, args=(pool.allocation_handle, pool, other))
+            p.start(); p.join(120)
+            assert p.exitcode == 0, (other, p.exitcode)
         dev.close()
         mr.close()
     """)
