@@ -367,6 +367,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuMemPoolCreate")) *fn = (void*)pool_create;
   else if (!strcmp(symbol, "cuMemPoolSetAccess")) *fn = (void*)pool_set_access;
+  else if (!strcmp(symbol, "cuMemPoolGetAccess")) *fn = (void*)pool_get_access;
   else if (!strcmp(symbol, "cuMemPoolDestroy")) *fn = (void*)pool_destroy;
   else if (!strcmp(symbol, "cuMemFreeAsync")) *fn = (void*)free_async;
   else if (!strcmp(symbol, "cuMemPoolExportToShareableHandle")) *fn = (void*)pool_export;

@@ -46,6 +46,14 @@ static CUresult pool_set_access(void* pool, const int* desc, size_t count) { ++n
   if (h == 0x4200 || h == 0x4300) nanocuda_mock_imported_host_access += count;
   return 0;
 }
+/* Imported host pools report no access for any device (PROT_NONE) until granted; for other
+ * pools the output is left alone, as before this model. */
+static CUresult pool_get_access(int* flags, void* pool, const int* location) { ++nanocuda_mock_calls;
+  unsigned long long h = (unsigned long long)pool;
+  (void)location;
+  if (h == 0x4200 || h == 0x4300) *flags = 0;
+  return 0;
+}
 static CUresult alloc_from_pool(unsigned long long* out, size_t size, void* pool, void* stream) {
   unsigned long long h = (unsigned long long)pool;
   (void)size; (void)stream;

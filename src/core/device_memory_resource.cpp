@@ -40,8 +40,9 @@ DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMem
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::import_pool(const Device& device, int fd) {
   CurrentContext guard(*device.context());
-  CUmemoryPool pool = PoolIpc::import_pool(
-      fd, PoolPlace::device, "DeviceMemoryResource.from_allocation_handle on device " + std::to_string(device.ordinal()));
+  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::device, device.ordinal(),
+                                           "DeviceMemoryResource.from_allocation_handle on device " +
+                                               std::to_string(device.ordinal()));
   return std::shared_ptr<DeviceMemoryResource>(new DeviceMemoryResource(device, pool, true, true, true));
 }
 

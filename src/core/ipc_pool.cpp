@@ -66,7 +66,28 @@ IpcBufferDescriptor PoolIpc::export_pointer(CUdeviceptr ptr, std::size_t size, c
   return d;
 }
 
-CUmemoryPool PoolIpc::import_pool(int fd, PoolPlace place, const std::string& call) {
+namespace {
+
+// A device import of a pool `device` cannot reach (a host pool's handle): grant it read-write.
+// Never throws; a refusal leaves the import as it was.
+void open_to_device(CUmemoryPool pool, int device) noexcept {
+  const auto* api = detail::loaded_driver();
+  if (!api || device < 0) return;
+  CUmemLocation where{};
+  where.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  where.id = device;
+  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  if (api->cuMemPoolGetAccess(&flags, pool, &where) != CUDA_SUCCESS || flags != CU_MEM_ACCESS_FLAGS_PROT_NONE)
+    return;
+  CUmemAccessDesc desc{};
+  desc.location = where;
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  (void)api->cuMemPoolSetAccess(pool, &desc, 1);
+}
+
+}  // namespace
+
+CUmemoryPool PoolIpc::import_pool(int fd, PoolPlace place, int device, const std::string& call) {
   if (fd < 0)
     throw ValueError(call + ": invalid allocation handle (fd) " + std::to_string(fd) + ": must be non-negative");
   CUmemoryPool pool = nullptr;
@@ -81,6 +102,8 @@ CUmemoryPool PoolIpc::import_pool(int fd, PoolPlace place, const std::string& ca
       (void)detail::driver().cuMemPoolDestroy(pool);  // the access error is the one to report
       throw;
     }
+  } else {
+    open_to_device(pool, device);
   }
   return pool;
 }

@@ -36,7 +36,7 @@ PinnedMemoryResource::PinnedMemoryResource(const Device& device, CUmemoryPool po
 
 std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::import_pool(const Device& device, int fd) {
   CurrentContext guard(*device.context());
-  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::host, "PinnedMemoryResource.from_allocation_handle");
+  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::host, -1, "PinnedMemoryResource.from_allocation_handle");
   return std::shared_ptr<PinnedMemoryResource>(new PinnedMemoryResource(device, pool));
 }
 

@@ -143,6 +143,13 @@ TEST(IpcPoolMock, DeviceAndHostPoolsShareOneRegistryKeyedByUuid) {
   // A handle names its pool's kind through the registry: the other class refuses it (cuda.core: TypeError).
   EXPECT_THROW((void)DeviceMemoryResource::from_allocation_handle(d, ph), nanocuda::TypeError);
   EXPECT_THROW((void)PinnedMemoryResource::from_allocation_handle(d, dh), nanocuda::TypeError);
+  // cuda.core lets DeviceMemoryResource map a host pool's bare fd: the import is opened to its device.
+  before = imported_host_access();
+  int bare = dup(pin->allocation_handle().fd());
+  auto host_as_device = DeviceMemoryResource::from_allocation_fd(d, bare);
+  close(bare);
+  EXPECT_EQ(imported_host_access() - before, 1u);
+  host_as_device->close();
   // A mapping is registered only under its own pool's uuid.
   EXPECT_THROW((void)PinnedMemoryResource::register_mapped(pmapped, dev->uuid()), nanocuda::ValueError);
   dmapped->close();

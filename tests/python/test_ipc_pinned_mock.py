@@ -129,6 +129,17 @@ def test_an_ipc_pinned_pool_exports_itself_and_its_buffers(mock_libcuda):
             assert "must be mapped from the exporting process" in str(e) and "PinnedMemoryResource" in str(e), e
         else:
             raise AssertionError("imported into the exporting pool")
+        # cuda.core lets DeviceMemoryResource map a host pool's bare fd (no uuid, no registry):
+        # the import is opened to its device, so its kernels can use the buffers.
+        import ctypes, os
+        lib = ctypes.CDLL(os.environ["NANOCUDA_LIBCUDA"])
+        grants = lambda: ctypes.c_ulonglong.in_dll(lib, "nanocuda_mock_imported_host_access").value
+        as_device = nanocuda.DeviceMemoryResource.from_allocation_handle(0, h.handle)
+        assert as_device.is_mapped and grants() == 1, grants()
+        view = Buffer.from_ipc_descriptor(as_device, d)
+        assert view.size == 1024 and view.is_mapped
+        view.close()
+        as_device.close()
         buf.close()
         mr.close()
         assert h.is_closed

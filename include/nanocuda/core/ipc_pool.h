@@ -49,8 +49,11 @@ class PoolIpc {
                                                           const std::string& what);
 
   // cuMemPoolImportFromShareableHandle of `fd` (only read; the caller still owns it). A host
-  // pool is then made readable and writable by every device. `call` names it in errors.
-  [[nodiscard]] static CUmemoryPool import_pool(int fd, PoolPlace place, const std::string& call);
+  // pool is then made readable and writable by every device. A device import is opened to
+  // `device` when the driver reports it closed there: cuda.core lets DeviceMemoryResource map
+  // a host pool's handle too, and an import keeps none of the exporter's grants (best effort:
+  // a pool the driver will not open stays as imported). `call` names it in errors.
+  [[nodiscard]] static CUmemoryPool import_pool(int fd, PoolPlace place, int device, const std::string& call);
   // What can be checked in a descriptor from another process before the driver sees it.
   static void check_descriptor(const IpcBufferDescriptor& descriptor);
   // The driver says only INVALID_VALUE for a pointer of another pool: say it first, naming both.
