@@ -53,12 +53,21 @@ def _ipc_resource(obj, what: str):
     return mr
 
 
+def _registered(uuid):
+    """This process's mapping of pool `uuid`, of either kind, or None. One pool is mapped once
+    per process: a pool the receiver mapped through the other class (cuda.core lets
+    DeviceMemoryResource.from_allocation_handle map a pinned pool's handle) serves its Buffers."""
+    return None if uuid is None else _nanocuda.DeviceMemoryResource._find_mapped(uuid.bytes)
+
+
 def _from_registry(uuid):
-    return _nanocuda.DeviceMemoryResource.from_registry(uuid)
+    mr = _registered(uuid)
+    return mr if mr is not None else _nanocuda.DeviceMemoryResource.from_registry(uuid)
 
 
 def _pinned_from_registry(uuid):
-    return _nanocuda.PinnedMemoryResource.from_registry(uuid)
+    mr = _registered(uuid)
+    return mr if mr is not None else _nanocuda.PinnedMemoryResource.from_registry(uuid)
 
 
 def _registry_lookup(mr):
@@ -83,14 +92,16 @@ def _deep_reduce_resource(mr):
 
 def _rebuild_resource(device, handle):
     try:
-        return _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
+        mr = _registered(handle.uuid)
+        return mr if mr is not None else _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
     finally:
         handle.close()  # the driver keeps its own reference to the pool
 
 
 def _rebuild_pinned_resource(handle):
     try:  # host memory: the receiver's current device gives the context
-        return _nanocuda.PinnedMemoryResource.from_allocation_handle(handle)
+        mr = _registered(handle.uuid)
+        return mr if mr is not None else _nanocuda.PinnedMemoryResource.from_allocation_handle(handle)
     finally:
         handle.close()
 

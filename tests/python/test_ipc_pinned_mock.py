@@ -59,6 +59,14 @@ def other_kind_refused(handle, mr, other_class_name):
     assert type(mr).from_allocation_handle(*((0, handle) if other_class_name == "PinnedMemoryResource" else (handle,))) is mr
 
 
+def map_as_device_then_take(handle, queue, out):
+    import nanocuda
+    dmr = nanocuda.DeviceMemoryResource.from_allocation_handle(0, handle)  # a pinned pool, mapped as cuda.core allows
+    buf = queue.get(timeout=60)  # a pinned pool's Buffer: its pool is mapped here already
+    out.put((buf.memory_resource is dmr, buf.size))
+    buf.close()
+
+
 def from_queue(queue, out):
     import nanocuda
     mr, desc = queue.get(timeout=60)
@@ -248,5 +256,20 @@ def test_a_handle_mapped_as_one_kind_is_refused_by_the_other(mock_libcuda, tmp_p
             p.start(); p.join(120)
             assert p.exitcode == 0, (other, p.exitcode)
         dev.close()
+        mr.close()
+    """)
+
+
+def test_a_buffer_reuses_its_pool_mapped_here_through_the_other_class(mock_libcuda, tmp_path):
+    run_scenario(mock_libcuda, tmp_path, """
+        q, out = mp.Queue(), mp.Queue()
+        p = mp.Process(target=map_as_device_then_take, args=(mr.allocation_handle, q, out))
+        p.start()
+        b = mr.allocate(64)
+        q.put(b)
+        assert out.get(timeout=120) == (True, 64)
+        p.join(120)
+        assert p.exitcode == 0, p.exitcode
+        b.close()
         mr.close()
     """)

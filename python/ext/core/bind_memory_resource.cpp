@@ -221,11 +221,13 @@ void bind_memory_resource(nb::module_& m) {
       .def("close", &DeviceMemoryResource::close,
            "Destroy an owned or mapped pool (memory still in Buffers is freed when they close); "
            "a current pool is left alone.")
+      // The mapping of a pool in this process, of either kind (a uuid names one pool), or None:
+      // unpickling reuses it (nanocuda._ipc).
       .def_static("_find_mapped", [](nb::bytes uuid) {
         std::array<unsigned char, 16> id{};
         if (uuid.size() != 16) throw nb::value_error("uuid must be 16 bytes");
         std::memcpy(id.data(), uuid.c_str(), 16);
-        return DeviceMemoryResource::find_mapped(id);
+        return find_mapped_pool(id);
       });
 
   auto pinned = nb::class_<PinnedMemoryResource, MemoryResource>(
