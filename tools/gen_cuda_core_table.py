@@ -74,8 +74,8 @@ REASON = {
     # Members of resources nanocuda has, that only a memory pool can answer honestly.
     "ManagedMemoryResource": "nanocuda's managed memory is cuMemAllocManaged, not a managed memory pool: there is "
                              "no pool handle, counters, uuid, IPC or close to report",
-    "PinnedMemoryResource": "nanocuda's pinned memory is cuMemHostAlloc, not a host memory pool: there is no pool "
-                            "handle, counters, uuid, IPC export or NUMA placement to report",
+    "PinnedMemoryResource": "not in nanocuda's PinnedMemoryResource (a host pool with PinnedMemoryResourceOptions, "
+                            "IPC included; cuMemHostAlloc memory without)",
     "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
                                     "is fixed (pinned device memory on the resource's device, no shareable handle, "
                                     "the recommended granularity, any address, read-write access)",

@@ -101,10 +101,14 @@ PARAM_TYPES: dict[str, dict[str, str]] = {
     "Context.create_stream": {"options": "_cuda_core.StreamOptions | dict[str, Any]"},
     "Event.__rsub__": {"arg": "Any"},
     "Event.__isub__": {"arg": "Any"},
-    "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource", "ipc_descriptor": "IPCBufferDescriptor"},
+    "Buffer.from_ipc_descriptor": {"mr": "DeviceMemoryResource | PinnedMemoryResource",
+                                   "ipc_descriptor": "IPCBufferDescriptor"},
     "DeviceMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
     "DeviceMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
     "DeviceMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
+    "PinnedMemoryResource.from_allocation_handle": {"alloc_handle": "IPCAllocationHandle | int"},
+    "PinnedMemoryResource.register": {"uuid": "uuid.UUID | bytes"},
+    "PinnedMemoryResource.from_registry": {"uuid": "uuid.UUID | bytes"},
     "GraphBuilder.callback": {"user_data": "bytes | bytearray | memoryview | int"},
 }
 # Bindings that return an object of the nanocuda.texture package: their return types.

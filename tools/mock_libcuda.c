@@ -275,18 +275,7 @@ static CUresult graph_nodes(void* g, void** nodes, size_t* n) { ++nanocuda_mock_
   return 0;
 }
 
-/* IPC pools: an exported pool is a real file descriptor (of /dev/null), so multiprocessing can
- * send it to another process as it would the driver's; the importer gets a pool handle back. */
-static CUresult pool_export(int* fd, void* pool, int type, unsigned long long flags) { ++nanocuda_mock_calls;
-  (void)pool; (void)type; (void)flags;
-  *fd = open("/dev/null", O_RDONLY);
-  return *fd < 0 ? 999 : 0;
-}
-static CUresult pool_import(void** pool, void* fd, int type, unsigned long long flags) { ++nanocuda_mock_calls;
-  (void)fd; (void)type; (void)flags;
-  *pool = (void*)0x4000;
-  return 0;
-}
+#include "mock_libcuda_ipc.h"
 static CUresult pool_export_pointer(unsigned char* data, unsigned long long ptr) { ++nanocuda_mock_calls;
   memset(data, 0x42, 64);
   (void)ptr;
@@ -389,7 +378,9 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;
-  else if (!strcmp(symbol, "cuMemPoolCreate")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuMemPoolCreate")) *fn = (void*)pool_create;
+  else if (!strcmp(symbol, "cuMemPoolSetAccess")) *fn = (void*)pool_set_access;
+  else if (!strcmp(symbol, "cuMemPoolGetAccess")) *fn = (void*)pool_get_access;
   else if (!strcmp(symbol, "cuMemPoolDestroy")) *fn = (void*)pool_destroy;
   else if (!strcmp(symbol, "cuMemFreeAsync")) *fn = (void*)free_async;
   else if (!strcmp(symbol, "cuMemPoolExportToShareableHandle")) *fn = (void*)pool_export;
@@ -398,6 +389,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
   else if (gmem_symbol(symbol, fn)) {} /* mock_libcuda_gmem.h: before the cuMemAlloc prefix */
+  else if (!strcmp(symbol, "cuMemAllocFromPoolAsync")) *fn = (void*)alloc_from_pool;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;

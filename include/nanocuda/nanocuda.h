@@ -15,6 +15,7 @@
 #include "nanocuda/core/device_memory_resource.h"
 #include "nanocuda/core/graph_memory_resource.h"
 #include "nanocuda/core/ipc_event.h"
+#include "nanocuda/core/ipc_pool.h"
 #include "nanocuda/core/managed_memory_resource.h"
 #include "nanocuda/core/memory_resource.h"
 #include "nanocuda/core/peer_access.h"

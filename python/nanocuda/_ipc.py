@@ -2,7 +2,7 @@
 
 Two picklers, two meanings (cuda.core's design):
 - multiprocessing's pickler (Process arguments, Queue/Pipe sends, Pool tasks) sends an
-  IPC-enabled DeviceMemoryResource deeply: its pool's file descriptor travels by SCM_RIGHTS
+  IPC-enabled DeviceMemoryResource or PinnedMemoryResource deeply: its pool's file descriptor travels by SCM_RIGHTS
   (DupFd) and the receiver maps the pool once (DeviceMemoryResource.from_allocation_handle,
   which registers the mapping under the pool's uuid; a second send finds it).
 - plain pickle.dumps sends a resource by its uuid only: the receiver must have it registered
@@ -39,38 +39,71 @@ def _reduce_device(device):
     return _device_by_uuid, (device.uuid, device.ordinal)
 
 
+# The pool kinds that share memory with other processes (one IPC implementation in the core).
+_POOL_KINDS = (_nanocuda.DeviceMemoryResource, _nanocuda.PinnedMemoryResource)
+
+
 def _ipc_resource(obj, what: str):
-    mr = obj if isinstance(obj, _nanocuda.DeviceMemoryResource) else obj.memory_resource
-    if not isinstance(mr, _nanocuda.DeviceMemoryResource) or not mr.is_ipc_enabled:
+    mr = obj if isinstance(obj, _POOL_KINDS) else obj.memory_resource
+    if not isinstance(mr, _POOL_KINDS) or not mr.is_ipc_enabled:
         raise TypeError(
-            f"{what}: only an IPC-enabled DeviceMemoryResource (DeviceMemoryResourceOptions(ipc_enabled=True)) "
+            f"{what}: only an IPC-enabled DeviceMemoryResource or PinnedMemoryResource "
+            "(DeviceMemoryResourceOptions(ipc_enabled=True), PinnedMemoryResourceOptions(ipc_enabled=True)) "
             "and its buffers can be sent to another process")
     return mr
 
 
+def _registered(uuid):
+    """This process's mapping of pool `uuid`, of either kind, or None. One pool is mapped once
+    per process: a pool the receiver mapped through the other class (cuda.core lets
+    DeviceMemoryResource.from_allocation_handle map a pinned pool's handle) serves its Buffers."""
+    return None if uuid is None else _nanocuda.DeviceMemoryResource._find_mapped(uuid.bytes)
+
+
 def _from_registry(uuid):
-    return _nanocuda.DeviceMemoryResource.from_registry(uuid)
+    mr = _registered(uuid)
+    return mr if mr is not None else _nanocuda.DeviceMemoryResource.from_registry(uuid)
+
+
+def _pinned_from_registry(uuid):
+    mr = _registered(uuid)
+    return mr if mr is not None else _nanocuda.PinnedMemoryResource.from_registry(uuid)
+
+
+def _registry_lookup(mr):
+    return _pinned_from_registry if isinstance(mr, _nanocuda.PinnedMemoryResource) else _from_registry
 
 
 def _reduce_resource(mr):
     """Plain pickle: the resource by uuid; the receiver finds its mapping in the registry."""
-    _ipc_resource(mr, "pickle(DeviceMemoryResource)")
-    return _from_registry, (mr.uuid,)
+    _ipc_resource(mr, f"pickle({type(mr).__name__})")
+    return _registry_lookup(mr), (mr.uuid,)
 
 
 def _deep_reduce_resource(mr):
     """multiprocessing: the pool itself, mapped (once) and registered in the receiver."""
-    _ipc_resource(mr, "pickle(DeviceMemoryResource)")
+    _ipc_resource(mr, f"pickle({type(mr).__name__})")
     if mr.is_mapped:  # a mapping cannot be exported again; the receiver needs its own send
-        return _from_registry, (mr.uuid,)
+        return _registry_lookup(mr), (mr.uuid,)
+    if isinstance(mr, _nanocuda.PinnedMemoryResource):
+        return _rebuild_pinned_resource, (mr.allocation_handle,)
     return _rebuild_resource, (_nanocuda.Device(mr.device_id), mr.allocation_handle)
 
 
 def _rebuild_resource(device, handle):
     try:
-        return _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
+        mr = _registered(handle.uuid)
+        return mr if mr is not None else _nanocuda.DeviceMemoryResource.from_allocation_handle(device, handle)
     finally:
         handle.close()  # the driver keeps its own reference to the pool
+
+
+def _rebuild_pinned_resource(handle):
+    try:  # host memory: the receiver's current device gives the context
+        mr = _registered(handle.uuid)
+        return mr if mr is not None else _nanocuda.PinnedMemoryResource.from_allocation_handle(handle)
+    finally:
+        handle.close()
 
 
 def _reduce_buffer(buf):
@@ -122,6 +155,8 @@ def register() -> None:
     copyreg.pickle(_nanocuda.Buffer, _reduce_buffer)
     copyreg.pickle(_nanocuda.Event, _reduce_event)
     copyreg.pickle(_nanocuda.DeviceMemoryResource, _reduce_resource)
+    copyreg.pickle(_nanocuda.PinnedMemoryResource, _reduce_resource)
     copyreg.pickle(_nanocuda.IPCAllocationHandle, _refuse_plain_handle)
     mp_reduction.register(_nanocuda.DeviceMemoryResource, _deep_reduce_resource)
+    mp_reduction.register(_nanocuda.PinnedMemoryResource, _deep_reduce_resource)
     mp_reduction.register(_nanocuda.IPCAllocationHandle, _reduce_allocation_handle)

@@ -1973,9 +1973,9 @@ class Buffer:
         """
 
     @staticmethod
-    def from_ipc_descriptor(mr: DeviceMemoryResource, ipc_descriptor: IPCBufferDescriptor, stream: StreamLike | None = None, dtype: object | None = None, shape: object | None = None) -> object:
+    def from_ipc_descriptor(mr: DeviceMemoryResource | PinnedMemoryResource, ipc_descriptor: IPCBufferDescriptor, stream: StreamLike | None = None, dtype: object | None = None, shape: object | None = None) -> object:
         """
-        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only (importing one buffer twice gives the same address, unmapped at the last close). The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
+        Map a buffer another process exported, through the pool mapped with DeviceMemoryResource.from_allocation_handle or PinnedMemoryResource.from_allocation_handle; closing it unmaps it here only (importing one buffer twice gives the same address, unmapped at the last close). The exporter must keep its Buffer open until this one is closed: a buffer it already freed still maps, with no error (the driver cannot tell), over whatever its pool holds now.
         """
 
     def __eq__(self, arg: object, /) -> object: ...
@@ -2206,7 +2206,15 @@ class PinnedMemoryResource(MemoryResource):
 
     @property
     def is_mapped(self) -> bool:
-        """Imported from another process (never, today)."""
+        """
+        Imported from another process (from_allocation_handle): imports buffers only.
+        """
+
+    @property
+    def uuid(self) -> object:
+        """
+        The pool's uuid.UUID, what importers key their mapping on (None without IPC).
+        """
 
     @property
     def attributes(self) -> MemoryPoolAttributes:
@@ -2229,6 +2237,31 @@ class PinnedMemoryResource(MemoryResource):
         Destroy the pool of this PinnedMemoryResource (memory still in Buffers is freed when they close); later allocations raise ValueError.
         """
 
+
+    def get_allocation_handle(self) -> IPCAllocationHandle:
+        """
+        The pool exported as an IPCAllocationHandle (made once, owned by the resource).
+        """
+
+    @property
+    def allocation_handle(self) -> IPCAllocationHandle: ...
+
+    @staticmethod
+    def from_allocation_handle(alloc_handle: IPCAllocationHandle | int, device: DeviceLike | None = None) -> PinnedMemoryResource:
+        """
+        Map a pool exported by another process (a mapped resource: it imports buffers, it does not allocate). The handle is only read (an int file descriptor stays the caller's to close); a handle with a uuid is registered under it, and a pool already mapped here is reused.
+        """
+
+    def register(self, uuid: uuid.UUID | bytes) -> PinnedMemoryResource:
+        """
+        Register this mapped resource under its exporter's uuid (for from_registry and unpickled Buffers); returns the one already registered under it, if any.
+        """
+
+    @staticmethod
+    def from_registry(uuid: uuid.UUID | bytes) -> PinnedMemoryResource:
+        """
+        The mapped resource registered under `uuid`; RuntimeError when this process has none.
+        """
 
 class ManagedMemoryResource(MemoryResource):
     """

@@ -3,9 +3,6 @@
 #include "nanocuda/core/device_memory_resource.h"
 
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <random>
 
 #include "nanocuda/core/buffer.h"
 #include "nanocuda/core/graph_memory_resource.h"
@@ -16,31 +13,7 @@
 namespace nanocuda {
 
 namespace {
-
-std::array<unsigned char, 16> random_uuid() {
-  std::random_device rd;
-  std::array<unsigned char, 16> id{};
-  for (auto& b : id) b = static_cast<unsigned char>(rd());
-  return id;
-}
-
 constexpr std::array<unsigned char, 16> kNoUuid{};
-
-// The 8-4-4-4-12 text form Python's uuid.UUID prints.
-std::string format_uuid(const std::array<unsigned char, 16>& id) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < id.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[id[i] >> 4];
-    out += kHex[id[i] & 15];
-  }
-  return out;
-}
-
-std::mutex g_mapped_mutex;
-std::map<std::array<unsigned char, 16>, std::weak_ptr<DeviceMemoryResource>> g_mapped;
-
 }  // namespace
 
 DeviceMemoryResource::DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned,
@@ -53,7 +26,7 @@ DeviceMemoryResource::DeviceMemoryResource(const Device& device) : device_(devic
 }
 
 DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMemoryResourceOptions& options)
-    : device_(device), owned_(true), ipc_enabled_(options.ipc_enabled), uuid_(random_uuid()) {
+    : device_(device), owned_(true), ipc_enabled_(options.ipc_enabled), uuid_(random_pool_uuid()) {
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.handleTypes = options.ipc_enabled ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
@@ -67,24 +40,19 @@ DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMem
 }
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::import_pool(const Device& device, int fd) {
-  if (fd < 0)
-    throw ValueError("DeviceMemoryResource.from_allocation_handle: invalid allocation handle (fd) " +
-                     std::to_string(fd) + ": must be non-negative");
-  CUmemoryPool pool = nullptr;
   CurrentContext guard(*device.context());
-  NANOCUDA_CALL(cuMemPoolImportFromShareableHandle,
-                [&] { return "DeviceMemoryResource.from_allocation_handle(fd " + std::to_string(fd) +
-                             ") on device " + std::to_string(device.ordinal()) +
-                             ": not a pool exported by a live process?"; },
-                &pool, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
-                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::device, device.ordinal(),
+                                           "DeviceMemoryResource.from_allocation_handle on device " +
+                                               std::to_string(device.ordinal()));
   return std::shared_ptr<DeviceMemoryResource>(new DeviceMemoryResource(device, pool, true, true, true));
 }
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_handle(
     const Device& device, const IpcAllocationHandle& handle) {
-  if (handle.uuid() != kNoUuid)
-    if (auto mr = find_mapped(handle.uuid())) return mr;  // one mapping per pool and process
+  if (handle.uuid() != kNoUuid)  // one mapping per pool and process
+    if (auto mr = mapped_of_kind<DeviceMemoryResource>(handle.uuid(), "DeviceMemoryResource.from_allocation_handle",
+                                                       "DeviceMemoryResource"))
+      return mr;
   auto mr = import_pool(device, handle.fd());
   return handle.uuid() == kNoUuid ? mr : register_mapped(mr, handle.uuid());
 }
@@ -98,36 +66,26 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::register_mapped(
   if (!mr || !mr->mapped_)
     throw ValueError("DeviceMemoryResource.register: only a mapped resource (from_allocation_handle) is "
                      "registered; " + (mr ? mr->describe() : std::string("None")) + " is not one");
-  std::lock_guard lock(g_mapped_mutex);
-  if (auto it = g_mapped.find(uuid); it != g_mapped.end())
-    if (auto existing = it->second.lock(); existing && !existing->is_closed()) return existing;
+  if (auto existing = find_mapped(uuid)) return existing;
   if (mr->uuid_ != kNoUuid && mr->uuid_ != uuid)
     throw ValueError("DeviceMemoryResource.register: " + mr->describe() + " is the mapping of pool " +
                      format_uuid(mr->uuid_) + ", not of " + format_uuid(uuid));
-  mr->uuid_ = uuid;
-  g_mapped[uuid] = mr;
-  return mr;
+  auto registered = add_mapped_pool(mr, uuid);
+  if (registered == mr) mr->uuid_ = uuid;
+  auto same = std::dynamic_pointer_cast<DeviceMemoryResource>(registered);
+  if (!same)
+    throw ValueError("DeviceMemoryResource.register: pool " + format_uuid(uuid) + " is registered as " +
+                     registered->describe() + ", not as a DeviceMemoryResource");
+  return same;
 }
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::find_mapped(const std::array<unsigned char, 16>& uuid) {
-  std::lock_guard lock(g_mapped_mutex);
-  auto it = g_mapped.find(uuid);
-  if (it == g_mapped.end()) return nullptr;
-  auto mr = it->second.lock();
-  if (!mr || mr->is_closed()) {
-    g_mapped.erase(it);
-    return nullptr;
-  }
-  return mr;
+  return std::dynamic_pointer_cast<DeviceMemoryResource>(find_mapped_pool(uuid));
 }
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_registry(const std::array<unsigned char, 16>& uuid) {
   auto mr = find_mapped(uuid);
-  // cuda.core's words (its users match on them); the remedy follows.
-  if (!mr)
-    throw std::runtime_error("Memory resource " + format_uuid(uuid) +
-                             " was not found (send the resource to this process first: pickling it "
-                             "through multiprocessing, or DeviceMemoryResource.from_allocation_handle)");
+  if (!mr) throw_mapped_pool_not_found(uuid, "DeviceMemoryResource.from_allocation_handle");
   return mr;
 }
 
@@ -196,15 +154,9 @@ void DeviceMemoryResource::buffer_released() noexcept {
 }
 
 void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
-  if (mapped_) {
-    std::unique_lock lock(imports_mutex_);
-    auto it = imports_.find(ptr);
-    if (it != imports_.end() && it->second.count > 1) {  // another import still uses it
-      --it->second.count;
-      lock.unlock();
-      buffer_released();
-      return;
-    }
+  if (mapped_ && !ipc_.release_import(ptr)) {  // another import still uses it
+    buffer_released();
+    return;
   }
   {
     CurrentContext guard(stream.context());
@@ -212,10 +164,7 @@ void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
                   [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
                   ptr, stream.handle());
   }
-  if (mapped_) {  // freed: forget the import (a failed free leaves the buffer open, still counted)
-    std::lock_guard lock(imports_mutex_);
-    imports_.erase(ptr);
-  }
+  if (mapped_) ipc_.forget_import(ptr);  // freed (a failed free leaves the buffer open, still counted)
   buffer_released();
 }
 
@@ -277,16 +226,10 @@ std::vector<int> DeviceMemoryResource::peer_accessible_by() const {
 const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
   check_open("get_allocation_handle");
   if (!ipc_enabled_ || mapped_)
-    throw ValueError("DeviceMemoryResource.get_allocation_handle: " + describe() +
-                     " is not exportable; create it with DeviceMemoryResourceOptions(ipc_enabled=True)");
-  if (!handle_) {
-    CurrentContext guard(*device_.context());  // a pickling thread may have no context current
-    int fd = -1;
-    NANOCUDA_CALL(cuMemPoolExportToShareableHandle, [&] { return describe(); }, &fd, pool_,
-                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-    handle_ = std::make_unique<IpcAllocationHandle>(fd, uuid_);
-  }
-  return *handle_;
+    throw_not_ipc_enabled("DeviceMemoryResource.get_allocation_handle", describe(),
+                          "create it with DeviceMemoryResourceOptions(ipc_enabled=True)");
+  CurrentContext guard(*device_.context());  // a pickling thread may have no context current
+  return ipc_.allocation_handle(pool_, uuid_, describe());
 }
 
 IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
@@ -294,82 +237,38 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
   if (buffer.memory_resource().get() != this)
     throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
-    throw ValueError("Buffer.get_ipc_descriptor: " + describe() +
-                     " is not exportable; allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
+    throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
+                          "allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
   // The driver exports pointers only from a pool that is itself exported (H100: exporting
   // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
   (void)allocation_handle();
   CurrentContext guard(*device_.context());
-  IpcBufferDescriptor d;
-  NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return buffer.describe(); }, &d.data, buffer.ptr());
-  d.size = buffer.size();
-  d.pool_uuid = uuid_;
-  return d;
+  return PoolIpc::export_pointer(buffer.ptr(), buffer.size(), uuid_, buffer.describe());
 }
 
 Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
                                            const IpcBufferDescriptor& descriptor, const Stream& stream) {
-  // The descriptor comes from another process: check what can be checked before the driver,
-  // and before the resource (cuda.core's order: a truncated payload is the error reported).
-  if (descriptor.payload_length < sizeof(CUmemPoolPtrExportData))
-    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's payload is " +
-                     std::to_string(descriptor.payload_length) + " bytes; expected at least " +
-                     std::to_string(sizeof(CUmemPoolPtrExportData)));
-  if (descriptor.size == 0) throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size is 0");
-  // The descriptor is checked first (cuda.core's order), whatever resource it is given to.
+  // cuda.core's order: a resource without IPC first, then the descriptor (a truncated payload
+  // is the error reported), whatever IPC resource it is given to, then the resource's kind.
+  if (mapped && !mapped->ipc_enabled_)
+    throw_not_ipc_enabled("Buffer.from_ipc_descriptor", mapped->describe(),
+                          "import through DeviceMemoryResource.from_allocation_handle");
+  PoolIpc::check_descriptor(descriptor);
   if (!mapped || !mapped->mapped_)
     throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
                      "(DeviceMemoryResource.from_allocation_handle)");
   mapped->check_open("import");
-  // The driver says INVALID_VALUE for a pointer of another pool; say it first, naming both.
-  if (descriptor.pool_uuid != kNoUuid && mapped->uuid_ != kNoUuid && descriptor.pool_uuid != mapped->uuid_)
-    throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "Buffer.from_ipc_descriptor",
-                "the descriptor belongs to pool " + format_uuid(descriptor.pool_uuid) + ", not to " +
-                    mapped->describe() + " (pool " + format_uuid(mapped->uuid_) + ")");
+  PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
   CurrentContext guard(*mapped->device_.context());
-  CUdeviceptr ptr = 0;
-  CUmemPoolPtrExportData data = descriptor.data;
-  NANOCUDA_CALL(cuMemPoolImportPointer,
-                [&] { return "Buffer.from_ipc_descriptor(" + std::to_string(descriptor.size) + " bytes) from " +
-                             mapped->describe() + ": the exporter freed it, or the descriptor is not one it made"; },
-                &ptr, mapped->pool_, &data);
-  std::unique_lock lock(mapped->imports_mutex_);
-  Import& entry = mapped->imports_[ptr];
-  if (entry.count == 0) {
-    // How far the mapping reaches: a size beyond it (a peer's lie or mistake) would let
-    // copies run past the allocation.
-    CUdeviceptr start = 0;
-    std::size_t range = 0;
-    const auto& api = detail::driver();
-    if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
-        api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS && range &&
-        start && start <= ptr)
-      entry.extent = range - static_cast<std::size_t>(ptr - start);
-  }
-  if (entry.extent && descriptor.size > entry.extent) {
-    std::size_t extent = entry.extent;
-    if (entry.count == 0) {  // this call mapped it: unmap it again
-      mapped->imports_.erase(ptr);
-      if (CUresult rc = detail::driver().cuMemFreeAsync(ptr, stream.handle()); rc != CUDA_SUCCESS)
-        detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer.from_ipc_descriptor");
-    }
-    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size, " +
-                     std::to_string(descriptor.size) + " bytes, exceeds the mapped allocation extent (" +
-                     std::to_string(extent) + " bytes)");
-  }
-  ++entry.count;
-  lock.unlock();
+  CUdeviceptr ptr = mapped->ipc_.import_pointer(mapped->pool_, descriptor, stream, mapped->describe());
   mapped->keeper_.allocated();
   return Buffer::adopt(ptr, descriptor.size, stream, mapped);
 }
 
 void DeviceMemoryResource::close() {
   if (!pool_ || !owned_) return;  // idempotent; a current pool is not ours to destroy
-  if (handle_) handle_->close();
-  if (mapped_) {
-    std::lock_guard lock(g_mapped_mutex);
-    if (auto it = g_mapped.find(uuid_); it != g_mapped.end() && it->second.lock().get() == this) g_mapped.erase(it);
-  }
+  ipc_.close_handle();
+  if (mapped_) remove_mapped_pool(uuid_, this);
   CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr));
   if (!pool) return;  // Buffers are still open: the last one destroys the pool (buffer_released)
   CurrentContext guard(*device_.context());  // the caller's thread may have no context current

@@ -36,6 +36,18 @@ MemoryPoolAttributes read_pool_attributes(CUmemoryPool pool, const std::string& 
   return a;
 }
 
+void allow_every_device(CUmemoryPool pool, const std::string& owner) {
+  int n = Device::count();
+  for (int d = 0; d < n; ++d) {
+    CUmemAccessDesc desc{};
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = d;
+    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    NANOCUDA_CALL(cuMemPoolSetAccess, [&] { return owner + ": access for device " + std::to_string(d); },
+                  pool, &desc, 1);
+  }
+}
+
 CUmemoryPool create_pool(const PoolSpec& spec, const std::string& owner) {
   CUmemPoolProps props{};
   props.allocType = spec.type;
@@ -48,15 +60,7 @@ CUmemoryPool create_pool(const PoolSpec& spec, const std::string& owner) {
   bool host = spec.location == CU_MEM_LOCATION_TYPE_HOST || spec.location == CU_MEM_LOCATION_TYPE_HOST_NUMA;
   if (!host) return pool;
   try {
-    int n = Device::count();
-    for (int d = 0; d < n; ++d) {
-      CUmemAccessDesc desc{};
-      desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-      desc.location.id = d;
-      desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-      NANOCUDA_CALL(cuMemPoolSetAccess, [&] { return owner + ": access for device " + std::to_string(d); },
-                    pool, &desc, 1);
-    }
+    allow_every_device(pool, owner);
   } catch (...) {
     (void)detail::driver().cuMemPoolDestroy(pool);  // the access error is the one to report
     throw;

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "nanocuda/core/buffer.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/deferred_errors.h"
@@ -25,8 +26,102 @@ PinnedMemoryResource::PinnedMemoryResource(const Device& device, const PinnedMem
   }
   spec.location = numa_id_ >= 0 ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST;
   spec.id = numa_id_ >= 0 ? numa_id_ : 0;
+  if (options.ipc_enabled) uuid_ = random_pool_uuid();
   CurrentContext guard(*device.context());
   pool_ = create_pool(spec, describe());
+}
+
+PinnedMemoryResource::PinnedMemoryResource(const Device& device, CUmemoryPool pool)
+    : device_(device), pool_(pool), pooled_(true), ipc_enabled_(true), mapped_(true) {}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::import_pool(const Device& device, int fd) {
+  CurrentContext guard(*device.context());
+  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::host, -1, "PinnedMemoryResource.from_allocation_handle");
+  return std::shared_ptr<PinnedMemoryResource>(new PinnedMemoryResource(device, pool));
+}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::from_allocation_handle(const Device& device,
+                                                                                   const IpcAllocationHandle& handle) {
+  if (handle.uuid() != PoolUuid{})  // one mapping per pool and process
+    if (auto mr = mapped_of_kind<PinnedMemoryResource>(handle.uuid(), "PinnedMemoryResource.from_allocation_handle",
+                                                       "PinnedMemoryResource"))
+      return mr;
+  auto mr = import_pool(device, handle.fd());
+  return handle.uuid() == PoolUuid{} ? mr : register_mapped(mr, handle.uuid());
+}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::from_allocation_fd(const Device& device, int fd) {
+  return import_pool(device, fd);
+}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::find_mapped(const PoolUuid& uuid) {
+  return std::dynamic_pointer_cast<PinnedMemoryResource>(find_mapped_pool(uuid));
+}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::register_mapped(
+    const std::shared_ptr<PinnedMemoryResource>& mr, const PoolUuid& uuid) {
+  if (!mr || !mr->mapped_)
+    throw ValueError("PinnedMemoryResource.register: only a mapped resource (from_allocation_handle) is "
+                     "registered; " + (mr ? mr->describe() : std::string("None")) + " is not one");
+  if (mr->uuid_ != PoolUuid{} && mr->uuid_ != uuid)
+    throw ValueError("PinnedMemoryResource.register: " + mr->describe() + " is the mapping of pool " +
+                     format_uuid(mr->uuid_) + ", not of " + format_uuid(uuid));
+  auto registered = add_mapped_pool(mr, uuid);
+  if (registered == mr) mr->uuid_ = uuid;
+  auto same = std::dynamic_pointer_cast<PinnedMemoryResource>(registered);
+  if (!same)
+    throw ValueError("PinnedMemoryResource.register: pool " + format_uuid(uuid) + " is registered as " +
+                     registered->describe() + ", not as a PinnedMemoryResource");
+  return same;
+}
+
+std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::from_registry(const PoolUuid& uuid) {
+  auto mr = find_mapped(uuid);
+  if (!mr) throw_mapped_pool_not_found(uuid, "PinnedMemoryResource.from_allocation_handle");
+  return mr;
+}
+
+const IpcAllocationHandle& PinnedMemoryResource::allocation_handle() {
+  check_open("get_allocation_handle");
+  if (!ipc_enabled_ || mapped_)
+    throw_not_ipc_enabled("PinnedMemoryResource.get_allocation_handle", describe(),
+                          "create it with PinnedMemoryResourceOptions(ipc_enabled=True)");
+  CurrentContext guard(*device_.context());  // a pickling thread may have no context current
+  return ipc_.allocation_handle(pool_, uuid_, describe());
+}
+
+IpcBufferDescriptor PinnedMemoryResource::export_buffer(const Buffer& buffer) {
+  check_open("export");
+  if (buffer.memory_resource().get() != this)
+    throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
+  if (!ipc_enabled_ || mapped_)
+    throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
+                          "allocate from PinnedMemoryResourceOptions(ipc_enabled=True)");
+  (void)allocation_handle();  // the driver exports pointers only from an exported pool
+  CurrentContext guard(*device_.context());
+  return PoolIpc::export_pointer(buffer.ptr(), buffer.size(), uuid_, buffer.describe());
+}
+
+Buffer PinnedMemoryResource::import_buffer(const std::shared_ptr<PinnedMemoryResource>& mapped,
+                                           const IpcBufferDescriptor& descriptor, const Stream& stream) {
+  // DeviceMemoryResource::import_buffer's order (cuda.core's).
+  if (mapped && !mapped->ipc_enabled_)
+    throw_not_ipc_enabled("Buffer.from_ipc_descriptor", mapped->describe(),
+                          "import through PinnedMemoryResource.from_allocation_handle");
+  PoolIpc::check_descriptor(descriptor);
+  if (!mapped || !mapped->mapped_)
+    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
+                     "(PinnedMemoryResource.from_allocation_handle)");
+  mapped->check_open("import");
+  PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
+  CurrentContext guard(*mapped->device_.context());
+  CUdeviceptr ptr = mapped->ipc_.import_pointer(mapped->pool_, descriptor, stream, mapped->describe());
+  mapped->keeper_.allocated();
+  return Buffer::adopt(ptr, descriptor.size, stream, mapped);
+}
+
+void PinnedMemoryResource::pool_released() noexcept {
+  if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
 }
 
 PinnedMemoryResource::~PinnedMemoryResource() {
@@ -49,6 +144,7 @@ void PinnedMemoryResource::destroy_pool(CUmemoryPool pool) noexcept {
 }
 
 std::string PinnedMemoryResource::describe() const {
+  if (mapped_) return std::string("PinnedMemoryResource(host pool mapped from another process") + (closed_ ? ", closed)" : ")");
   if (!pooled_) return closed_ ? "PinnedMemoryResource(closed)" : "PinnedMemoryResource";
   std::string where = numa_id_ >= 0 ? "NUMA node " + std::to_string(numa_id_) : std::string("host");
   return "PinnedMemoryResource(own pool on " + where + (ipc_enabled_ ? ", IPC" : "") + (closed_ ? ", closed" : "") + ")";
@@ -76,6 +172,8 @@ MemoryPoolAttributes PinnedMemoryResource::attributes() const {
 
 CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& stream) {
   check_open("allocate");
+  // cuda.core's exact words (a TypeError): its users match on them.
+  if (mapped_) throw TypeError("Cannot allocate from a mapped IPC-enabled memory resource");
   if (pooled_) {
     CurrentContext guard(stream.context());
     CUdeviceptr ptr = 0;
@@ -95,11 +193,18 @@ CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& strea
 
 void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
   if (pooled_) {
-    CurrentContext guard(stream.context());
-    NANOCUDA_CALL(cuMemFreeAsync,
-                  [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
-                  ptr, stream.handle());
-    if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
+    if (mapped_ && !ipc_.release_import(ptr)) {  // another import still uses it
+      pool_released();
+      return;
+    }
+    {
+      CurrentContext guard(stream.context());
+      NANOCUDA_CALL(cuMemFreeAsync,
+                    [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
+                    ptr, stream.handle());
+    }
+    if (mapped_) ipc_.forget_import(ptr);  // freed (a failed free leaves the buffer open, still counted)
+    pool_released();
     return;
   }
   stream.sync();  // a copy in flight may still read or write it
@@ -111,6 +216,8 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
 void PinnedMemoryResource::close() {
   if (closed_) return;
   closed_ = true;
+  ipc_.close_handle();
+  if (mapped_) remove_mapped_pool(uuid_, this);
   if (CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr))) {  // null: Buffers wait
     CurrentContext guard(*device_.context());  // the caller's thread may have no context current
     NANOCUDA_CALL(cuMemPoolDestroy, "PinnedMemoryResource.close", pool);

@@ -319,7 +319,7 @@ def test_a_closed_pool_waits_for_its_open_buffers(mock_libcuda, tmp_path):
         pinned.close()
         assert pinned.is_closed and read().count("destroy") == 2, read()  # the same rule for pinned pools
         pb.close()
-        assert read()[-4:] == ["free", "7f0000000000", "destroy", "1000"], read()
+        assert read()[-4:] == ["free", "7f0000000000", "destroy", "1200"], read()  # a HOST pool (mock: 0x1200)
         os.environ.pop("NANOCUDA_MOCK_TRACE")
     """)
 

@@ -6,15 +6,14 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "nanocuda/core/device.h"
 #include "nanocuda/core/ipc_allocation_handle.h"
 #include "nanocuda/core/ipc_buffer_descriptor.h"
+#include "nanocuda/core/ipc_pool.h"
 #include "nanocuda/core/memory_pool.h"
 #include "nanocuda/core/memory_resource.h"
 
@@ -105,16 +104,7 @@ class DeviceMemoryResource : public MemoryResource {
   PoolKeeper keeper_;  // close() under open Buffers: the last one's free destroys the pool
   bool owned_ = false, ipc_enabled_ = false, mapped_ = false;
   std::array<unsigned char, 16> uuid_{};
-  std::unique_ptr<IpcAllocationHandle> handle_;
-  // Mapped pools: the driver hands out the same address when one buffer is imported twice
-  // and does not count the imports (a second free would unmap it under the first), so the
-  // imports of each address are counted here and only the last close frees it.
-  struct Import {
-    int count = 0;
-    std::size_t extent = 0;  // bytes mapped from the address on (0: unknown)
-  };
-  std::mutex imports_mutex_;
-  std::map<CUdeviceptr, Import> imports_;
+  PoolIpc ipc_;  // the export, or (mapped) the imports counted per address
 };
 
 }  // namespace nanocuda

@@ -37,6 +37,10 @@ struct PoolSpec {
 // device, since the driver makes them reachable from the CPU only. `owner` names it in errors.
 [[nodiscard]] CUmemoryPool create_pool(const PoolSpec& spec, const std::string& owner);
 
+// Makes a host pool readable and writable by every device (cuMemPoolSetAccess): the driver
+// makes a host pool, created or imported, reachable from the CPU only.
+void allow_every_device(CUmemoryPool pool, const std::string& owner);
+
 // How long an owned pool lives: Buffers hold their resource, and close() under open Buffers
 // hands the pool to the last of them instead of destroying it under them, so no free (above
 // all an importer's unmap) ever reaches a destroyed pool. Each method gives back the pool to

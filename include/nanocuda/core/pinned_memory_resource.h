@@ -3,9 +3,11 @@
 
 #include <cuda.h>
 
+#include <memory>
 #include <optional>
 
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/ipc_pool.h"
 #include "nanocuda/core/memory_pool.h"
 #include "nanocuda/core/memory_resource.h"
 
@@ -23,12 +25,21 @@ struct PinnedMemoryResourceOptions {
 // freed under a copy still in flight. With options it comes from an owned host pool
 // (CU_MEM_LOCATION_TYPE_HOST, or HOST_NUMA when a NUMA node is given or IPC needs one),
 // allocated and freed in stream order, with the pool's attributes.
+class Buffer;
+
 class PinnedMemoryResource : public MemoryResource {
  public:
   // `device` picks the context the calls run in (the memory is portable) and, for IPC, the
   // host NUMA node nearest to it.
   explicit PinnedMemoryResource(const Device& device = Device()) : device_(device) {}
   PinnedMemoryResource(const Device& device, const PinnedMemoryResourceOptions& options);
+  // A host pool exported by another process (a "mapped" resource: it imports buffers, it
+  // cannot allocate), made accessible to every device here. The rules are
+  // DeviceMemoryResource's (PoolIpc): the handle's fd is only read, a uuid already in the
+  // registry gives the resource registered there, a new mapping is registered under it.
+  static std::shared_ptr<PinnedMemoryResource> from_allocation_handle(const Device& device,
+                                                                      const IpcAllocationHandle& handle);
+  static std::shared_ptr<PinnedMemoryResource> from_allocation_fd(const Device& device, int fd);
   ~PinnedMemoryResource() override;
   PinnedMemoryResource(const PinnedMemoryResource&) = delete;
   PinnedMemoryResource& operator=(const PinnedMemoryResource&) = delete;
@@ -43,6 +54,9 @@ class PinnedMemoryResource : public MemoryResource {
   [[nodiscard]] bool is_pool() const noexcept { return pooled_; }
   [[nodiscard]] bool is_ipc_enabled() const noexcept { return ipc_enabled_; }
   [[nodiscard]] bool is_closed() const noexcept { return closed_; }
+  [[nodiscard]] bool is_mapped() const noexcept override { return mapped_; }
+  // Random per IPC-enabled pool (zero otherwise), carried by its exports.
+  [[nodiscard]] const PoolUuid& uuid() const noexcept { return uuid_; }
   // The host NUMA node of the pool; -1 when the OS places the memory.
   [[nodiscard]] int numa_id() const noexcept { return numa_id_; }
   // The pool (ValueError without options or once closed).
@@ -52,15 +66,32 @@ class PinnedMemoryResource : public MemoryResource {
   // allocate() raises ValueError. Without a pool it only marks the resource closed.
   void close();
 
+  // IPC (pools made with ipc_enabled), as DeviceMemoryResource's: the handle is exported once
+  // and kept; a buffer's export exports the pool first; an import maps into a mapped pool.
+  [[nodiscard]] const IpcAllocationHandle& allocation_handle();
+  [[nodiscard]] IpcBufferDescriptor export_buffer(const Buffer& buffer);
+  static Buffer import_buffer(const std::shared_ptr<PinnedMemoryResource>& mapped,
+                              const IpcBufferDescriptor& descriptor, const Stream& stream);
+  // The registry of mapped pools (shared with DeviceMemoryResource's, by uuid).
+  static std::shared_ptr<PinnedMemoryResource> find_mapped(const PoolUuid& uuid);
+  static std::shared_ptr<PinnedMemoryResource> register_mapped(const std::shared_ptr<PinnedMemoryResource>& mr,
+                                                               const PoolUuid& uuid);
+  static std::shared_ptr<PinnedMemoryResource> from_registry(const PoolUuid& uuid);
+
  private:
+  PinnedMemoryResource(const Device& device, CUmemoryPool pool);  // a mapped pool
+  static std::shared_ptr<PinnedMemoryResource> import_pool(const Device& device, int fd);
+  void pool_released() noexcept;
   void check_open(const char* call) const;
   // Destroys `pool` with the device's context current; never throws (errors are deferred).
   void destroy_pool(CUmemoryPool pool) noexcept;
   Device device_;
   CUmemoryPool pool_ = nullptr;
   PoolKeeper keeper_;  // close() under open Buffers: the last one's free destroys the pool
-  bool pooled_ = false, ipc_enabled_ = false, closed_ = false;
+  bool pooled_ = false, ipc_enabled_ = false, closed_ = false, mapped_ = false;
   int numa_id_ = -1;
+  PoolUuid uuid_{};
+  PoolIpc ipc_;  // the export, or (mapped) the imports counted per address
 };
 
 }  // namespace nanocuda

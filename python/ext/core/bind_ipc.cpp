@@ -17,6 +17,7 @@
 #include "interop/interop.h"
 #include "nanocuda/core/device_memory_resource.h"
 #include "nanocuda/core/ipc_event.h"
+#include "nanocuda/core/pinned_memory_resource.h"
 #include "nanocuda/core/peer_access.h"
 
 namespace nb = nanobind;
@@ -76,6 +77,71 @@ IpcBufferDescriptor descriptor_arg(nb::handle desc) {
 
 Device device_of(nb::handle device) {
   return Device(device_ordinal_arg(device, "IPC"));
+}
+
+// One pool kind's IPC members (DeviceMemoryResource, PinnedMemoryResource): the same rules
+// in the core (PoolIpc), the same Python spelling. `device_first`: cuda.core's
+// DeviceMemoryResource.from_allocation_handle(device_id, alloc_handle); the pinned one takes
+// the handle alone (its calls run in the current device's context, or `device`'s).
+template <class R>
+void bind_pool_ipc(const char* name, bool device_first) {
+  nb::handle cls = nb::type<R>();
+  nb::object property = nb::module_::import_("builtins").attr("property");
+  nb::object staticmethod = nb::module_::import_("builtins").attr("staticmethod");
+  cls.attr("get_allocation_handle") = nb::cpp_function(
+      [](R& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
+      nb::is_method(), nb::name("get_allocation_handle"), nb::scope(cls), nb::rv_policy::reference_internal,
+      "The pool exported as an IPCAllocationHandle (made once, owned by the resource).");
+  // cuda.core's spelling: the same handle as a property.
+  cls.attr("allocation_handle") = property(
+      nb::cpp_function([](R& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
+                       nb::is_method(), nb::rv_policy::reference_internal),
+      nb::none(), nb::none(), "The pool exported as an IPCAllocationHandle (cuda.core; get_allocation_handle()).");
+  std::string call = std::string(name) + ".from_allocation_handle";
+  auto import = [call, name](nb::handle device, nb::handle handle) {
+    if (nb::isinstance<IpcAllocationHandle>(handle))
+      return R::from_allocation_handle(device_of(device), nb::cast<const IpcAllocationHandle&>(handle));
+    if (PyLong_Check(handle.ptr()) && !PyBool_Check(handle.ptr()))
+      return R::from_allocation_fd(device_of(device),
+                                   static_cast<int>(int_arg(handle, call.c_str(), "alloc_handle", LLONG_MIN, INT32_MAX)));
+    throw nb::type_error((call + ": alloc_handle must be an IPCAllocationHandle of a " + name +
+                          " or a file descriptor (int), got " + std::string(Py_TYPE(handle.ptr())->tp_name)).c_str());
+  };
+  const char* import_doc =
+      "Map a pool exported by another process (a mapped resource: it imports buffers, it does not "
+      "allocate). The handle is only read (an int file descriptor stays the caller's to close); a "
+      "handle with a uuid is registered under it, and a pool already mapped here is reused.";
+  if (device_first)
+    cls.attr("from_allocation_handle") = staticmethod(nb::cpp_function(
+        import, nb::name("from_allocation_handle"), nb::scope(cls), nb::arg("device_id").none(),
+        nb::arg("alloc_handle").none(), import_doc));
+  else
+    cls.attr("from_allocation_handle") = staticmethod(nb::cpp_function(
+        [import](nb::handle handle, nb::handle device) { return import(device, handle); },
+        nb::name("from_allocation_handle"), nb::scope(cls), nb::arg("alloc_handle").none(),
+        nb::arg("device") = nb::none(), import_doc));
+  std::string reg_call = std::string(name) + ".register", from_call = std::string(name) + ".from_registry";
+  cls.attr("register") = nb::cpp_function(
+      [reg_call](std::shared_ptr<R> mr, nb::handle uuid) {
+        return R::register_mapped(mr, uuid_arg(uuid, reg_call.c_str()));
+      },
+      nb::is_method(), nb::name("register"), nb::scope(cls), nb::arg("uuid").none(),
+      "Register this mapped resource under its exporter's uuid (for from_registry and unpickled "
+      "Buffers); returns the one already registered under it, if any.");
+  cls.attr("from_registry") = staticmethod(nb::cpp_function(
+      [from_call](nb::handle uuid) { return R::from_registry(uuid_arg(uuid, from_call.c_str())); },
+      nb::name("from_registry"), nb::scope(cls), nb::arg("uuid").none(),
+      "The mapped resource registered under `uuid`; RuntimeError when this process has none."));
+}
+
+// Buffer.get_ipc_descriptor / ipc_descriptor: the resource kind that made it exports it.
+IpcBufferDescriptor export_any(const PyBuffer& b, const char* call) {
+  const auto& mr = b.buffer.memory_resource();
+  if (auto d = std::dynamic_pointer_cast<DeviceMemoryResource>(mr)) return d->export_buffer(b.buffer);
+  if (auto p = std::dynamic_pointer_cast<PinnedMemoryResource>(mr)) return p->export_buffer(b.buffer);
+  throw_not_ipc_enabled(call, mr ? mr->describe() : b.buffer.describe() + " (no resource)",
+                        "allocate from DeviceMemoryResourceOptions(ipc_enabled=True) or "
+                        "PinnedMemoryResourceOptions(ipc_enabled=True)");
 }
 
 }  // namespace
@@ -140,43 +206,8 @@ void bind_ipc(nb::module_& m) {
                     return IpcAllocationHandle(fd, uuid_arg(uuid, "IPCAllocationHandle._adopt", true));
                   }, nb::arg("fd"), nb::arg("uuid").none());
 
-  nb::handle dmr = nb::type<DeviceMemoryResource>();
-  dmr.attr("get_allocation_handle") = nb::cpp_function(
-      [](DeviceMemoryResource& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
-      nb::is_method(), nb::name("get_allocation_handle"), nb::scope(dmr), nb::rv_policy::reference_internal,
-      "The pool exported as an IPCAllocationHandle (made once, owned by the resource).");
-  // cuda.core's spelling: the same handle as a property.
-  dmr.attr("allocation_handle") = nb::module_::import_("builtins").attr("property")(
-      nb::cpp_function([](DeviceMemoryResource& r) -> const IpcAllocationHandle& { return r.allocation_handle(); },
-                       nb::is_method(), nb::rv_policy::reference_internal),
-      nb::none(), nb::none(), "The pool exported as an IPCAllocationHandle (cuda.core; get_allocation_handle()).");
-  dmr.attr("from_allocation_handle") = nb::module_::import_("builtins").attr("staticmethod")(nb::cpp_function(
-      [](nb::handle device, nb::handle handle) {
-        if (nb::isinstance<IpcAllocationHandle>(handle))
-          return DeviceMemoryResource::from_allocation_handle(device_of(device), nb::cast<const IpcAllocationHandle&>(handle));
-        if (PyLong_Check(handle.ptr()) && !PyBool_Check(handle.ptr()))
-          return DeviceMemoryResource::from_allocation_fd(
-              device_of(device), static_cast<int>(int_arg(handle, "DeviceMemoryResource.from_allocation_handle",
-                                                          "alloc_handle", LLONG_MIN, INT32_MAX)));
-        throw nb::type_error(("DeviceMemoryResource.from_allocation_handle: alloc_handle must be an "
-                              "IPCAllocationHandle of a DeviceMemoryResource or a file descriptor (int), got " +
-                              std::string(Py_TYPE(handle.ptr())->tp_name)).c_str());
-      },
-      nb::name("from_allocation_handle"), nb::scope(dmr), nb::arg("device_id").none(), nb::arg("alloc_handle").none(),
-      "Map a pool exported by another process (a mapped resource: it imports buffers, it does not "
-      "allocate). The handle is only read (an int file descriptor stays the caller's to close); a "
-      "handle with a uuid is registered under it, and a pool already mapped here is reused."));
-  dmr.attr("register") = nb::cpp_function(
-      [](std::shared_ptr<DeviceMemoryResource> mr, nb::handle uuid) {
-        return DeviceMemoryResource::register_mapped(mr, uuid_arg(uuid, "DeviceMemoryResource.register"));
-      },
-      nb::is_method(), nb::name("register"), nb::scope(dmr), nb::arg("uuid").none(),
-      "Register this mapped resource under its exporter's uuid (for from_registry and unpickled "
-      "Buffers); returns the one already registered under it, if any.");
-  dmr.attr("from_registry") = nb::module_::import_("builtins").attr("staticmethod")(nb::cpp_function(
-      [](nb::handle uuid) { return DeviceMemoryResource::from_registry(uuid_arg(uuid, "DeviceMemoryResource.from_registry")); },
-      nb::name("from_registry"), nb::scope(dmr), nb::arg("uuid").none(),
-      "The mapped resource registered under `uuid`; RuntimeError when this process has none."));
+  bind_pool_ipc<DeviceMemoryResource>("DeviceMemoryResource", true);
+  bind_pool_ipc<PinnedMemoryResource>("PinnedMemoryResource", false);
   nb::handle buffer = nb::type<PyBuffer>();
   nb::object staticmethod = nb::module_::import_("builtins").attr("staticmethod");
   nb::object property = nb::module_::import_("builtins").attr("property");
@@ -187,28 +218,28 @@ void bind_ipc(nb::module_& m) {
     return nb::cast(std::make_shared<DeviceMemoryResource>(b.buffer.device()));
   }), nb::none(), nb::none(), "The MemoryResource that frees this buffer (None for a view from from_handle, or once closed).");
   // One export for both spellings (get_ipc_descriptor(), cuda.core 1.2's ipc_descriptor property).
-  auto export_buffer = [](const PyBuffer& b, const char* call) {
-    auto mr = std::dynamic_pointer_cast<DeviceMemoryResource>(b.buffer.memory_resource());
-    if (!mr)
-      throw nb::value_error((std::string(call) + ": " + b.buffer.describe() +
-                             " is not from a DeviceMemoryResource(ipc_enabled=True)").c_str());
-    return mr->export_buffer(b.buffer);
-  };
   buffer.attr("ipc_descriptor") = property(
-      nb::cpp_function([export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.ipc_descriptor"); },
+      nb::cpp_function([](const PyBuffer& b) { return export_any(b, "Buffer.ipc_descriptor"); },
                        nb::is_method()),
       nb::none(), nb::none(),
       "cuda.core's name: this buffer exported for another process (an IPCBufferDescriptor; get_ipc_descriptor()).");
   buffer.attr("get_ipc_descriptor") = nb::cpp_function(
-      [export_buffer](const PyBuffer& b) { return export_buffer(b, "Buffer.get_ipc_descriptor"); },
+      [](const PyBuffer& b) { return export_any(b, "Buffer.get_ipc_descriptor"); },
       nb::is_method(), nb::name("get_ipc_descriptor"), nb::scope(buffer),
       "Export this buffer (from an IPC-enabled pool) for another process: an IPCBufferDescriptor.");
   buffer.attr("from_ipc_descriptor") = staticmethod(nb::cpp_function(
       [](nb::handle mr_obj, nb::handle desc, nb::handle stream, nb::handle dtype, nb::handle shape) {
-        if (!nb::isinstance<DeviceMemoryResource>(mr_obj)) wrong_type("mr", "DeviceMemoryResource", mr_obj);
-        auto mr = nb::cast<std::shared_ptr<DeviceMemoryResource>>(mr_obj);
+        // Either pool kind; any other resource cannot map memory of another process.
+        bool pinned = nb::isinstance<PinnedMemoryResource>(mr_obj);
+        if (!pinned && !nb::isinstance<DeviceMemoryResource>(mr_obj)) {
+          if (!nb::isinstance<MemoryResource>(mr_obj)) wrong_type("mr", "DeviceMemoryResource", mr_obj);
+          throw_not_ipc_enabled("Buffer.from_ipc_descriptor", nb::cast<const MemoryResource&>(mr_obj).describe(),
+                                "import through DeviceMemoryResource.from_allocation_handle or "
+                                "PinnedMemoryResource.from_allocation_handle");
+        }
         const IpcBufferDescriptor d = descriptor_arg(desc);
-        Stream s = stream_for(stream, mr->device_id(), "Buffer.from_ipc_descriptor");
+        int ordinal = pinned ? -1 : nb::cast<const DeviceMemoryResource&>(mr_obj).device_id();
+        Stream s = stream_for(stream, ordinal, "Buffer.from_ipc_descriptor");
         DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
         if (dt.itemsize() <= 0)
           throw nb::value_error("Buffer.from_ipc_descriptor: dtype must have a non-zero item size");
@@ -224,12 +255,14 @@ void bind_ipc(nb::module_& m) {
         std::size_t need = static_cast<std::size_t>(dt.itemsize());
         for (int64_t x : sh) need *= static_cast<std::size_t>(x);
         if (need > d.size) throw nb::value_error("Buffer.from_ipc_descriptor: shape needs more bytes than the buffer has");
-        return nb::cast(PyBuffer(DeviceMemoryResource::import_buffer(mr, d, s), dt, std::move(sh)), nb::rv_policy::move);
+        Buffer imported = pinned ? PinnedMemoryResource::import_buffer(nb::cast<std::shared_ptr<PinnedMemoryResource>>(mr_obj), d, s)
+                                 : DeviceMemoryResource::import_buffer(nb::cast<std::shared_ptr<DeviceMemoryResource>>(mr_obj), d, s);
+        return nb::cast(PyBuffer(std::move(imported), dt, std::move(sh)), nb::rv_policy::move);
       },
       nb::name("from_ipc_descriptor"), nb::scope(buffer), nb::arg("mr").none(), nb::arg("ipc_descriptor").none(),
       nb::arg("stream") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("shape") = nb::none(),
       "Map a buffer another process exported, through the pool mapped with "
-      "DeviceMemoryResource.from_allocation_handle; closing it unmaps it here only (importing one "
+      "DeviceMemoryResource.from_allocation_handle or PinnedMemoryResource.from_allocation_handle; closing it unmaps it here only (importing one "
       "buffer twice gives the same address, unmapped at the last close). The exporter must keep its "
       "Buffer open until this one is closed: a buffer it already freed still maps, with no error "
       "(the driver cannot tell), over whatever its pool holds now."));

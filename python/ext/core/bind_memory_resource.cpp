@@ -221,11 +221,13 @@ void bind_memory_resource(nb::module_& m) {
       .def("close", &DeviceMemoryResource::close,
            "Destroy an owned or mapped pool (memory still in Buffers is freed when they close); "
            "a current pool is left alone.")
+      // The mapping of a pool in this process, of either kind (a uuid names one pool), or None:
+      // unpickling reuses it (nanocuda._ipc).
       .def_static("_find_mapped", [](nb::bytes uuid) {
         std::array<unsigned char, 16> id{};
         if (uuid.size() != 16) throw nb::value_error("uuid must be 16 bytes");
         std::memcpy(id.data(), uuid.c_str(), 16);
-        return DeviceMemoryResource::find_mapped(id);
+        return find_mapped_pool(id);
       });
 
   auto pinned = nb::class_<PinnedMemoryResource, MemoryResource>(
@@ -253,7 +255,11 @@ void bind_memory_resource(nb::module_& m) {
       .def_prop_ro("is_ipc_enabled", &PinnedMemoryResource::is_ipc_enabled, "Its buffers can be sent to other processes.")
       .def_prop_ro("numa_id", &PinnedMemoryResource::numa_id,
                    "The host NUMA node of the pool; -1 when the OS places the memory.")
-      .def_prop_ro("is_mapped", &PinnedMemoryResource::is_mapped, "Imported from another process (never, today).");
+      .def_prop_ro("is_mapped", &PinnedMemoryResource::is_mapped,
+                   "Imported from another process (from_allocation_handle): imports buffers only.")
+      .def_prop_ro("uuid", [](const PinnedMemoryResource& r) -> nb::object {
+                     return r.is_ipc_enabled() ? uuid_object(r.uuid()) : nb::none();
+                   }, "The pool's uuid.UUID, what importers key their mapping on (None without IPC).");
   bind_pool_members<PinnedMemoryResource>(pinned, "PinnedMemoryResource");
 
   auto managed = nb::class_<ManagedMemoryResource, MemoryResource>(

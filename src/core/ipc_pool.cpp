@@ -1,0 +1,211 @@
+// Pool IPC for device and host pools alike: pool and pointer export/import, import counting, the registry.
+#include "nanocuda/core/ipc_pool.h"
+
+#include <cstdint>
+#include <random>
+
+#include "nanocuda/core/memory_pool.h"
+#include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/stream.h"
+#include "nanocuda/driver/check.h"
+#include "nanocuda/driver/deferred_errors.h"
+
+namespace nanocuda {
+
+namespace {
+
+constexpr PoolUuid kNoUuid{};
+
+std::mutex g_mapped_mutex;
+std::map<PoolUuid, std::weak_ptr<MemoryResource>> g_mapped;
+
+}  // namespace
+
+PoolUuid random_pool_uuid() {
+  std::random_device rd;
+  PoolUuid id{};
+  for (auto& b : id) b = static_cast<unsigned char>(rd());
+  return id;
+}
+
+std::string format_uuid(const PoolUuid& id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[id[i] >> 4];
+    out += kHex[id[i] & 15];
+  }
+  return out;
+}
+
+void throw_not_ipc_enabled(const std::string& call, const std::string& owner, const char* remedy) {
+  throw StateError(call + ": Memory resource is not IPC-enabled: " + owner + " is not exportable; " + remedy);
+}
+
+const IpcAllocationHandle& PoolIpc::allocation_handle(CUmemoryPool pool, const PoolUuid& uuid, const std::string& owner) {
+  if (!handle_) {
+    int fd = -1;
+    NANOCUDA_CALL(cuMemPoolExportToShareableHandle, [&] { return owner; }, &fd, pool,
+                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    handle_ = std::make_unique<IpcAllocationHandle>(fd, uuid);
+  }
+  return *handle_;
+}
+
+void PoolIpc::close_handle() noexcept {
+  if (handle_) handle_->close();
+}
+
+IpcBufferDescriptor PoolIpc::export_pointer(CUdeviceptr ptr, std::size_t size, const PoolUuid& uuid,
+                                            const std::string& what) {
+  IpcBufferDescriptor d;
+  NANOCUDA_CALL(cuMemPoolExportPointer, [&] { return what; }, &d.data, ptr);
+  d.size = size;
+  d.pool_uuid = uuid;
+  return d;
+}
+
+namespace {
+
+// A device import of a pool `device` cannot reach (a host pool's handle): grant it read-write.
+// Never throws; a refusal leaves the import as it was.
+void open_to_device(CUmemoryPool pool, int device) noexcept {
+  const auto* api = detail::loaded_driver();
+  if (!api || device < 0) return;
+  CUmemLocation where{};
+  where.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  where.id = device;
+  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  if (api->cuMemPoolGetAccess(&flags, pool, &where) != CUDA_SUCCESS || flags != CU_MEM_ACCESS_FLAGS_PROT_NONE)
+    return;
+  CUmemAccessDesc desc{};
+  desc.location = where;
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  (void)api->cuMemPoolSetAccess(pool, &desc, 1);
+}
+
+}  // namespace
+
+CUmemoryPool PoolIpc::import_pool(int fd, PoolPlace place, int device, const std::string& call) {
+  if (fd < 0)
+    throw ValueError(call + ": invalid allocation handle (fd) " + std::to_string(fd) + ": must be non-negative");
+  CUmemoryPool pool = nullptr;
+  NANOCUDA_CALL(cuMemPoolImportFromShareableHandle,
+                [&] { return call + "(fd " + std::to_string(fd) + "): not a pool exported by a live process?"; },
+                &pool, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  if (place == PoolPlace::host) {
+    try {
+      allow_every_device(pool, call);
+    } catch (...) {
+      (void)detail::driver().cuMemPoolDestroy(pool);  // the access error is the one to report
+      throw;
+    }
+  } else {
+    open_to_device(pool, device);
+  }
+  return pool;
+}
+
+void PoolIpc::check_descriptor(const IpcBufferDescriptor& descriptor) {
+  if (descriptor.payload_length < sizeof(CUmemPoolPtrExportData))
+    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's payload is " +
+                     std::to_string(descriptor.payload_length) + " bytes; expected at least " +
+                     std::to_string(sizeof(CUmemPoolPtrExportData)));
+  if (descriptor.size == 0) throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size is 0");
+}
+
+void PoolIpc::check_same_pool(const IpcBufferDescriptor& descriptor, const PoolUuid& uuid, const std::string& owner) {
+  if (descriptor.pool_uuid != kNoUuid && uuid != kNoUuid && descriptor.pool_uuid != uuid)
+    throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "Buffer.from_ipc_descriptor",
+                "CUDA_ERROR_INVALID_VALUE: the descriptor belongs to pool " + format_uuid(descriptor.pool_uuid) + ", not to " + owner +
+                    " (pool " + format_uuid(uuid) + ")");
+}
+
+CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor, const Stream& stream,
+                                    const std::string& owner) {
+  CUdeviceptr ptr = 0;
+  CUmemPoolPtrExportData data = descriptor.data;
+  NANOCUDA_CALL(cuMemPoolImportPointer,
+                [&] { return "Buffer.from_ipc_descriptor(" + std::to_string(descriptor.size) + " bytes) from " + owner +
+                             ": the exporter freed it, or the descriptor is not one it made"; },
+                &ptr, pool, &data);
+  std::unique_lock lock(imports_mutex_);
+  Import& entry = imports_[ptr];
+  if (entry.count == 0) {
+    // How far the mapping reaches: a size beyond it (a peer's lie or mistake) would let
+    // copies run past the allocation.
+    CUdeviceptr start = 0;
+    std::size_t range = 0;
+    const auto& api = detail::driver();
+    if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
+        api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS && range &&
+        start && start <= ptr)
+      entry.extent = range - static_cast<std::size_t>(ptr - start);
+  }
+  if (entry.extent && descriptor.size > entry.extent) {
+    std::size_t extent = entry.extent;
+    if (entry.count == 0) {  // this call mapped it: unmap it again
+      imports_.erase(ptr);
+      if (CUresult rc = detail::driver().cuMemFreeAsync(ptr, stream.handle()); rc != CUDA_SUCCESS)
+        detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer.from_ipc_descriptor");
+    }
+    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size, " +
+                     std::to_string(descriptor.size) + " bytes, exceeds the mapped allocation extent (" +
+                     std::to_string(extent) + " bytes)");
+  }
+  ++entry.count;
+  return ptr;
+}
+
+bool PoolIpc::release_import(CUdeviceptr ptr) {
+  std::lock_guard lock(imports_mutex_);
+  auto it = imports_.find(ptr);
+  if (it == imports_.end() || it->second.count <= 1) return true;
+  --it->second.count;  // another import still uses it
+  return false;
+}
+
+void PoolIpc::forget_import(CUdeviceptr ptr) {
+  std::lock_guard lock(imports_mutex_);
+  imports_.erase(ptr);
+}
+
+std::shared_ptr<MemoryResource> find_mapped_pool(const PoolUuid& uuid) {
+  std::lock_guard lock(g_mapped_mutex);
+  auto it = g_mapped.find(uuid);
+  if (it == g_mapped.end()) return nullptr;
+  auto mr = it->second.lock();
+  if (!mr) g_mapped.erase(it);
+  return mr;
+}
+
+std::shared_ptr<MemoryResource> add_mapped_pool(const std::shared_ptr<MemoryResource>& mr, const PoolUuid& uuid) {
+  std::lock_guard lock(g_mapped_mutex);
+  if (auto it = g_mapped.find(uuid); it != g_mapped.end())
+    if (auto existing = it->second.lock()) return existing;
+  g_mapped[uuid] = mr;
+  return mr;
+}
+
+void remove_mapped_pool(const PoolUuid& uuid, const MemoryResource* mr) noexcept {
+  std::lock_guard lock(g_mapped_mutex);
+  if (auto it = g_mapped.find(uuid); it != g_mapped.end()) {
+    auto existing = it->second.lock();
+    if (!existing || existing.get() == mr) g_mapped.erase(it);
+  }
+}
+
+void throw_wrong_pool_kind(const std::string& call, const std::string& registered, const char* kind) {
+  throw TypeError(call + ": the handle's pool is mapped here as " + registered + ", not a " + kind +
+                  "; import it with its own class's from_allocation_handle");
+}
+
+void throw_mapped_pool_not_found(const PoolUuid& uuid, const char* how_to_send) {
+  // cuda.core's words (its users match on them); the remedy follows.
+  throw std::runtime_error("Memory resource " + format_uuid(uuid) + " was not found (send the resource to this "
+                           "process first: pickling it through multiprocessing, or " + std::string(how_to_send) + ")");
+}
+
+}  // namespace nanocuda
