@@ -100,7 +100,7 @@ struct ArrayStorage {
 ArrayFormat array_format_from_name(std::string_view name, const char* call) {
   for (const FormatRow& r : kFormats)
     if (name == r.name) return r.format;
-  throw ValueError(std::string(call) + ": format must be an ArrayFormatType (uint8, uint16, uint32, "
+  throw ValueError(std::string(call), "format must be an ArrayFormatType (uint8, uint16, uint32, "
                    "int8, int16, int32, float16, float32); '" + std::string(name) +
                    "' has no ArrayFormatType equivalent");
 }
@@ -111,7 +111,7 @@ std::size_t array_format_bytes(ArrayFormat f) noexcept { return row(f).bytes; }
 
 void check_num_channels(long long channels, const char* call) {
   if (channels != 1 && channels != 2 && channels != 4)
-    throw ValueError(std::string(call) + ": num_channels must be 1, 2 or 4 (what the texture unit "
+    throw ValueError(std::string(call), "num_channels must be 1, 2 or 4 (what the texture unit "
                      "reads), got " + std::to_string(channels));
 }
 
@@ -123,18 +123,18 @@ std::size_t ArrayShape::size_bytes() const noexcept {
 
 void check_array_shape(const ArrayShape& s, const char* call) {
   if (s.extent.empty() || s.extent.size() > 3)
-    throw ValueError(std::string(call) + ": shape rank must be 1, 2 or 3 ((width,), (width, height) or "
+    throw ValueError(std::string(call), "shape rank must be 1, 2 or 3 ((width,), (width, height) or "
                      "(width, height, depth)), got " + std::to_string(s.extent.size()) + " dimensions");
   for (std::size_t i = 0; i < s.extent.size(); ++i)
     if (s.extent[i] < 1)
-      throw ValueError(std::string(call) + ": shape[" + std::to_string(i) + "] must be >= 1, got " +
+      throw ValueError(std::string(call), "shape[" + std::to_string(i) + "] must be >= 1, got " +
                        std::to_string(s.extent[i]));
   check_num_channels(s.num_channels, call);
   // prod(shape) * element_bytes must fit: the copies size the other side by it.
   std::size_t n = s.element_bytes();
   for (std::size_t e : s.extent) {
     if (e > std::numeric_limits<std::size_t>::max() / n)
-      throw ValueError(std::string(call) + ": shape " + shape_text(s.extent) + " is too large to address");
+      throw ValueError(std::string(call), "shape " + shape_text(s.extent) + " is too large to address");
     n *= e;
   }
 }
@@ -148,7 +148,7 @@ ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat form
   s.surface_load_store = surface_load_store;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 1 && dims.size() <= 3)
-      throw ValueError(std::string(call) + ": shape[" + std::to_string(i) + "] must be >= 1, got " +
+      throw ValueError(std::string(call), "shape[" + std::to_string(i) + "] must be >= 1, got " +
                        std::to_string(dims[i]));
     s.extent.push_back(static_cast<std::size_t>(std::max(dims[i], 0LL)));
   }
@@ -159,7 +159,7 @@ ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat form
 // --- OpaqueArray --------------------------------------------------------------------------
 
 OpaqueArray OpaqueArray::create(const Device& device, const ArrayShape& shape) {
-  check_array_shape(shape, "Device.create_opaque_array");
+  check_array_shape(shape, "OpaqueArray::create");
   auto s = std::make_shared<detail::ArrayStorage>(device, shape);
   CurrentContext guard(*s->context);
   CUDA_ARRAY3D_DESCRIPTOR d = descriptor(shape);
@@ -171,12 +171,12 @@ OpaqueArray OpaqueArray::create(const Device& device, const ArrayShape& shape) {
 CUarray OpaqueArray::handle() const noexcept { return storage_ ? storage_->handle : nullptr; }
 
 const detail::ArrayStorage& OpaqueArray::live(const char* call) const {
-  if (!storage_) throw ValueError(std::string(call) + ": the OpaqueArray is closed (close() was called)");
+  if (!storage_) throw ValueError(std::string(call), "the OpaqueArray is closed (close() was called)");
   return *storage_;
 }
 
-const ArrayShape& OpaqueArray::shape() const { return live("OpaqueArray.shape").shape; }
-const Device& OpaqueArray::device() const { return live("OpaqueArray.device").device; }
+const ArrayShape& OpaqueArray::shape() const { return live("OpaqueArray::shape").shape; }
+const Device& OpaqueArray::device() const { return live("OpaqueArray::device").device; }
 
 std::string OpaqueArray::describe() const {
   if (!storage_) return "closed OpaqueArray";
@@ -188,7 +188,7 @@ void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, 
   const detail::ArrayStorage& s = live(call);
   const std::size_t need = s.shape.size_bytes();
   if (bytes < need)
-    throw ValueError(std::string(call) + ": the " + (to_array ? "source" : "destination") + " (" +
+    throw ValueError(std::string(call), std::string("the ") + (to_array ? "source" : "destination") + " (" +
                      std::to_string(bytes) + " bytes) is smaller than the array extent (" +
                      std::to_string(need) + " bytes of " + describe() + ")");
   CUDA_MEMCPY3D m{};
@@ -221,24 +221,24 @@ void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, 
 }
 
 void OpaqueArray::copy_from_host(const void* src, std::size_t bytes, const Stream& stream) const {
-  copy(src, 0, bytes, true, stream, "OpaqueArray.copy_from");
+  copy(src, 0, bytes, true, stream, "OpaqueArray::copy_from_host");
 }
 void OpaqueArray::copy_from_device(CUdeviceptr src, std::size_t bytes, const Stream& stream) const {
-  copy(nullptr, src, bytes, true, stream, "OpaqueArray.copy_from");
+  copy(nullptr, src, bytes, true, stream, "OpaqueArray::copy_from_device");
 }
 void OpaqueArray::copy_to_host(void* dst, std::size_t bytes, const Stream& stream) const {
-  copy(dst, 0, bytes, false, stream, "OpaqueArray.copy_to");
+  copy(dst, 0, bytes, false, stream, "OpaqueArray::copy_to_host");
 }
 void OpaqueArray::copy_to_device(CUdeviceptr dst, std::size_t bytes, const Stream& stream) const {
-  copy(nullptr, dst, bytes, false, stream, "OpaqueArray.copy_to");
+  copy(nullptr, dst, bytes, false, stream, "OpaqueArray::copy_to_device");
 }
 
 // --- MipmappedArray -----------------------------------------------------------------------
 
 MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& shape, long long num_levels) {
-  check_array_shape(shape, "Device.create_mipmapped_array");
+  check_array_shape(shape, "MipmappedArray::create");
   if (num_levels < 1 || num_levels > 64)
-    throw ValueError("Device.create_mipmapped_array: num_levels must be in 1..64, got " +
+    throw ValueError("MipmappedArray::create", "num_levels must be in 1..64, got " +
                      std::to_string(num_levels));
   auto s = std::make_shared<detail::MipmappedArrayStorage>(device, shape, static_cast<unsigned>(num_levels));
   CurrentContext guard(*s->context);
@@ -253,13 +253,13 @@ MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& sh
 CUmipmappedArray MipmappedArray::handle() const noexcept { return storage_ ? storage_->handle : nullptr; }
 
 const detail::MipmappedArrayStorage& MipmappedArray::live(const char* call) const {
-  if (!storage_) throw ValueError(std::string(call) + ": the MipmappedArray is closed (close() was called)");
+  if (!storage_) throw ValueError(std::string(call), "the MipmappedArray is closed (close() was called)");
   return *storage_;
 }
 
-const ArrayShape& MipmappedArray::shape() const { return live("MipmappedArray.shape").shape; }
-unsigned MipmappedArray::num_levels() const { return live("MipmappedArray.num_levels").num_levels; }
-const Device& MipmappedArray::device() const { return live("MipmappedArray.device").device; }
+const ArrayShape& MipmappedArray::shape() const { return live("MipmappedArray::shape").shape; }
+unsigned MipmappedArray::num_levels() const { return live("MipmappedArray::num_levels").num_levels; }
+const Device& MipmappedArray::device() const { return live("MipmappedArray::device").device; }
 
 std::string MipmappedArray::describe() const {
   if (!storage_) return "closed MipmappedArray";
@@ -268,11 +268,11 @@ std::string MipmappedArray::describe() const {
 }
 
 OpaqueArray MipmappedArray::level(long long level) const {
-  const detail::MipmappedArrayStorage& m = live("MipmappedArray.get_level");
+  const detail::MipmappedArrayStorage& m = live("MipmappedArray::level");
   if (level < 0)
-    throw ValueError("MipmappedArray.get_level: level must be >= 0, got " + std::to_string(level));
+    throw ValueError("MipmappedArray::level", "level must be >= 0, got " + std::to_string(level));
   if (level >= static_cast<long long>(m.num_levels))
-    throw ValueError("MipmappedArray.get_level: level " + std::to_string(level) + " is out of range; "
+    throw ValueError("MipmappedArray::level", "level " + std::to_string(level) + " is out of range; "
                      "this array has num_levels=" + std::to_string(m.num_levels));
   ArrayShape shape = m.shape;
   for (std::size_t& e : shape.extent) e = std::max<std::size_t>(1, e >> level);
