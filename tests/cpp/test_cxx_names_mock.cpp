@@ -46,7 +46,7 @@ TEST(CxxNames, ValueErrorCarriesTheCallApart) {
 TEST(CxxNames, CoreErrorsNameTheCppCall) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
   Stream s = Stream::legacy(Device(0));
-  auto [call, what] = value_error_of([&] { (void)Buffer::adopt(0, 64, s); });
+  auto [call, what] = value_error_of([&] { (void)Buffer::adopt(0, 64, s, nullptr); });
   EXPECT_EQ(call, "Buffer::adopt");
   EXPECT_EQ(what, "Buffer::adopt: the pointer is 0");
 

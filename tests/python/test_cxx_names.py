@@ -36,6 +36,15 @@ def test_core_errors_read_python_names(mock_libcuda):
     assert m.startswith("Event.sync: ") and "is closed" in m, m
     m = message(lambda: s.wait(e), ValueError)
     assert m.startswith("Stream.wait: "), m
+    # A user's own text in quotes keeps its "::" (C++ ManagedMemoryResource::advise renamed around it).
+    mr = nanocuda.ManagedMemoryResource()
+    b = mr.allocate(64)
+    try:
+        mr.advise(b, "Ns::set_read_mostly")
+    except ValueError as e:
+        assert str(e).startswith("ManagedMemoryResource.advise: unknown advice 'Ns::set_read_mostly'"), str(e)
+    else:
+        raise AssertionError("no ValueError")
     print("ok")
     """, NANOCUDA_MOCK_DEVICES="2")
 

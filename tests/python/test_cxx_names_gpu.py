@@ -3,7 +3,6 @@ Python names (Event.elapsed_time, Stream.record), in the message's middle too.""
 
 import pytest
 
-
 from nanocuda import Device, EventOptions
 
 pytestmark = pytest.mark.gpu

@@ -75,6 +75,15 @@ std::string python_words(std::string_view message) {
   out.reserve(message.size());
   std::size_t i = 0;
   while (i < message.size()) {
+    // A quoted name ('MyNs::kernel', a user's own text) is copied as it is. An apostrophe after
+    // a word ("device 0's") opens nothing.
+    if (message[i] == '\'' && (i == 0 || !word_char(message[i - 1]))) {
+      std::size_t close = message.find('\'', i + 1);
+      if (close == std::string_view::npos) close = message.size() - 1;
+      out += message.substr(i, close - i + 1);
+      i = close + 1;
+      continue;
+    }
     if (!word_char(message[i]) || (i > 0 && (word_char(message[i - 1]) || message[i - 1] == ':'))) {
       out += message[i++];
       continue;
