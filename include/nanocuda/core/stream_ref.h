@@ -19,7 +19,8 @@ class Event;
 // borrowed (non-owning) Stream for a raw handle.
 class StreamRef {
  public:
-  StreamRef(const Stream& stream) noexcept;  // NOLINT: a Stream is a StreamRef, implicitly
+  // Views `stream` (implicit: a Stream is usable wherever a StreamRef is asked for).
+  StreamRef(const Stream& stream) noexcept;
   // A stream nanocuda did not create, on `device`; 0 is the legacy default stream.
   StreamRef(CUstream handle, const Device& device) noexcept;
   StreamRef(std::nullptr_t) = delete;  // no stream from a stray 0: say which device
@@ -38,7 +39,8 @@ class StreamRef {
 
   // The viewed Stream, or a borrowed Stream for a raw handle (Stream::borrow).
   [[nodiscard]] Stream stream() const;
-  operator Stream() const { return stream(); }  // NOLINT: APIs taking const Stream& accept a view
+  // Implicit, so every API taking `const Stream&` accepts a view.
+  operator Stream() const { return stream(); }
 
   [[nodiscard]] std::string describe() const;
   // Views of the same CUstream on the same device are equal.
