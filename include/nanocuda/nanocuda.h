@@ -49,6 +49,7 @@
 #include "nanocuda/compile/program.h"
 #include "nanocuda/compile/program_options.h"
 #include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 #include "nanocuda/tma/bound_tensor_map.h"
 #include "nanocuda/tma/tensor_geometry.h"
 #include "nanocuda/tma/tensor_map.h"

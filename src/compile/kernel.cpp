@@ -85,9 +85,9 @@ const std::shared_ptr<const Library>& Kernel::library() const noexcept { return 
 const ParamLayout& Kernel::param_layout() const noexcept { return state_->layout; }
 
 Kernel Kernel::from_handle(CUkernel handle, std::shared_ptr<const Library> library) {
-  if (handle == nullptr) throw ValueError("Kernel.from_handle: the handle is 0 (NULL), not a CUkernel");
+  if (handle == nullptr) throw ValueError("Kernel::from_handle", "the handle is 0 (NULL), not a CUkernel");
   const char* name = nullptr;
-  NANOCUDA_CALL(cuKernelGetName, [&] { return "Kernel.from_handle(" + handle_text(handle) + ")"; },
+  NANOCUDA_CALL(cuKernelGetName, [&] { return "Kernel::from_handle(" + handle_text(handle) + ")"; },
                 &name, handle);
   return Kernel(std::move(library), handle, name ? name : "");
 }
@@ -185,7 +185,7 @@ std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_
 std::pair<int, int> Kernel::max_potential_block_size_for(CUoccupancyB2DSize block_to_smem, int block_size_limit,
                                                          const Device& device) const {
   if (block_to_smem == nullptr)
-    throw ValueError("KernelOccupancy.max_potential_block_size: the block-size-to-shared-memory callback is null");
+    throw ValueError("Kernel::max_potential_block_size_for", "the block-size-to-shared-memory callback is null");
   CUfunction fn = function(*device.context());
   CurrentContext guard(*device.context());
   int min_grid = 0, block = 0;

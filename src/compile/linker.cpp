@@ -98,7 +98,7 @@ LinkerOptions& LinkerOptions::set(const std::string& option, OptionValue value) 
 
 std::vector<std::string> LinkerOptions::flags(CodeType target, bool has_ltoir) const {
   if (target != CodeType::cubin && target != CodeType::ptx)
-    throw ValueError(std::string("Linker.link: unknown target_type '") + code_type_name(target) +
+    throw ValueError("Linker::link", std::string("unknown target_type '") + code_type_name(target) +
                      "': expected 'cubin' or 'ptx'");
   std::string a = arch.empty() ? ProgramOptions{}.resolved_arch() : normalize_arch(arch);
   std::vector<std::string> f{"-arch=sm_" + a};
@@ -122,7 +122,7 @@ Linker& Linker::add(const ObjectCode& object) {
 }
 
 ObjectCode Linker::link(CodeType target) {
-  if (inputs_.empty()) throw ValueError("Linker.link: no inputs were added");
+  if (inputs_.empty()) throw ValueError("Linker::link", "no inputs were added");
   const auto& api = detail::nvjitlink();
   bool has_ltoir = false;
   for (const auto& in : inputs_) has_ltoir = has_ltoir || in.type() == CodeType::ltoir;

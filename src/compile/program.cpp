@@ -149,7 +149,7 @@ static void check_target(SourceType type, CodeType target) {
                 ? target == CodeType::cubin
                 : target == CodeType::cubin || target == CodeType::ptx || target == CodeType::ltoir;
   if (!ok)
-    throw ValueError(std::string("Program.compile: target_type '") + code_type_name(target) +
+    throw ValueError("Program::compile", std::string("target_type '") + code_type_name(target) +
                      "' is not supported for code_type '" + source_type_name(type) +
                      "': expected " + targets_of(type));
 }
@@ -158,9 +158,9 @@ Program Program::from_file(const std::string& path, ProgramOptions options) {
   std::string text;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw ValueError("Program.from_file: " + path + " is a folder, not a source file");
+    throw ValueError("Program::from_file", path + " is a folder, not a source file");
   if (!read_file(path, text))
-    throw ValueError("Program.from_file: cannot read " + path + ": " + std::strerror(errno));
+    throw ValueError("Program::from_file", "cannot read " + path + ": " + std::strerror(errno));
   return Program(std::move(text), std::move(options), path);
 }
 
@@ -232,7 +232,7 @@ std::vector<std::string> Program::flags(CodeType target) const {
 ObjectCode Program::compile(CodeType target, const std::vector<std::string>& name_expressions) const {
   check_target(type_, target);
   if (type_ != SourceType::cxx && !name_expressions.empty())
-    throw ValueError(std::string("Program.compile: name_expressions need code_type 'c++', not '") +
+    throw ValueError("Program::compile", std::string("name_expressions need code_type 'c++', not '") +
                      source_type_name(type_) + "'");
   if (type_ == SourceType::ptx) {
     LinkerOptions lo = linker_options_of(options_);
@@ -245,7 +245,7 @@ ObjectCode Program::compile(CodeType target, const std::vector<std::string>& nam
 
 std::string Program::cache_key(CodeType target, const std::vector<std::string>& name_expressions) const {
   if (type_ != SourceType::cxx)
-    throw ValueError(std::string("Program.cache_key: only C++ compiles are cached; code_type '") +
+    throw ValueError("Program::cache_key", std::string("only C++ compiles are cached; code_type '") +
                      source_type_name(type_) + "' has no cache key");
   check_target(type_, target);
   return cache_key_for(target, flags(target), name_expressions);

@@ -28,7 +28,7 @@ Buffer::Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
 
 Buffer Buffer::adopt(CUdeviceptr ptr, std::size_t size, const Stream& stream,
                      std::shared_ptr<MemoryResource> resource) {
-  if (ptr == 0) throw ValueError("Buffer.from_handle: the pointer is 0");
+  if (ptr == 0) throw ValueError("Buffer::adopt", "the pointer is 0");
   bool owning = resource != nullptr;
   return Buffer(ptr, size, stream, std::move(resource), owning);
 }
@@ -81,14 +81,14 @@ void Buffer::free_on(CUstream stream) noexcept {
       try {
         char at[64];
         std::snprintf(at, sizeof at, " bytes at 0x%llx: ", static_cast<unsigned long long>(ptr));
-        detail::record_deferred_failure(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate",
+        detail::record_deferred_failure(CUDA_ERROR_UNKNOWN, "MemoryResource::deallocate",
                                         resource_->describe() + " failed to free " + std::to_string(size_) +
                                             at + e.what());
       } catch (...) {
-        detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate", "Buffer");
+        detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource::deallocate", "Buffer");
       }
     } catch (...) {
-      detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource.deallocate", "Buffer");
+      detail::record_deferred_error(CUDA_ERROR_UNKNOWN, "MemoryResource::deallocate", "Buffer");
     }
     return;
   }
@@ -102,11 +102,11 @@ void Buffer::free_on(CUstream stream) noexcept {
 }
 
 void Buffer::set_deallocation_stream(const Stream& stream) {
-  if (ptr_ == 0) throw ValueError("Buffer.set_deallocation_stream: " + describe() + " is closed");
+  if (ptr_ == 0) throw ValueError("Buffer::set_deallocation_stream", describe() + " is closed");
   if (stream.is_closed())
-    throw ValueError("Buffer.set_deallocation_stream: " + stream.describe() + " is closed");
+    throw ValueError("Buffer::set_deallocation_stream", stream.describe() + " is closed");
   if (stream.device().ordinal() != stream_.device().ordinal())
-    check_same_device("Buffer.set_deallocation_stream", "the stream", stream.device().ordinal(), "the buffer",
+    check_same_device("Buffer::set_deallocation_stream", "the stream", stream.device().ordinal(), "the buffer",
                       stream_.device().ordinal());
   stream_ = stream;
 }

@@ -16,7 +16,7 @@ namespace {
 constexpr int kCheckpointDriverVersion = 12080;
 
 void check_pid(int pid, const char* call) {
-  if (pid <= 0) throw ValueError(std::string(call) + ": pid must be a positive int, got " + std::to_string(pid));
+  if (pid <= 0) throw ValueError(std::string(call), "pid must be a positive int, got " + std::to_string(pid));
   require_support();
 }
 
@@ -48,7 +48,7 @@ Uuid parse_uuid(const std::string& text) {
     if (ok) out[i] = static_cast<unsigned char>(std::stoi(std::string{hi, lo}, nullptr, 16));
   }
   if (!ok)
-    throw ValueError("checkpoint.Process.restore: GPU UUID string must be 32 hex characters (with optional "
+    throw ValueError("nanocuda::checkpoint::parse_uuid", "GPU UUID string must be 32 hex characters (with optional "
                      "hyphens), got '" + text + "'");
   return out;
 }
@@ -56,7 +56,7 @@ Uuid parse_uuid(const std::string& text) {
 void require_support() { detail::require_driver_version(kCheckpointDriverVersion, "CUDA checkpointing"); }
 
 ProcessState state(int pid) {
-  check_pid(pid, "checkpoint.Process.state");
+  check_pid(pid, "nanocuda::checkpoint::state");
   CUprocessState s = CU_PROCESS_STATE_RUNNING;
   NANOCUDA_CALL(cuCheckpointProcessGetState, [&] { return process(pid); }, pid, &s);
   switch (s) {
@@ -70,26 +70,26 @@ ProcessState state(int pid) {
 }
 
 int restore_thread_id(int pid) {
-  check_pid(pid, "checkpoint.Process.restore_thread_id");
+  check_pid(pid, "nanocuda::checkpoint::restore_thread_id");
   int tid = 0;
   NANOCUDA_CALL(cuCheckpointProcessGetRestoreThreadId, [&] { return process(pid); }, pid, &tid);
   return tid;
 }
 
 void lock(int pid, unsigned timeout_ms) {
-  check_pid(pid, "checkpoint.Process.lock");
+  check_pid(pid, "nanocuda::checkpoint::lock");
   CUcheckpointLockArgs args{};
   args.timeoutMs = timeout_ms;
   NANOCUDA_CALL(cuCheckpointProcessLock, [&] { return process(pid); }, pid, &args);
 }
 
 void checkpoint(int pid) {
-  check_pid(pid, "checkpoint.Process.checkpoint");
+  check_pid(pid, "nanocuda::checkpoint::checkpoint");
   NANOCUDA_CALL(cuCheckpointProcessCheckpoint, [&] { return process(pid); }, pid, nullptr);
 }
 
 void restore(int pid, const std::vector<std::pair<Uuid, Uuid>>& gpu_pairs) {
-  check_pid(pid, "checkpoint.Process.restore");
+  check_pid(pid, "nanocuda::checkpoint::restore");
   std::vector<CUcheckpointGpuPair> pairs(gpu_pairs.size());
   for (std::size_t i = 0; i < gpu_pairs.size(); ++i)
     for (std::size_t b = 0; b < 16; ++b) {
@@ -103,7 +103,7 @@ void restore(int pid, const std::vector<std::pair<Uuid, Uuid>>& gpu_pairs) {
 }
 
 void unlock(int pid) {
-  check_pid(pid, "checkpoint.Process.unlock");
+  check_pid(pid, "nanocuda::checkpoint::unlock");
   NANOCUDA_CALL(cuCheckpointProcessUnlock, [&] { return process(pid); }, pid, nullptr);
 }
 

@@ -24,12 +24,12 @@ void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, const 
 void fill_async(CUdeviceptr dst, std::uint32_t value, unsigned width, std::size_t size,
                 const Stream& stream) {
   if (width != 1 && width != 2 && width != 4)
-    throw ValueError("Buffer.fill: width must be 1, 2 or 4 bytes, got " + std::to_string(width));
+    throw ValueError("nanocuda::fill_async", "width must be 1, 2 or 4 bytes, got " + std::to_string(width));
   if (width < 4 && value >> (8 * width) != 0)
-    throw ValueError("Buffer.fill: value " + std::to_string(value) + " does not fit in " +
+    throw ValueError("nanocuda::fill_async", "value " + std::to_string(value) + " does not fit in " +
                      std::to_string(width) + " byte(s)");
   if (size % width != 0)
-    throw ValueError("Buffer.fill: the size (" + std::to_string(size) + " bytes) is not a multiple "
+    throw ValueError("nanocuda::fill_async", "the size (" + std::to_string(size) + " bytes) is not a multiple "
                      "of width " + std::to_string(width));
   CurrentContext guard(stream.context());
   auto what = [&] { return "fill of " + std::to_string(size) + " bytes on " + stream.describe(); };

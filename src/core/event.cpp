@@ -36,7 +36,7 @@ Event::Event(const Device& device, CUevent handle, bool timing, bool interproces
 
 CUevent Event::checked_handle(const char* call) const {
   if (!handle_) [[unlikely]]
-    throw ValueError(std::string(call) + ": " + describe() + " is closed (close() was called); make a new Event");
+    throw ValueError(std::string(call), describe() + " is closed (close() was called); make a new Event");
   return handle_.get();
 }
 
@@ -46,7 +46,7 @@ void Event::close() noexcept {
 }
 
 void Event::record(const Stream& stream) {
-  CUevent h = checked_handle("Event.record");
+  CUevent h = checked_handle("Event::record");
   // Another process may be waiting on what this event marks (cuda.core's rule and words).
   if (interprocess_ && recorded_) [[unlikely]]
     throw TypeError("IPC-enabled events should not be re-recorded, instead create a new event by supplying options.");
@@ -57,11 +57,11 @@ void Event::record(const Stream& stream) {
 }
 
 void Event::sync() const {
-  NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, checked_handle("Event.sync"));
+  NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, checked_handle("Event::sync"));
 }
 
 bool Event::query() const {
-  CUresult rc = detail::driver().cuEventQuery(checked_handle("Event.query"));
+  CUresult rc = detail::driver().cuEventQuery(checked_handle("Event::query"));
   if (rc == CUDA_ERROR_NOT_READY) return false;
   detail::check(rc, "cuEventQuery", [&] { return describe(); });
   return true;
@@ -71,21 +71,21 @@ bool Event::query() const {
 // them), followed by nanocuda's naming of the event and the remedy.
 float Event::elapsed_time_since(const Event& start) const {
   if (!timing_ || !start.timing_)
-    throw std::runtime_error("Both Events must be created with timing enabled (Event.elapsed_time: " +
+    throw std::runtime_error("Both Events must be created with timing enabled (Event::elapsed_time_since: " +
                              (timing_ ? start.describe() : describe()) +
-                             " has timing disabled; create it with EventOptions(timing_enabled=True))");
-  CUevent from = start.checked_handle("Event.elapsed_time (start)");
-  CUevent to = checked_handle("Event.elapsed_time (end)");
+                             " has timing disabled; create it with timing enabled)");
+  CUevent from = start.checked_handle("Event::elapsed_time_since (start)");
+  CUevent to = checked_handle("Event::elapsed_time_since (end)");
   // The driver says INVALID_HANDLE for an event never recorded: name the event and the rule.
   if (!start.recorded_ || !recorded_)
-    throw std::runtime_error("Both Events must be recorded before their elapsed time is read (Event.elapsed_time: the " +
+    throw std::runtime_error("Both Events must be recorded before their elapsed time is read (Event::elapsed_time_since: the " +
                              std::string(!start.recorded_ ? "start " : "end ") +
                              (!start.recorded_ ? start.describe() : describe()) +
-                             " was never recorded; record both events on a stream (Stream.record(event)) first)");
+                             " was never recorded; record both events on a stream (Stream::record(event)) first)");
   float ms = 0;
   CUresult rc = detail::driver().cuEventElapsedTime(&ms, from, to);
   if (rc == CUDA_ERROR_NOT_READY)
-    throw std::runtime_error("One or both events have not completed. (Event.elapsed_time from " + start.describe() +
+    throw std::runtime_error("One or both events have not completed. (Event::elapsed_time_since from " + start.describe() +
                              " to " + describe() + ": sync the end event, or its stream, first)");
   detail::check(rc, "cuEventElapsedTime", [&] { return "from " + start.describe() + " to " + describe(); });
   return ms;

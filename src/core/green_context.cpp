@@ -45,7 +45,7 @@ SmResource context_sm_resource(const Context& context) {
   r.device_ordinal = context.device_ordinal();
   if (!context.is_green()) return device_sm_resource(Device(r.device_ordinal));
   if (context.is_closed())
-    throw std::runtime_error("Context.resources: the green context on " + device_text(r.device_ordinal) +
+    throw std::runtime_error("nanocuda::context_sm_resource: the green context on " + device_text(r.device_ordinal) +
                              " is closed");
   NANOCUDA_CALL(cuGreenCtxGetDevResource, [&] { return "green context on " + device_text(r.device_ordinal); },
                 context.green()->handle, &r.raw, CU_DEV_RESOURCE_TYPE_SM);
@@ -54,7 +54,7 @@ SmResource context_sm_resource(const Context& context) {
 
 SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min_count, unsigned flags,
                           bool dry_run) {
-  const std::string what = "SMResource.split on " + device_text(input.device_ordinal);
+  const std::string what = "nanocuda::split_sm_resource on " + device_text(input.device_ordinal);
   if (groups == 0) throw ValueError(what + ": the number of groups must be at least 1");
   // 0 asks for the smallest group (cuda.core's discovery mode).
   if (min_count == 0) min_count = input.min_partition_size();
@@ -92,7 +92,7 @@ SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min
 
 Context create_green_context(const Device& device, const std::vector<SmResource>& resources) {
   const int ordinal = device.ordinal();
-  const std::string what = "Device.create_context on " + device_text(ordinal);
+  const std::string what = "nanocuda::create_green_context on " + device_text(ordinal);
   if (resources.empty()) throw ValueError(what + ": resources must be provided (at least one SMResource)");
   std::vector<CUdevResource> raw;
   for (const SmResource& r : resources) {
@@ -123,9 +123,9 @@ void Context::close() {
   if (!green_) return;  // primary contexts are shared with PyTorch and stay (cuda.core: a no-op)
   if (!green_->handle) return;
   CUcontext current = nullptr;
-  NANOCUDA_CALL(cuCtxGetCurrent, [&] { return "Context.close"; }, &current);
+  NANOCUDA_CALL(cuCtxGetCurrent, [&] { return "Context::close"; }, &current);
   if (current == handle_)
-    throw std::runtime_error("Context.close: cannot close the green context on " + device_text(ordinal_) +
+    throw std::runtime_error("Context::close: cannot close the green context on " + device_text(ordinal_) +
                              " while it is current; make another context current first");
   CUgreenCtx h = green_->handle;
   green_->handle = nullptr;

@@ -20,7 +20,7 @@ CUmemLocation location_of(int location, const char* call) {
   }
   int count = Device::count();
   if (location < 0 || location >= count)
-    throw ValueError(std::string(call) + ": location " + std::to_string(location) +
+    throw ValueError(std::string(call), "location " + std::to_string(location) +
                      " is not a device (this machine has " + std::to_string(count) +
                      (count == 1 ? " device" : " devices") + "; use a device ordinal or \"cpu\")");
   loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -67,13 +67,13 @@ ManagedMemoryResource::~ManagedMemoryResource() {
 }
 
 void ManagedMemoryResource::check_open(const char* call) const {
-  if (closed_) throw ValueError(std::string("ManagedMemoryResource.") + call + ": " + describe() + " is closed");
+  if (closed_) throw ValueError(std::string("ManagedMemoryResource::") + call, describe() + " is closed");
 }
 
 CUmemoryPool ManagedMemoryResource::pool_for(const char* call) const {
   check_open(call);
   if (!pool_)
-    throw ValueError(std::string("ManagedMemoryResource.") + call + ": " + describe() +
+    throw ValueError(std::string("ManagedMemoryResource::") + call, describe() +
                      " is cuMemAllocManaged memory, not a pool; create it with ManagedMemoryResourceOptions for a pool");
   return pool_;
 }
@@ -88,7 +88,7 @@ void ManagedMemoryResource::close() {
   if (closed_) return;
   closed_ = true;
   if (CUmemoryPool pool = std::exchange(pool_, nullptr))
-    NANOCUDA_CALL(cuMemPoolDestroy, "ManagedMemoryResource.close", pool);
+    NANOCUDA_CALL(cuMemPoolDestroy, "ManagedMemoryResource::close", pool);
 }
 
 CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stream) {
@@ -141,7 +141,7 @@ std::string ManagedMemoryResource::describe() const {
 }
 
 void ManagedMemoryResource::prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream) {
-  CUmemLocation loc = location_of(location, "ManagedMemoryResource.prefetch");
+  CUmemLocation loc = location_of(location, "ManagedMemoryResource::prefetch");
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemPrefetchAsync,
                 [&] { return "prefetch of " + std::to_string(size) + " bytes to " +
@@ -164,12 +164,12 @@ void ManagedMemoryResource::advise(CUdeviceptr ptr, std::size_t size, std::strin
   };
   for (const auto& a : table) {
     if (a.name != advice) continue;
-    CUmemLocation loc = location_of(location, "ManagedMemoryResource.advise");
+    CUmemLocation loc = location_of(location, "ManagedMemoryResource::advise");
     NANOCUDA_CALL(cuMemAdvise, [&] { return "advise '" + std::string(advice) + "' (is the memory managed?)"; },
                   ptr, size, a.value, loc);
     return;
   }
-  throw ValueError("ManagedMemoryResource.advise: unknown advice '" + std::string(advice) +
+  throw ValueError("ManagedMemoryResource::advise", "unknown advice '" + std::string(advice) +
                    "'; expected set_read_mostly, unset_read_mostly, set_preferred_location, "
                    "unset_preferred_location, set_accessed_by or unset_accessed_by");
 }

@@ -27,7 +27,7 @@ std::shared_ptr<MemoryResource> MemoryResource::for_device(const Device& device)
 
 void MemoryResource::set_for_device(const Device& device, std::shared_ptr<MemoryResource> resource) {
   if (resource && (!resource->is_device_accessible() || resource->device_id() != device.ordinal()))
-    throw ValueError("Device.memory_resource: " + resource->describe() + " (device_id " +
+    throw ValueError("MemoryResource::set_for_device", resource->describe() + " (device_id " +
                      std::to_string(resource->device_id()) + ") cannot serve device " +
                      std::to_string(device.ordinal()) +
                      "; it must allocate device-accessible memory of that device");

@@ -100,7 +100,7 @@ struct ArrayStorage {
 ArrayFormat array_format_from_name(std::string_view name, const char* call) {
   for (const FormatRow& r : kFormats)
     if (name == r.name) return r.format;
-  throw ValueError(std::string(call) + ": format must be an ArrayFormatType (uint8, uint16, uint32, "
+  throw ValueError(std::string(call), "format must be an ArrayFormatType (uint8, uint16, uint32, "
                    "int8, int16, int32, float16, float32); '" + std::string(name) +
                    "' has no ArrayFormatType equivalent");
 }
@@ -111,7 +111,7 @@ std::size_t array_format_bytes(ArrayFormat f) noexcept { return row(f).bytes; }
 
 void check_num_channels(long long channels, const char* call) {
   if (channels != 1 && channels != 2 && channels != 4)
-    throw ValueError(std::string(call) + ": num_channels must be 1, 2 or 4 (what the texture unit "
+    throw ValueError(std::string(call), "num_channels must be 1, 2 or 4 (what the texture unit "
                      "reads), got " + std::to_string(channels));
 }
 
@@ -123,32 +123,32 @@ std::size_t ArrayShape::size_bytes() const noexcept {
 
 void check_array_shape(const ArrayShape& s, const char* call) {
   if (s.extent.empty() || s.extent.size() > 3)
-    throw ValueError(std::string(call) + ": shape rank must be 1, 2 or 3 ((width,), (width, height) or "
+    throw ValueError(std::string(call), "shape rank must be 1, 2 or 3 ((width,), (width, height) or "
                      "(width, height, depth)), got " + std::to_string(s.extent.size()) + " dimensions");
   for (std::size_t i = 0; i < s.extent.size(); ++i)
     if (s.extent[i] < 1)
-      throw ValueError(std::string(call) + ": shape[" + std::to_string(i) + "] must be >= 1, got " +
+      throw ValueError(std::string(call), "shape[" + std::to_string(i) + "] must be >= 1, got " +
                        std::to_string(s.extent[i]));
   check_num_channels(s.num_channels, call);
   // prod(shape) * element_bytes must fit: the copies size the other side by it.
   std::size_t n = s.element_bytes();
   for (std::size_t e : s.extent) {
     if (e > std::numeric_limits<std::size_t>::max() / n)
-      throw ValueError(std::string(call) + ": shape " + shape_text(s.extent) + " is too large to address");
+      throw ValueError(std::string(call), "shape " + shape_text(s.extent) + " is too large to address");
     n *= e;
   }
 }
 
 void check_mipmap_levels(const ArrayShape& shape, long long num_levels, const char* call) {
   if (num_levels < 1 || num_levels > 64)
-    throw ValueError(std::string(call) + ": num_levels must be in 1..64, got " + std::to_string(num_levels));
+    throw ValueError(call, "num_levels must be in 1..64, got " + std::to_string(num_levels));
   // Each level halves the largest dimension down to 1; the driver would silently clamp a
   // longer chain (cuMipmappedArrayCreate), leaving num_levels and get_level() wrong.
   std::size_t largest = shape.extent.empty() ? 1 : *std::max_element(shape.extent.begin(), shape.extent.end());
   long long most = 1;
   while (largest >>= 1) ++most;
   if (num_levels > most)
-    throw ValueError(std::string(call) + ": num_levels " + std::to_string(num_levels) + " is more than shape " +
+    throw ValueError(call, "num_levels " + std::to_string(num_levels) + " is more than shape " +
                      shape_text(shape.extent) + " has (" + std::to_string(most) +
                      ": each level halves the largest dimension, down to 1)");
 }
@@ -162,7 +162,7 @@ ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat form
   s.surface_load_store = surface_load_store;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 1 && dims.size() <= 3)
-      throw ValueError(std::string(call) + ": shape[" + std::to_string(i) + "] must be >= 1, got " +
+      throw ValueError(std::string(call), "shape[" + std::to_string(i) + "] must be >= 1, got " +
                        std::to_string(dims[i]));
     s.extent.push_back(static_cast<std::size_t>(std::max(dims[i], 0LL)));
   }
@@ -173,7 +173,7 @@ ArrayShape make_array_shape(const std::vector<long long>& dims, ArrayFormat form
 // --- OpaqueArray --------------------------------------------------------------------------
 
 OpaqueArray OpaqueArray::create(const Device& device, const ArrayShape& shape) {
-  check_array_shape(shape, "Device.create_opaque_array");
+  check_array_shape(shape, "OpaqueArray::create");
   auto s = std::make_shared<detail::ArrayStorage>(device, shape);
   CurrentContext guard(*s->context);
   CUDA_ARRAY3D_DESCRIPTOR d = descriptor(shape);
@@ -185,12 +185,12 @@ OpaqueArray OpaqueArray::create(const Device& device, const ArrayShape& shape) {
 CUarray OpaqueArray::handle() const noexcept { return storage_ ? storage_->handle : nullptr; }
 
 const detail::ArrayStorage& OpaqueArray::live(const char* call) const {
-  if (!storage_) throw ValueError(std::string(call) + ": the OpaqueArray is closed (close() was called)");
+  if (!storage_) throw ValueError(std::string(call), "the OpaqueArray is closed (close() was called)");
   return *storage_;
 }
 
-const ArrayShape& OpaqueArray::shape() const { return live("OpaqueArray.shape").shape; }
-const Device& OpaqueArray::device() const { return live("OpaqueArray.device").device; }
+const ArrayShape& OpaqueArray::shape() const { return live("OpaqueArray::shape").shape; }
+const Device& OpaqueArray::device() const { return live("OpaqueArray::device").device; }
 
 std::string OpaqueArray::describe() const {
   if (!storage_) return "closed OpaqueArray";
@@ -202,7 +202,7 @@ void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, 
   const detail::ArrayStorage& s = live(call);
   const std::size_t need = s.shape.size_bytes();
   if (bytes < need)
-    throw ValueError(std::string(call) + ": the " + (to_array ? "source" : "destination") + " (" +
+    throw ValueError(std::string(call), std::string("the ") + (to_array ? "source" : "destination") + " (" +
                      std::to_string(bytes) + " bytes) is smaller than the array extent (" +
                      std::to_string(need) + " bytes of " + describe() + ")");
   CUDA_MEMCPY3D m{};
@@ -235,23 +235,23 @@ void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, 
 }
 
 void OpaqueArray::copy_from_host(const void* src, std::size_t bytes, const Stream& stream) const {
-  copy(src, 0, bytes, true, stream, "OpaqueArray.copy_from");
+  copy(src, 0, bytes, true, stream, "OpaqueArray::copy_from_host");
 }
 void OpaqueArray::copy_from_device(CUdeviceptr src, std::size_t bytes, const Stream& stream) const {
-  copy(nullptr, src, bytes, true, stream, "OpaqueArray.copy_from");
+  copy(nullptr, src, bytes, true, stream, "OpaqueArray::copy_from_device");
 }
 void OpaqueArray::copy_to_host(void* dst, std::size_t bytes, const Stream& stream) const {
-  copy(dst, 0, bytes, false, stream, "OpaqueArray.copy_to");
+  copy(dst, 0, bytes, false, stream, "OpaqueArray::copy_to_host");
 }
 void OpaqueArray::copy_to_device(CUdeviceptr dst, std::size_t bytes, const Stream& stream) const {
-  copy(nullptr, dst, bytes, false, stream, "OpaqueArray.copy_to");
+  copy(nullptr, dst, bytes, false, stream, "OpaqueArray::copy_to_device");
 }
 
 // --- MipmappedArray -----------------------------------------------------------------------
 
 MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& shape, long long num_levels) {
-  check_array_shape(shape, "Device.create_mipmapped_array");
-  check_mipmap_levels(shape, num_levels, "Device.create_mipmapped_array");
+  check_array_shape(shape, "MipmappedArray::create");
+  check_mipmap_levels(shape, num_levels, "MipmappedArray::create");
   auto s = std::make_shared<detail::MipmappedArrayStorage>(device, shape, static_cast<unsigned>(num_levels));
   CurrentContext guard(*s->context);
   CUDA_ARRAY3D_DESCRIPTOR d = descriptor(shape);
@@ -265,13 +265,13 @@ MipmappedArray MipmappedArray::create(const Device& device, const ArrayShape& sh
 CUmipmappedArray MipmappedArray::handle() const noexcept { return storage_ ? storage_->handle : nullptr; }
 
 const detail::MipmappedArrayStorage& MipmappedArray::live(const char* call) const {
-  if (!storage_) throw ValueError(std::string(call) + ": the MipmappedArray is closed (close() was called)");
+  if (!storage_) throw ValueError(std::string(call), "the MipmappedArray is closed (close() was called)");
   return *storage_;
 }
 
-const ArrayShape& MipmappedArray::shape() const { return live("MipmappedArray.shape").shape; }
-unsigned MipmappedArray::num_levels() const { return live("MipmappedArray.num_levels").num_levels; }
-const Device& MipmappedArray::device() const { return live("MipmappedArray.device").device; }
+const ArrayShape& MipmappedArray::shape() const { return live("MipmappedArray::shape").shape; }
+unsigned MipmappedArray::num_levels() const { return live("MipmappedArray::num_levels").num_levels; }
+const Device& MipmappedArray::device() const { return live("MipmappedArray::device").device; }
 
 std::string MipmappedArray::describe() const {
   if (!storage_) return "closed MipmappedArray";
@@ -280,11 +280,11 @@ std::string MipmappedArray::describe() const {
 }
 
 OpaqueArray MipmappedArray::level(long long level) const {
-  const detail::MipmappedArrayStorage& m = live("MipmappedArray.get_level");
+  const detail::MipmappedArrayStorage& m = live("MipmappedArray::level");
   if (level < 0)
-    throw ValueError("MipmappedArray.get_level: level must be >= 0, got " + std::to_string(level));
+    throw ValueError("MipmappedArray::level", "level must be >= 0, got " + std::to_string(level));
   if (level >= static_cast<long long>(m.num_levels))
-    throw ValueError("MipmappedArray.get_level: level " + std::to_string(level) + " is out of range; "
+    throw ValueError("MipmappedArray::level", "level " + std::to_string(level) + " is out of range; "
                      "this array has num_levels=" + std::to_string(m.num_levels));
   ArrayShape shape = m.shape;
   for (std::size_t& e : shape.extent) e = std::max<std::size_t>(1, e >> level);

@@ -23,12 +23,12 @@ bool can_access_peer(const Device& device, const Device& peer) {
 
 void enable_peer_access(const Device& device, const Device& peer) {
   if (device.ordinal() == peer.ordinal())
-    throw ValueError("Device.enable_peer_access: device " + std::to_string(device.ordinal()) +
+    throw ValueError("nanocuda::enable_peer_access", "device " + std::to_string(device.ordinal()) +
                      " is the same device; a device always reaches its own memory");
   if (!can_access_peer(device, peer))
-    throw ValueError("Device.enable_peer_access: " + pair(device, peer) +
+    throw ValueError("nanocuda::enable_peer_access", pair(device, peer) +
                      ": the hardware has no peer path (cuDeviceCanAccessPeer is 0); copies still "
-                     "work through nanocuda.copy, staged by the driver");
+                     "work through nanocuda::copy, staged by the driver");
   CurrentContext guard(*device.context());
   CUresult rc = detail::driver().cuCtxEnablePeerAccess(peer.context()->handle(), 0);
   if (rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return;  // idempotent
@@ -37,7 +37,7 @@ void enable_peer_access(const Device& device, const Device& peer) {
 
 void disable_peer_access(const Device& device, const Device& peer) {
   if (device.ordinal() == peer.ordinal())
-    throw ValueError("Device.disable_peer_access: device " + std::to_string(device.ordinal()) +
+    throw ValueError("nanocuda::disable_peer_access", "device " + std::to_string(device.ordinal()) +
                      " is the same device");
   CurrentContext guard(*device.context());
   CUresult rc = detail::driver().cuCtxDisablePeerAccess(peer.context()->handle());
@@ -56,7 +56,7 @@ void copy_peer_async(CUdeviceptr dst, const Device& dst_device, CUdeviceptr src,
 void check_same_device(std::string_view call, std::string_view what, int ordinal, std::string_view expected_what,
                        int expected_ordinal) {
   if (ordinal == expected_ordinal) return;
-  throw ValueError(std::string(call) + ": " + std::string(what) + " is on device " + std::to_string(ordinal) +
+  throw ValueError(std::string(call), std::string(what) + " is on device " + std::to_string(ordinal) +
                    " but " + std::string(expected_what) + " is on device " + std::to_string(expected_ordinal));
 }
 

@@ -59,10 +59,10 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
 Stream Stream::create_green(const Context& context, int priority) {
   const int ordinal = context.device_ordinal();
   if (!context.is_green())
-    throw std::runtime_error("Context.create_stream: only supported on green contexts (device " +
-                             std::to_string(ordinal) + "'s primary context: use Device.create_stream)");
+    throw std::runtime_error("Stream::create_green: only supported on green contexts (device " +
+                             std::to_string(ordinal) + "'s primary context: use Stream::create)");
   if (context.is_closed())
-    throw std::runtime_error("Context.create_stream: the green context on device " + std::to_string(ordinal) +
+    throw std::runtime_error("Stream::create_green: the green context on device " + std::to_string(ordinal) +
                              " is closed");
   CUstream h = nullptr;
   NANOCUDA_CALL(cuGreenCtxStreamCreate, [&] { return "new stream on a green context of device " + std::to_string(ordinal); },
@@ -144,7 +144,7 @@ bool Stream::query() const {
 void Stream::wait(const Event& event) const {
   CurrentContext guard(context());
   NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); },
-                handle(), event.checked_handle("Stream.wait"), 0);
+                handle(), event.checked_handle("Stream::wait"), 0);
 }
 
 void Stream::wait(const Stream& other) const {

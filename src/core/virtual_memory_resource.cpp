@@ -29,7 +29,7 @@ VirtualMemoryResource::VirtualMemoryResource(const Device& device, VirtualMemory
   for (int peer : options_.peers) {
     Device p(peer);  // checks the ordinal
     if (peer == device.ordinal())
-      throw ValueError("VirtualMemoryResourceOptions.peers: device " + std::to_string(peer) + " is the resource's own device");
+      throw ValueError("VirtualMemoryResourceOptions::peers", "device " + std::to_string(peer) + " is the resource's own device");
     if (!can_access_peer(p, device_))
       throw ValueError("VirtualMemoryResource: device " + std::to_string(peer) + " cannot access device " +
                        std::to_string(device.ordinal()) + "'s memory (cuDeviceCanAccessPeer is 0)");
@@ -135,17 +135,17 @@ void VirtualMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const 
 
 void VirtualMemoryResource::grow(Buffer& buffer, std::size_t new_size) {
   if (buffer.memory_resource().get() != this)
-    throw ValueError("VirtualMemoryResource.modify_allocation: " + buffer.describe() + " was not allocated by " + describe());
+    throw ValueError("VirtualMemoryResource::grow", buffer.describe() + " was not allocated by " + describe());
   CUdeviceptr base = buffer.ptr();
   if (new_size < buffer.size())
-    throw ValueError("VirtualMemoryResource.modify_allocation: " + buffer.describe() + " cannot shrink to " +
+    throw ValueError("VirtualMemoryResource::grow", buffer.describe() + " cannot shrink to " +
                      std::to_string(new_size) + " bytes; it only grows");
   std::lock_guard lock(mutex_);
   Range& range = ranges_.at(base);
   if (new_size > range.reserved)
-    throw ValueError("VirtualMemoryResource.modify_allocation: " + std::to_string(new_size) + " bytes (" +
+    throw ValueError("VirtualMemoryResource::grow", std::to_string(new_size) + " bytes (" +
                      format_bytes(new_size) + ") is past the buffer's reservation of " + format_bytes(range.reserved) +
-                     "; raise VirtualMemoryResourceOptions.reserve_size");
+                     "; raise VirtualMemoryResourceOptions::reserve_size");
   CurrentContext guard(*device_.context());
   std::size_t need = round_up(new_size, granularity());
   if (need > range.mapped) map_chunk(base, range, need - range.mapped);
@@ -154,9 +154,9 @@ void VirtualMemoryResource::grow(Buffer& buffer, std::size_t new_size) {
 
 void VirtualMemoryResource::add_peer(const Device& peer) {
   if (peer.ordinal() == device_.ordinal())
-    throw ValueError("VirtualMemoryResource.add_peer: device " + std::to_string(peer.ordinal()) + " is the resource's own device");
+    throw ValueError("VirtualMemoryResource::add_peer", "device " + std::to_string(peer.ordinal()) + " is the resource's own device");
   if (!can_access_peer(peer, device_))
-    throw ValueError("VirtualMemoryResource.add_peer: device " + std::to_string(peer.ordinal()) + " cannot access device " +
+    throw ValueError("VirtualMemoryResource::add_peer", "device " + std::to_string(peer.ordinal()) + " cannot access device " +
                      std::to_string(device_.ordinal()) + "'s memory (cuDeviceCanAccessPeer is 0)");
   std::lock_guard lock(mutex_);
   for (int p : options_.peers)

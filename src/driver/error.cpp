@@ -69,6 +69,21 @@ const char* Error::description() const noexcept {
   return info ? info->description : "unrecognized CUDA error code";
 }
 
+namespace {
+std::string with_call(const std::string& call, std::string_view text) {
+  std::string out = call;
+  out += ": ";
+  out += text;
+  return out;
+}
+}  // namespace
+
+ValueError::ValueError(std::string call, std::string_view text)
+    : std::invalid_argument(with_call(call, text)), call_(std::move(call)) {}
+
+TypeError::TypeError(std::string call, std::string_view text)
+    : std::invalid_argument(with_call(call, text)), call_(std::move(call)) {}
+
 namespace detail {
 
 void throw_error(CUresult code, const char* call, const std::string& object) {

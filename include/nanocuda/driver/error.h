@@ -72,14 +72,29 @@ class DriverTooOldError : public Error {
 [[nodiscard]] std::string result_description(CUresult code);
 
 // Bad arguments caught by nanocuda before any driver call (a size mismatch, a rank out of
-// range). Python sees these as ValueError / TypeError.
+// range). Python sees these as ValueError / TypeError. Made with (call, text), what() reads
+// "Buffer::adopt: the pointer is 0" and call() is the C++ call that refused ("Buffer::adopt");
+// the Python binding shows the same error under the Python name (Buffer.from_handle).
 class ValueError : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  using std::invalid_argument::invalid_argument;  // a whole message; call() is empty
+  ValueError(std::string call, std::string_view text);
+
+  // The C++ call that raised it, e.g. "Buffer::adopt"; empty when made from a whole message.
+  [[nodiscard]] const std::string& call() const noexcept { return call_; }
+
+ private:
+  std::string call_;
 };
 class TypeError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+  TypeError(std::string call, std::string_view text);
+
+  [[nodiscard]] const std::string& call() const noexcept { return call_; }
+
+ private:
+  std::string call_;
 };
 // A call the object's current state forbids (a builder not building, already ended):
 // Python sees nanocuda._errors.StateError, both a RuntimeError (cuda.core) and a ValueError.

@@ -4,9 +4,11 @@
 
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <typeinfo>
 
 #include "bindings.h"
+#include "fastpath/call_names.h"
 #include "fastpath/fastcall.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/driver/error.h"
@@ -36,13 +38,14 @@ constexpr const char* kNoArchMessage =
 // `message` replaces the C++ text; `more` sets the attributes a subclass adds (DriverTooOldError's versions).
 void raise_cuda_error(PyObject* cls, const Error& e, const char* message = nullptr,
                       const std::function<void(nb::object&)>& more = {}) {
-  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", message ? message : e.what()));
+  const std::string text = message ? std::string(message) : python_words(e.what());
+  nb::object exc = nb::steal(PyObject_CallFunction(cls, "s", text.c_str()));
   if (!exc.is_valid()) return;  // the call's own exception is set
   exc.attr("code") = static_cast<int>(e.code());
   exc.attr("name") = e.name();
   exc.attr("description") = e.description();
-  exc.attr("call") = e.call();
-  exc.attr("object") = e.object();
+  exc.attr("call") = python_words(e.call());
+  exc.attr("object") = python_words(e.object());
   if (more) more(exc);
   PyErr_SetObject(cls, exc.ptr());
 }
@@ -71,7 +74,7 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
     raise_cuda_error(g_driver_not_found, e);
   } catch (const DriverTooOldError& e) {
     raise_cuda_error(g_driver_too_old, e, nullptr, [&](nb::object& exc) {
-      exc.attr("feature") = e.feature();
+      exc.attr("feature") = python_words(e.feature());
       exc.attr("driver_version") = e.driver_version();
       exc.attr("required_version") = e.required_version();
     });
@@ -92,16 +95,20 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
       pe.restore();
     }
   } catch (const nanocuda::StateError& e) {
-    PyErr_SetString(g_state_error, e.what());
+    PyErr_SetString(g_state_error, python_words(e.what()).c_str());
   } catch (const nanocuda::ValueError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
+    PyErr_SetString(PyExc_ValueError, python_words(e.what()).c_str());
   } catch (const nanocuda::TypeError& e) {
-    PyErr_SetString(PyExc_TypeError, e.what());
+    PyErr_SetString(PyExc_TypeError, python_words(e.what()).c_str());
   } catch (const std::bad_cast&) {
     // nanobind's nb::cast of a value of the wrong type; each argument converter names its own
     // call and rule, so reaching this is a converter to fix, but never a RuntimeError.
     PyErr_SetString(PyExc_TypeError, "nanocuda: an argument has a type this call cannot convert "
                                      "(see the call's signature in help())");
+  } catch (const std::runtime_error& e) {
+    // The core's plain RuntimeErrors name C++ calls too; subclasses keep nanobind's map.
+    if (typeid(e) != typeid(std::runtime_error)) return false;
+    PyErr_SetString(PyExc_RuntimeError, python_words(e.what()).c_str());
   } catch (...) {
     return false;
   }
@@ -135,7 +142,7 @@ void set_error_from_current_exception() noexcept {
   try {
     throw;
   } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    PyErr_SetString(PyExc_RuntimeError, python_words(e.what()).c_str());
   } catch (...) {
     PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
   }
