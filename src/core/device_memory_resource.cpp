@@ -42,7 +42,7 @@ DeviceMemoryResource::DeviceMemoryResource(const Device& device, const DeviceMem
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::import_pool(const Device& device, int fd) {
   CurrentContext guard(*device.context());
   CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::device, device.ordinal(),
-                                           "DeviceMemoryResource.from_allocation_handle on device " +
+                                           "DeviceMemoryResource::from_allocation_handle on device " +
                                                std::to_string(device.ordinal()));
   return std::shared_ptr<DeviceMemoryResource>(new DeviceMemoryResource(device, pool, true, true, true));
 }
@@ -64,17 +64,17 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_fd(c
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::register_mapped(
     const std::shared_ptr<DeviceMemoryResource>& mr, const std::array<unsigned char, 16>& uuid) {
   if (!mr || !mr->mapped_)
-    throw ValueError("DeviceMemoryResource.register: only a mapped resource (from_allocation_handle) is "
+    throw ValueError("DeviceMemoryResource::register_mapped", "only a mapped resource (from_allocation_handle) is "
                      "registered; " + (mr ? mr->describe() : std::string("None")) + " is not one");
   if (auto existing = find_mapped(uuid)) return existing;
   if (mr->uuid_ != kNoUuid && mr->uuid_ != uuid)
-    throw ValueError("DeviceMemoryResource.register: " + mr->describe() + " is the mapping of pool " +
+    throw ValueError("DeviceMemoryResource::register_mapped", mr->describe() + " is the mapping of pool " +
                      format_uuid(mr->uuid_) + ", not of " + format_uuid(uuid));
   auto registered = add_mapped_pool(mr, uuid);
   if (registered == mr) mr->uuid_ = uuid;
   auto same = std::dynamic_pointer_cast<DeviceMemoryResource>(registered);
   if (!same)
-    throw ValueError("DeviceMemoryResource.register: pool " + format_uuid(uuid) + " is registered as " +
+    throw ValueError("DeviceMemoryResource::register_mapped", "pool " + format_uuid(uuid) + " is registered as " +
                      registered->describe() + ", not as a DeviceMemoryResource");
   return same;
 }
@@ -193,10 +193,10 @@ void DeviceMemoryResource::trim_to(std::size_t min_bytes_to_keep) {
 void DeviceMemoryResource::set_peer_access(const Device& peer, bool enable) {
   check_open("set_peer_access");
   if (peer.ordinal() == device_.ordinal())
-    throw ValueError("DeviceMemoryResource.set_peer_access: device " + std::to_string(peer.ordinal()) +
+    throw ValueError("DeviceMemoryResource::set_peer_access", "device " + std::to_string(peer.ordinal()) +
                      " owns the pool; access from its own device is always on");
   if (enable && !can_access_peer(peer, device_))
-    throw ValueError("DeviceMemoryResource.set_peer_access: device " + std::to_string(peer.ordinal()) +
+    throw ValueError("DeviceMemoryResource::set_peer_access", "device " + std::to_string(peer.ordinal()) +
                      " cannot access device " + std::to_string(device_.ordinal()) +
                      "'s memory (cuDeviceCanAccessPeer is 0: no NVLink/PCIe peer path)");
   CUmemAccessDesc desc{};
@@ -235,7 +235,7 @@ const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
 IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
   check_open("export");
   if (buffer.memory_resource().get() != this)
-    throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
+    throw ValueError("DeviceMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
     throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
                           "allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
@@ -255,7 +255,7 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
                           "import through DeviceMemoryResource.from_allocation_handle");
   PoolIpc::check_descriptor(descriptor);
   if (!mapped || !mapped->mapped_)
-    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
+    throw ValueError("DeviceMemoryResource::import_buffer", "the resource must be mapped from the exporting process "
                      "(DeviceMemoryResource.from_allocation_handle)");
   mapped->check_open("import");
   PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
@@ -272,7 +272,7 @@ void DeviceMemoryResource::close() {
   CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr));
   if (!pool) return;  // Buffers are still open: the last one destroys the pool (buffer_released)
   CurrentContext guard(*device_.context());  // the caller's thread may have no context current
-  NANOCUDA_CALL(cuMemPoolDestroy, [&] { return "DeviceMemoryResource.close(" + describe() + ")"; }, pool);
+  NANOCUDA_CALL(cuMemPoolDestroy, [&] { return "DeviceMemoryResource::close(" + describe() + ")"; }, pool);
 }
 
 }  // namespace nanocuda

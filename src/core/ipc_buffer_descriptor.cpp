@@ -25,7 +25,7 @@ std::string IpcBufferDescriptor::to_bytes() const {
 
 IpcBufferDescriptor IpcBufferDescriptor::from_bytes(std::string_view bytes) {
   if (bytes.size() != kLength || std::memcmp(bytes.data(), kTag, sizeof kTag) != 0)
-    throw ValueError("IPCBufferDescriptor.from_bytes: not a nanocuda IPC buffer descriptor (" +
+    throw ValueError("IpcBufferDescriptor::from_bytes", "not a nanocuda IPC buffer descriptor (" +
                      std::to_string(bytes.size()) + " bytes; expected " + std::to_string(kLength) +
                      " starting with 'NCIPCB1')");
   IpcBufferDescriptor d;
@@ -33,7 +33,7 @@ IpcBufferDescriptor IpcBufferDescriptor::from_bytes(std::string_view bytes) {
   std::memcpy(&d.data, p, sizeof d.data), p += sizeof d.data;
   std::memcpy(&d.size, p, 8), p += 8;
   std::memcpy(d.pool_uuid.data(), p, 16);
-  if (d.size == 0) throw ValueError("IPCBufferDescriptor.from_bytes: the descriptor's size is 0");
+  if (d.size == 0) throw ValueError("IpcBufferDescriptor::from_bytes", "the descriptor's size is 0");
   return d;
 }
 

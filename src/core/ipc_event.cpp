@@ -20,7 +20,7 @@ Event create_ipc_event(const Device& device, bool blocking_sync) {
 std::string export_ipc_event(const Event& event) {
   if (!event.is_interprocess())
     // A RuntimeError with cuda.core's words ("not IPC-enabled"): the event is fine, only not shareable.
-    throw std::runtime_error("Event.get_ipc_descriptor: " + event.describe() +
+    throw std::runtime_error("nanocuda::export_ipc_event: " + event.describe() +
                              " is not IPC-enabled (not interprocess); create it with Event.create_ipc()");
   CUipcEventHandle handle{};
   CUevent h = event.checked_handle("Event.get_ipc_descriptor");
@@ -34,13 +34,13 @@ std::string export_ipc_event(const Event& event) {
 Event import_ipc_event(const Device& device, std::string_view bytes, bool blocking_sync) {
   CUipcEventHandle handle{};
   if (bytes.size() != sizeof handle.reserved)
-    throw ValueError("Event.from_ipc_descriptor: an event handle is " + std::to_string(sizeof handle.reserved) +
+    throw ValueError("nanocuda::import_ipc_event", "an event handle is " + std::to_string(sizeof handle.reserved) +
                      " bytes, got " + std::to_string(bytes.size()));
   std::memcpy(handle.reserved, bytes.data(), sizeof handle.reserved);
   CurrentContext guard(*device.context());
   CUevent h = nullptr;
   NANOCUDA_CALL(cuIpcOpenEventHandle,
-                [&] { return "Event.from_ipc_descriptor on device " + std::to_string(device.ordinal()) +
+                [&] { return "nanocuda::import_ipc_event on device " + std::to_string(device.ordinal()) +
                              ": not a live interprocess event of another process?"; },
                 &h, handle);
   Event event(device, h, false, true, blocking_sync, /*recorded=*/true, /*imported=*/true);

@@ -110,10 +110,10 @@ CUmemoryPool PoolIpc::import_pool(int fd, PoolPlace place, int device, const std
 
 void PoolIpc::check_descriptor(const IpcBufferDescriptor& descriptor) {
   if (descriptor.payload_length < sizeof(CUmemPoolPtrExportData))
-    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's payload is " +
+    throw ValueError("MemoryResource::import_buffer", "the IPC buffer descriptor's payload is " +
                      std::to_string(descriptor.payload_length) + " bytes; expected at least " +
                      std::to_string(sizeof(CUmemPoolPtrExportData)));
-  if (descriptor.size == 0) throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size is 0");
+  if (descriptor.size == 0) throw ValueError("MemoryResource::import_buffer", "the IPC buffer descriptor's size is 0");
 }
 
 void PoolIpc::check_same_pool(const IpcBufferDescriptor& descriptor, const PoolUuid& uuid, const std::string& owner) {
@@ -128,7 +128,7 @@ CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor
   CUdeviceptr ptr = 0;
   CUmemPoolPtrExportData data = descriptor.data;
   NANOCUDA_CALL(cuMemPoolImportPointer,
-                [&] { return "Buffer.from_ipc_descriptor(" + std::to_string(descriptor.size) + " bytes) from " + owner +
+                [&] { return "MemoryResource::import_buffer(" + std::to_string(descriptor.size) + " bytes) from " + owner +
                              ": the exporter freed it, or the descriptor is not one it made"; },
                 &ptr, pool, &data);
   std::unique_lock lock(imports_mutex_);
@@ -151,7 +151,7 @@ CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor
       if (CUresult rc = detail::driver().cuMemFreeAsync(ptr, stream.handle()); rc != CUDA_SUCCESS)
         detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer.from_ipc_descriptor");
     }
-    throw ValueError("Buffer.from_ipc_descriptor: the IPC buffer descriptor's size, " +
+    throw ValueError("MemoryResource::import_buffer", "the IPC buffer descriptor's size, " +
                      std::to_string(descriptor.size) + " bytes, exceeds the mapped allocation extent (" +
                      std::to_string(extent) + " bytes)");
   }

@@ -61,16 +61,16 @@ std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::find_mapped(const Po
 std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::register_mapped(
     const std::shared_ptr<PinnedMemoryResource>& mr, const PoolUuid& uuid) {
   if (!mr || !mr->mapped_)
-    throw ValueError("PinnedMemoryResource.register: only a mapped resource (from_allocation_handle) is "
+    throw ValueError("PinnedMemoryResource::register_mapped", "only a mapped resource (from_allocation_handle) is "
                      "registered; " + (mr ? mr->describe() : std::string("None")) + " is not one");
   if (mr->uuid_ != PoolUuid{} && mr->uuid_ != uuid)
-    throw ValueError("PinnedMemoryResource.register: " + mr->describe() + " is the mapping of pool " +
+    throw ValueError("PinnedMemoryResource::register_mapped", mr->describe() + " is the mapping of pool " +
                      format_uuid(mr->uuid_) + ", not of " + format_uuid(uuid));
   auto registered = add_mapped_pool(mr, uuid);
   if (registered == mr) mr->uuid_ = uuid;
   auto same = std::dynamic_pointer_cast<PinnedMemoryResource>(registered);
   if (!same)
-    throw ValueError("PinnedMemoryResource.register: pool " + format_uuid(uuid) + " is registered as " +
+    throw ValueError("PinnedMemoryResource::register_mapped", "pool " + format_uuid(uuid) + " is registered as " +
                      registered->describe() + ", not as a PinnedMemoryResource");
   return same;
 }
@@ -93,7 +93,7 @@ const IpcAllocationHandle& PinnedMemoryResource::allocation_handle() {
 IpcBufferDescriptor PinnedMemoryResource::export_buffer(const Buffer& buffer) {
   check_open("export");
   if (buffer.memory_resource().get() != this)
-    throw ValueError("Buffer.get_ipc_descriptor: " + buffer.describe() + " was not allocated by " + describe());
+    throw ValueError("PinnedMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
     throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
                           "allocate from PinnedMemoryResourceOptions(ipc_enabled=True)");
@@ -110,7 +110,7 @@ Buffer PinnedMemoryResource::import_buffer(const std::shared_ptr<PinnedMemoryRes
                           "import through PinnedMemoryResource.from_allocation_handle");
   PoolIpc::check_descriptor(descriptor);
   if (!mapped || !mapped->mapped_)
-    throw ValueError("Buffer.from_ipc_descriptor: the resource must be mapped from the exporting process "
+    throw ValueError("PinnedMemoryResource::import_buffer", "the resource must be mapped from the exporting process "
                      "(PinnedMemoryResource.from_allocation_handle)");
   mapped->check_open("import");
   PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
@@ -157,7 +157,7 @@ void PinnedMemoryResource::check_open(const char* call) const {
 CUmemoryPool PinnedMemoryResource::handle() const {
   check_open("handle");
   if (!pooled_)
-    throw ValueError("PinnedMemoryResource.handle: " + describe() + " is cuMemHostAlloc memory, not a pool; "
+    throw ValueError("PinnedMemoryResource::handle", describe() + " is cuMemHostAlloc memory, not a pool; "
                      "create it with PinnedMemoryResourceOptions for a pool");
   return pool_;
 }
@@ -165,7 +165,7 @@ CUmemoryPool PinnedMemoryResource::handle() const {
 MemoryPoolAttributes PinnedMemoryResource::attributes() const {
   check_open("attributes");
   if (!pooled_)
-    throw ValueError("PinnedMemoryResource.attributes: " + describe() + " is cuMemHostAlloc memory, not a pool; "
+    throw ValueError("PinnedMemoryResource::attributes", describe() + " is cuMemHostAlloc memory, not a pool; "
                      "create it with PinnedMemoryResourceOptions for a pool");
   return read_pool_attributes(pool_, describe());
 }
@@ -186,7 +186,7 @@ CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& strea
   CurrentContext guard(*device_.context());  // cuMemHostAlloc is synchronous: the stream plays no part
   void* p = nullptr;
   NANOCUDA_CALL(cuMemHostAlloc,
-                [&] { return "PinnedMemoryResource.allocate(" + std::to_string(size) + " bytes = " + format_bytes(size) + ")"; },
+                [&] { return "PinnedMemoryResource::allocate(" + std::to_string(size) + " bytes = " + format_bytes(size) + ")"; },
                 &p, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   return reinterpret_cast<CUdeviceptr>(p);
 }
@@ -209,7 +209,7 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
   }
   stream.sync();  // a copy in flight may still read or write it
   NANOCUDA_CALL(cuMemFreeHost,
-                [&] { return "PinnedMemoryResource.deallocate(" + std::to_string(size) + " bytes)"; },
+                [&] { return "PinnedMemoryResource::deallocate(" + std::to_string(size) + " bytes)"; },
                 reinterpret_cast<void*>(ptr));
 }
 

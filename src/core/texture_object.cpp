@@ -74,7 +74,7 @@ ResourceDesc ResourceDesc::from_array(const OpaqueArray& array) {
   ResourceDesc r;
   r.kind_ = Kind::array;
   if (array.is_closed())
-    throw ValueError("ResourceDescriptor.from_opaque_array: the OpaqueArray is closed (close() was called)");
+    throw ValueError("ResourceDesc::from_array", "the OpaqueArray is closed (close() was called)");
   const ArrayShape& s = array.shape();
   r.format_ = s.format;
   r.channels_ = s.num_channels;
@@ -88,7 +88,7 @@ ResourceDesc ResourceDesc::from_mipmapped_array(const MipmappedArray& array) {
   ResourceDesc r;
   r.kind_ = Kind::mipmapped_array;
   if (array.is_closed())
-    throw ValueError("ResourceDescriptor.from_mipmapped_array: the MipmappedArray is closed (close() was called)");
+    throw ValueError("ResourceDesc::from_mipmapped_array", "the MipmappedArray is closed (close() was called)");
   const ArrayShape& s = array.shape();
   r.format_ = s.format;
   r.channels_ = s.num_channels;

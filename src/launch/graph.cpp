@@ -35,7 +35,7 @@ unsigned long long GraphCompleteOptions::flags() const {
 void Graph::begin_capture(const Stream& stream) {
   CurrentContext guard(stream.context());
   if (!stream.is_owned() && stream.raw_handle() == CU_STREAM_LEGACY)
-    throw ValueError("Graph.capture: the legacy default stream cannot be captured; use a "
+    throw ValueError("Graph::begin_capture", "the legacy default stream cannot be captured; use a "
                      "nanocuda.Stream");
   NANOCUDA_CALL(cuStreamBeginCapture, [&] { return stream.describe(); }, stream.handle(),
                 CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -171,7 +171,7 @@ void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
     std::string where;
     if (std::size_t i = theirs.index_of(info.errorNode); i < theirs.nodes.size())
       where = ", at node [" + std::to_string(i) + "] " + theirs.nodes[i].label + " of the new graph";
-    throw ValueError("Graph.update: cannot update " + describe() + ": " +
+    throw ValueError("Graph::update", "cannot update " + describe() + ": " +
                      update_result_text(info.result) + where + " (this graph: " +
                      mine.to_string() + "; new graph: " + theirs.to_string() + ")");
   }

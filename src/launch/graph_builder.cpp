@@ -109,9 +109,9 @@ GraphBuilder& GraphBuilder::begin_building(Mode mode) {
     throw StateError("Cannot resume building after building has ended. GraphBuilder.begin_building: " +
                      describe() + " has finished; make a new builder (a graph is built once)");
   if (s.kind == Kind::Forked)
-    throw ValueError("GraphBuilder.begin_building: builders from split() are already building");
+    throw ValueError("GraphBuilder::begin_building", "builders from split() are already building");
   if (!s.stream.is_owned() && s.stream.raw_handle() == CU_STREAM_LEGACY)
-    throw ValueError("GraphBuilder.begin_building: the legacy default stream cannot be captured; "
+    throw ValueError("GraphBuilder::begin_building", "the legacy default stream cannot be captured; "
                      "build on a nanocuda.Stream (Device.create_graph_builder() makes one)");
   CurrentContext guard(s.stream.context());
   if (s.kind == Kind::Body)
@@ -128,13 +128,13 @@ GraphBuilder& GraphBuilder::end_building() {
   State& s = *state_;
   if (s.released) require_building("GraphBuilder.end_building");  // says it is closed
   if (s.kind == Kind::Forked)
-    throw ValueError("GraphBuilder.end_building: " + describe() + " came from split(); it ends "
+    throw ValueError("GraphBuilder::end_building", describe() + " came from split(); it ends "
                      "by GraphBuilder.join(...) with the builder it forked from");
   if (!s.building)
     throw StateError("Graph builder is not building. GraphBuilder.end_building: " + describe() + " (" +
                      (s.built ? "end_building() was already called" : "call begin_building() first") + ")");
   if (s.shared->open_forks > 0)
-    throw ValueError("GraphBuilder.end_building: " + std::to_string(s.shared->open_forks) +
+    throw ValueError("GraphBuilder::end_building", std::to_string(s.shared->open_forks) +
                      " builder(s) from split() are not joined; call GraphBuilder.join(...) first");
   CurrentContext guard(s.stream.context());
   CUgraph graph = nullptr;
@@ -152,7 +152,7 @@ void GraphBuilder::close() {
   State& s = *state_;
   if (s.released) return;
   if (s.building && s.kind == Kind::Forked)
-    throw ValueError("GraphBuilder.close: " + describe() + " came from split() and is still "
+    throw ValueError("GraphBuilder::close", describe() + " came from split() and is still "
                      "building; join it into the builder it forked from first");
   bool was_building = s.building;
   s.closed = s.released = true;
@@ -169,7 +169,7 @@ Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
     throw StateError("Graph builder has been closed. GraphBuilder.complete: " + describe() +
                      (s.released ? " is closed (close() was called)" : " was joined into another builder"));
   if (s.kind != Kind::Primary)
-    throw ValueError("GraphBuilder.complete: " + describe() + " is part of another graph; "
+    throw ValueError("GraphBuilder::complete", describe() + " is part of another graph; "
                      "complete the builder it came from");
   if (!s.built)
     throw StateError("Graph has not finished building. GraphBuilder.complete: " + describe() +
@@ -204,7 +204,7 @@ GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
     if (b.state_->kind != Kind::Forked) { target = &b; break; }
   for (const auto& b : builders) {
     if (b.state_->shared != target->state_->shared)
-      throw ValueError("GraphBuilder.join: " + b.describe() + " belongs to another graph than " +
+      throw ValueError("GraphBuilder::join", b.describe() + " belongs to another graph than " +
                        target->describe() + "; only builders from one split() can be joined");
     b.require_building("GraphBuilder.join");
   }
@@ -222,10 +222,10 @@ GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
 
 void GraphBuilder::add_child(const GraphBuilder& child) {
   if (child.state_->kind != Kind::Primary || !child.state_->built)
-    throw ValueError("GraphBuilder.add_child: " + child.describe() + " must be a finished "
+    throw ValueError("GraphBuilder::add_child", child.describe() + " must be a finished "
                      "(end_building() called) builder from create_graph_builder()");
   if (child.state_->shared == state_->shared)
-    throw ValueError("GraphBuilder.add_child: a builder cannot be added to itself");
+    throw ValueError("GraphBuilder::add_child", "a builder cannot be added to itself");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.state_->shared->graph;  // the driver copies it
@@ -294,7 +294,7 @@ GraphBuilder GraphBuilder::if_cond(CUgraphConditionalHandle handle) {
 std::pair<GraphBuilder, GraphBuilder> GraphBuilder::if_else(CUgraphConditionalHandle handle) {
   // Conditional nodes (IF, WHILE) came with CUDA 12.3; an IF with an else body and SWITCH
   // nodes with 12.8, and an older driver rejects them with a bare CUDA_ERROR_INVALID_VALUE.
-  detail::require_driver_version(12080, "GraphBuilder.if_else (an if conditional node with an else body)");
+  detail::require_driver_version(12080, "GraphBuilder::if_else (an if conditional node with an else body)");
   auto b = add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 2, "GraphBuilder.if_else");
   return {b[0], b[1]};
 }
@@ -305,8 +305,8 @@ GraphBuilder GraphBuilder::while_loop(CUgraphConditionalHandle handle) {
 
 std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle, std::size_t count) {
   if (count < 1 || count > 1u << 16)
-    throw ValueError("GraphBuilder.switch: count must be 1 to 65536, got " + std::to_string(count));
-  detail::require_driver_version(12080, "GraphBuilder.switch (a switch conditional node)");
+    throw ValueError("GraphBuilder::switch_", "count must be 1 to 65536, got " + std::to_string(count));
+  detail::require_driver_version(12080, "GraphBuilder::switch_ (a switch conditional node)");
   return add_conditional(handle, CU_GRAPH_COND_TYPE_SWITCH, static_cast<unsigned>(count),
                          "GraphBuilder.switch");
 }
@@ -314,7 +314,7 @@ std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle,
 void GraphBuilder::debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const {
   CUgraph g = state_->building ? capture_graph("GraphBuilder.debug_dot_print") : graph();
   if (!g)
-    throw ValueError("GraphBuilder.debug_dot_print: " + describe() + " has no graph yet; call "
+    throw ValueError("GraphBuilder::debug_dot_print", describe() + " has no graph yet; call "
                      "begin_building() first");
   NANOCUDA_CALL(cuGraphDebugDotPrint, [&] { return describe() + ", writing '" + path + "'"; }, g,
                 path.c_str(), options.flags());

@@ -116,7 +116,7 @@ CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& co
                                         const Kernel& kernel, void** args) {
   config.validate();
   if (!config.is_simple())
-    throw ValueError("GraphDefinition.launch: kernel nodes take no cluster, cooperative or "
+    throw ValueError("GraphDefinition::add_kernel", "kernel nodes take no cluster, cooperative or "
                      "programmatic-dependent-launch configuration (" + config.describe() +
                      "); capture such launches with a GraphBuilder");
   const Context& ctx = *state_->device.context();
@@ -141,10 +141,10 @@ CUgraphNode GraphDefinition::add_memset(const Deps& deps, CUdeviceptr dst, unsig
                                         unsigned element_size, std::size_t width,
                                         std::size_t height, std::size_t pitch) {
   if (element_size != 1 && element_size != 2 && element_size != 4)
-    throw ValueError("GraphDefinition.memset: the value must be 1, 2 or 4 bytes, got " +
+    throw ValueError("GraphDefinition::add_memset", "the value must be 1, 2 or 4 bytes, got " +
                      std::to_string(element_size));
   if (height > 1 && pitch < width * element_size)
-    throw ValueError("GraphDefinition.memset: pitch " + std::to_string(pitch) +
+    throw ValueError("GraphDefinition::add_memset", "pitch " + std::to_string(pitch) +
                      " is less than a row (" + std::to_string(width * element_size) + " bytes)");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_MEMSET;
@@ -241,7 +241,7 @@ CUgraphNode GraphDefinition::add_free(const Deps& deps, CUdeviceptr ptr) {
 
 CUgraphNode GraphDefinition::add_child(const Deps& deps, const GraphDefinition& child) {
   if (child.state_ == state_)
-    throw ValueError("GraphDefinition.embed: a graph cannot embed a graph of its own tree");
+    throw ValueError("GraphDefinition::add_child", "a graph cannot embed a graph of its own tree");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.graph_;

@@ -46,10 +46,10 @@ void GraphBuilder::keep_alive(std::shared_ptr<void> object) {
 void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count) {
   require_building("GraphBuilder.memset");
   if (element_size != 1 && element_size != 2 && element_size != 4)
-    throw ValueError("GraphBuilder.memset: element_size must be 1, 2 or 4, got " +
+    throw ValueError("GraphBuilder::memset", "element_size must be 1, 2 or 4, got " +
                      std::to_string(element_size));
   if (element_size < 4 && value >> (8 * element_size))
-    throw ValueError("GraphBuilder.memset: value " + std::to_string(value) + " does not fit in " +
+    throw ValueError("GraphBuilder::memset", "value " + std::to_string(value) + " does not fit in " +
                      std::to_string(element_size) + " byte(s)");
   CurrentContext guard(state_->stream.context());
   CUstream s = state_->stream.handle();
@@ -70,7 +70,7 @@ void GraphBuilder::memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
 
 void GraphBuilder::host_callback(CUhostFn fn, void* user_data, std::shared_ptr<void> keepalive) {
   if (state_->kind == Kind::Body)
-    throw ValueError("GraphBuilder.callback: conditional bodies cannot hold host callbacks "
+    throw ValueError("GraphBuilder::host_callback", "conditional bodies cannot hold host callbacks "
                      "(a driver rule); put the callback before or after the conditional node");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_HOST;
@@ -97,7 +97,7 @@ void GraphBuilder::wait_event(const Event& event) {
 
 CUdeviceptr GraphBuilder::alloc(std::size_t bytes) {
   require_building("GraphBuilder.alloc");
-  if (bytes == 0) throw ValueError("GraphBuilder.alloc: size must be positive");
+  if (bytes == 0) throw ValueError("GraphBuilder::alloc", "size must be positive");
   CurrentContext guard(state_->stream.context());
   CUdeviceptr ptr = 0;  // captured: a mem-alloc node; the address is fixed for the graph's life
   NANOCUDA_CALL(cuMemAllocAsync, [&] { return describe(); }, &ptr, bytes, state_->stream.handle());
