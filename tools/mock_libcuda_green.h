@@ -1,5 +1,6 @@
 /* The mock driver's green-context answers (included by mock_libcuda.c, one file for the
- * compilers that build the mock): SM resources and their split for an H100. */
+ * compilers that build the mock): SM resources and their split for an H100, and (opt-in)
+ * each thread's context stack. */
 /* Green contexts: the device is an H100 (132 SMs; groups of at least 8, in multiples of 8, or
  * of 2 when a flag relaxes co-scheduling). A CUdevResource is 144 bytes: the type (int) first,
  * its SM fields (count, minimum partition, alignment) at byte 96. A green context reports a
@@ -36,3 +37,29 @@ static CUresult sm_split(unsigned char* result, unsigned* groups, const unsigned
   *groups = n;
   return 0;
 }
+
+/* NANOCUDA_MOCK_CTX_STACK=1 models each thread's context stack as the driver keeps it
+ * (cuCtxPushCurrent/PopCurrent/SetCurrent/GetCurrent; device 0's primary context is 0x5000).
+ * Unset, the current context stays the fixed answer of NANOCUDA_MOCK_CURRENT_DEVICE. */
+static __thread void* ctx_stack[16];
+static __thread int ctx_depth;
+static int ctx_model(void) { return getenv("NANOCUDA_MOCK_CTX_STACK") != NULL; }
+static CUresult model_get_current(void** ctx) { *ctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL; return 0; }
+static CUresult model_push(void* ctx) {
+  if (ctx_depth == 16) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  ctx_stack[ctx_depth++] = ctx;
+  return 0;
+}
+static CUresult model_pop(void** out) {
+  if (!ctx_depth) return 201; /* CUDA_ERROR_INVALID_CONTEXT: nothing to pop */
+  if (out) *out = ctx_stack[ctx_depth - 1];
+  --ctx_depth;
+  return 0;
+}
+static CUresult model_set(void* ctx) {
+  if (!ctx) { if (ctx_depth) --ctx_depth; return 0; }
+  if (!ctx_depth) return model_push(ctx);
+  ctx_stack[ctx_depth - 1] = ctx;
+  return 0;
+}
+static CUresult model_primary(void** ctx, int dev) { *ctx = (void*)(0x5000 + 0x100 * (long)dev); return 0; }

@@ -835,9 +835,6 @@ class Device:
     def default_stream(self) -> Stream:
         """The legacy default stream of this device."""
 
-    def set_current(self) -> None:
-        """Make this device's primary context current on this thread."""
-
     def sync(self) -> None:
         """Wait for all work on the device."""
 
@@ -1517,6 +1514,11 @@ class Device:
 
     @property
     def resources(self) -> DeviceResources: ...
+
+    def set_current(self, ctx: Context | None = None) -> Context | None:
+        """
+        Make this device's primary context current on this thread (returns None); with `ctx` (a Context of this device), pop the current context, push ctx and return the popped one (None if there was none).
+        """
 
     def create_context(self, options: _green_context.ContextOptions | dict[str, Any] | None = None) -> Context:
         """
@@ -2877,19 +2879,27 @@ class Linker:
         """nvJitLink's info log of the last link()."""
 
     def close(self) -> None:
-        """Marks the linker closed (each link() owns its nvJitLink session)."""
+        """
+        Destroys the open nvJitLink session and marks the linker closed (the logs stay readable).
+        """
 
     @property
     def is_closed(self) -> bool:
         """Whether close() was called."""
 
-    @staticmethod
-    def which_backend() -> str:
-        """Always 'nvJitLink'."""
+    @property
+    def handle(self) -> int:
+        """The nvJitLinkHandle (an int) the next link() completes; 0 once closed."""
 
     @staticmethod
     def backend() -> str:
         """Always 'nvJitLink'."""
+
+    @classmethod
+    def which_backend(cls) -> str:
+        """
+        The link backend: always 'nvJitLink' (nanocuda links with nvJitLink only).
+        """
 
 def link(objects: Sequence[ObjectCode], *, arch: str = '', lto: bool = False, debug: bool = False, lineinfo: bool = False, extra_flags: Sequence[str] = []) -> ObjectCode:
     """

@@ -140,6 +140,14 @@ class StridedMemoryView:
         if not isinstance(iface, dict):
             raise BufferError(f"{call}: a {type(obj).__name__} has no __cuda_array_interface__")
         if iface.get("version", 3) < 3:
+            if _is_torch_tensor(obj):
+                # PyTorch still publishes v2 (no "stream" key); like cuda.core, read torch
+                # tensors through DLPack, which orders their work before stream_ptr.
+                if stream_ptr is None:
+                    raise _ambiguous(call)
+                self._from_dlpack(obj, stream_ptr, call, lazy=False)
+                self.exporting_obj = obj
+                return
             raise BufferError(f"{call}: only CUDA Array Interface v3 or above is supported")
         if iface.get("mask") is not None:
             raise BufferError(f"{call}: mask is not supported")
@@ -256,6 +264,11 @@ class StridedMemoryView:
          readonly) = _view(obj, call, cai)
         if not cai and type(obj).__module__ == "numpy":  # unversioned DLPack has no read-only flag
             readonly = readonly or not obj.flags.writeable
+        elif device_type == _CUDA and isinstance(obj, _nanocuda.Buffer):
+            # Managed memory stays kDLCUDAManaged, as the Buffer itself reports it (cuda.core).
+            kind, dev = obj.__dlpack_device__()
+            if kind == _CUDA_MANAGED:
+                device_type, device_id = kind, dev
         self._set(ptr, shape, strides, None, name, item, device_type,
                   device_id if device_type in _ON_DEVICE else -1, device_type in _DEVICE_ACCESSIBLE,
                   bool(readonly), obj)
@@ -425,3 +438,9 @@ def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:
         return wrapped
 
     return decorator
+
+
+def _is_torch_tensor(obj: Any) -> bool:
+    """A torch.Tensor (or subclass), told without importing torch."""
+    return hasattr(obj, "__dlpack__") and any(
+        c.__name__ == "Tensor" and c.__module__ == "torch" for c in type(obj).__mro__)
