@@ -424,6 +424,10 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuDevResourceGenerateDesc") || !strcmp(symbol, "cuGreenCtxCreate") ||
            !strcmp(symbol, "cuGreenCtxStreamCreate")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuCtxFromGreenCtx")) *fn = (void*)handle2; /* not the primary's (0) */
+  else if (!strcmp(symbol, "cuMemGetAllocationGranularity")) *fn = (void*)vmm_granularity;
+  else if (!strcmp(symbol, "cuMemAddressReserve")) *fn = (void*)vmm_reserve;
+  else if (!strcmp(symbol, "cuMemCreate")) *fn = (void*)vmm_create;
+  else if (!strcmp(symbol, "cuMemSetAccess")) *fn = (void*)vmm_access;
   else *fn = (void*)ok;
   return 0;
 }

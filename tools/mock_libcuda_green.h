@@ -1,6 +1,6 @@
 /* The mock driver's green-context answers (included by mock_libcuda.c, one file for the
- * compilers that build the mock): SM resources and their split for an H100, and (opt-in)
- * each thread's context stack. */
+ * compilers that build the mock): SM resources and their split for an H100, (opt-in) each
+ * thread's context stack, and the virtual-memory calls' answers. */
 /* Green contexts: the device is an H100 (132 SMs; groups of at least 8, in multiples of 8, or
  * of 2 when a flag relaxes co-scheduling). A CUdevResource is 144 bytes: the type (int) first,
  * its SM fields (count, minimum partition, alignment) at byte 96. A green context reports a
@@ -63,3 +63,38 @@ static CUresult model_set(void* ctx) {
   return 0;
 }
 static CUresult model_primary(void** ctx, int dev) { *ctx = (void*)(0x5000 + 0x100 * (long)dev); return 0; }
+
+/* Virtual memory: a 2 MiB granularity, reservations at distinct addresses, and what the last
+ * cuMemCreate / cuMemSetAccess / granularity query were asked (nanocuda_mock_vmm: allocation
+ * type, handle types, location type, RDMA flag, self access, peer access, granularity flag),
+ * which tests read through ctypes. Offsets are cuda.h 13.0's CUmemAllocationProp/AccessDesc. */
+int nanocuda_mock_vmm[7];
+static CUresult vmm_granularity(size_t* g, const unsigned char* prop, int flags) {
+  (void)prop;
+  nanocuda_mock_vmm[6] = flags;
+  *g = (size_t)2 << 20;
+  return 0;
+}
+static CUresult vmm_reserve(unsigned long long* p, size_t size, size_t align, unsigned long long addr,
+                            unsigned long long flags) {
+  static unsigned long long next = 0x7d0000000000ull;
+  (void)align; (void)addr; (void)flags;
+  *p = next;
+  next += (size + 0xFFFFFull) & ~0xFFFFFull;
+  return 0;
+}
+static CUresult vmm_create(unsigned long long* h, size_t size, const unsigned char* prop, unsigned long long flags) {
+  (void)size; (void)flags;
+  memcpy(&nanocuda_mock_vmm[0], prop, 4);
+  memcpy(&nanocuda_mock_vmm[1], prop + 4, 4);
+  memcpy(&nanocuda_mock_vmm[2], prop + 8, 4);
+  nanocuda_mock_vmm[3] = prop[25]; /* allocFlags.gpuDirectRDMACapable */
+  *h = 0x9000;
+  return 0;
+}
+static CUresult vmm_access(unsigned long long p, size_t size, const unsigned char* desc, size_t count) {
+  (void)p; (void)size;
+  memcpy(&nanocuda_mock_vmm[4], desc + 8, 4);
+  if (count > 1) memcpy(&nanocuda_mock_vmm[5], desc + 20, 4);
+  return 0;
+}

@@ -2288,7 +2288,13 @@ class VirtualMemoryResource(MemoryResource):
     Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): modify_allocation() grows a buffer in place, keeping its address.
     """
 
-    def __init__(self, device_id: DeviceLike, options: object | None = None) -> None: ...
+    def __init__(self, device_id: DeviceLike, options: object | None = None, *, config: object | None = None) -> None: ...
+
+    @property
+    def config(self) -> object:
+        """
+        The VirtualMemoryResourceOptions in use (cuda.core's name; modify_allocation(config=) changes it).
+        """
 
     @property
     def granularity(self) -> int:
@@ -2301,9 +2307,9 @@ class VirtualMemoryResource(MemoryResource):
     def add_peer(self, device: DeviceLike) -> None:
         """Give `device` read-write access to every current and future mapping."""
 
-    def modify_allocation(self, buffer: Buffer, new_size: int) -> object:
+    def modify_allocation(self, buffer: Buffer, new_size: int, *, config: object | None = None) -> object:
         """
-        Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size).
+        Grow `buffer` to `new_size` bytes in place (same address, contents kept; a size not above its own leaves it as it is); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size). `config` replaces the allocation policy for this and later mappings.
         """
 
 
