@@ -368,7 +368,11 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   }
   if (!strcmp(symbol, "cuDeviceGetCount")) *fn = (void*)count_one;
   else if (!strcmp(symbol, "cuDeviceGet")) *fn = (void*)device_get;
-  else if (!strcmp(symbol, "cuCtxGetCurrent")) *fn = (void*)ctx_get_current;
+  else if (!strcmp(symbol, "cuCtxGetCurrent")) *fn = ctx_model() ? (void*)model_get_current : (void*)ctx_get_current;
+  else if (ctx_model() && !strcmp(symbol, "cuCtxPushCurrent")) *fn = (void*)model_push;
+  else if (ctx_model() && !strcmp(symbol, "cuCtxPopCurrent")) *fn = (void*)model_pop;
+  else if (ctx_model() && !strcmp(symbol, "cuCtxSetCurrent")) *fn = (void*)model_set;
+  else if (ctx_model() && !strcmp(symbol, "cuDevicePrimaryCtxRetain")) *fn = (void*)model_primary;
   else if (!strcmp(symbol, "cuCtxGetDevice")) *fn = (void*)ctx_get_device;
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
   else if (!strcmp(symbol, "cuDeviceGetAttribute")) *fn = (void*)device_attribute;
@@ -426,6 +430,10 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuDevResourceGenerateDesc") || !strcmp(symbol, "cuGreenCtxCreate") ||
            !strcmp(symbol, "cuGreenCtxStreamCreate")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuCtxFromGreenCtx")) *fn = (void*)handle2; /* not the primary's (0) */
+  else if (!strcmp(symbol, "cuMemGetAllocationGranularity")) *fn = (void*)vmm_granularity;
+  else if (!strcmp(symbol, "cuMemAddressReserve")) *fn = (void*)vmm_reserve;
+  else if (!strcmp(symbol, "cuMemCreate")) *fn = (void*)vmm_create;
+  else if (!strcmp(symbol, "cuMemSetAccess")) *fn = (void*)vmm_access;
   else *fn = (void*)ok;
   return 0;
 }

@@ -2,7 +2,8 @@
  *   cc -shared -fPIC -O2 -o /tmp/libnvml_mock.so tools/mock_libnvml.c
  *   NANOCUDA_LIBNVML=/tmp/libnvml_mock.so python3 ...
  * Device 1 has no serial (NOT_SUPPORTED), like a board without an InfoROM; setting persistence
- * mode needs NANOCUDA_MOCK_NVML_ROOT=1 (else NO_PERMISSION); event waits time out; there is no
+ * mode needs NANOCUDA_MOCK_NVML_ROOT=1 (else NO_PERMISSION); event waits time out (system events:
+ * see NANOCUDA_MOCK_NVML_SYSTEM_EVENT below); there is no
  * nvmlDeviceGetRepairStatus (an older driver's library). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,37 @@ R nvmlDeviceRegisterEvents(void* h, unsigned long long types, void* set) {
 R nvmlEventSetWait_v2(void* set, void* data, unsigned ms) { (void)set; (void)data; (void)ms; return TIMEOUT; }
 R nvmlEventSetFree(void* set) { (void)set; --g_sets; return OK; }
 int nanocuda_mock_nvml_open_event_sets(void) { return g_sets; }
+/* System events (versioned requests, checked like the real library's): bind (2) and unbind (1)
+ * register; NANOCUDA_MOCK_NVML_SYSTEM_EVENT="TYPE,GPU_ID" is delivered by every wait, else it times out. */
+typedef struct { unsigned version; void* set; } sys_set_req;
+typedef struct { unsigned version; unsigned long long types; void* set; } sys_reg_req;
+typedef struct { unsigned long long type; unsigned gpu_id; } sys_event;
+typedef struct { unsigned version, timeout_ms; void* set; sys_event* data; unsigned size, num; } sys_wait_req;
+static int g_system_sets = 0;
+#define SYS_VERSION(T) (unsigned)(sizeof(T) | (1u << 24))
+R nvmlSystemEventSetCreate(sys_set_req* r) {
+  if (!r || r->version != SYS_VERSION(sys_set_req)) return 25;
+  r->set = &g_system_sets; ++g_system_sets; return OK;
+}
+R nvmlSystemRegisterEvents(sys_reg_req* r) {
+  if (!r || r->version != SYS_VERSION(sys_reg_req) || r->set != &g_system_sets) return INVALID_ARGUMENT;
+  return (r->types == 0 || (r->types & ~0x3ull)) ? NOT_SUPPORTED : OK;
+}
+R nvmlSystemEventSetWait(sys_wait_req* r) {
+  const char* spec = getenv("NANOCUDA_MOCK_NVML_SYSTEM_EVENT");
+  if (!r || r->version != SYS_VERSION(sys_wait_req) || !r->data || r->size == 0) return INVALID_ARGUMENT;
+  if (!spec) return TIMEOUT;
+  char* end = NULL;
+  r->data[0].type = strtoull(spec, &end, 0);
+  r->data[0].gpu_id = (unsigned)strtoul(end && *end == ',' ? end + 1 : "0", NULL, 0);
+  r->num = 1;
+  return OK;
+}
+R nvmlSystemEventSetFree(sys_set_req* r) {
+  if (!r || r->version != SYS_VERSION(sys_set_req)) return 25;
+  --g_system_sets; return OK;
+}
+int nanocuda_mock_nvml_open_system_event_sets(void) { return g_system_sets; }
 R nvmlDeviceGetInforomImageVersion(void* h, char* b, unsigned n) { DEV(h); return put(b, n, "G520.0200.00.05"); }
 R nvmlDeviceGetInforomVersion(void* h, int object, char* b, unsigned n) {
   DEV(h);

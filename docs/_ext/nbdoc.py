@@ -31,6 +31,7 @@ class _Stub:
         self.node = node
         self.signatures: list[str] = []  # "(args) -> ret", one per overload
         self.static = False
+        self.classmethod = False
         self.prop_type = ""
         self.doc = ast.get_docstring(node, clean=True) or ""
         self.add(node)
@@ -41,6 +42,7 @@ class _Stub:
         node = _Unquote().visit(node)
         decorators = {ast.unparse(d) for d in node.decorator_list}
         self.static = "staticmethod" in decorators
+        self.classmethod = "classmethod" in decorators
         if "property" in decorators:
             self.prop_type = ast.unparse(node.returns) if node.returns else ""
             return
@@ -116,7 +118,10 @@ def _is_nanobind(obj) -> bool:
 
 
 def _is_native(obj) -> bool:
-    """A callable with no Python signature: nanobind's, or a C function (TensorMap's, launch)."""
+    """A callable with no Python signature: nanobind's, or a C function (TensorMap's, launch).
+    A classmethod of a nanobind class (Linker.which_backend) is read as a bound method."""
+    if inspect.ismethod(obj):
+        obj = obj.__func__
     return _is_nanobind(obj) or inspect.isbuiltin(obj) or type(obj).__name__ in (
         "wrapper_descriptor", "method-wrapper", "method_descriptor")
 
@@ -135,7 +140,12 @@ def _stub_for(owner, name: str) -> _Stub | None:
 
 
 def _strip_self(sig: str) -> str:
-    # "(self, a, b) -> r" -> "(a, b) -> r"; "(self) -> r" -> "() -> r"; also "(self, /, ...)".
+    # "(self, a, b) -> r" -> "(a, b) -> r"; "(self) -> r" -> "() -> r"; also "(self, /, ...)"
+    # and a classmethod's "(cls) -> r".
+    if sig.startswith("(cls)"):
+        return "()" + sig[len("(cls)"):]
+    if sig.startswith("(cls, "):
+        return "(" + sig[len("(cls, "):]
     if sig.startswith("(self, /, "):
         return "(" + sig[len("(self, /, "):]
     if sig.startswith("(self, "):
@@ -254,6 +264,8 @@ class NbMethodDocumenter(_StubSignatureMixin, MethodDocumenter):
         mine = "".join(self.directive.result[start:])
         if stub is not None and stub.static and ":staticmethod:" not in mine:
             self.add_line("   :staticmethod:", self.get_sourcename())
+        if stub is not None and stub.classmethod and ":classmethod:" not in mine:
+            self.add_line("   :classmethod:", self.get_sourcename())
 
 
 class NbPropertyDocumenter(PropertyDocumenter):

@@ -54,6 +54,27 @@ class CompileError(NanocudaError, RuntimeError):
     first_error: str = ""
 
 
+_LINK_BRIDGED: dict = {}
+
+
+def _link_error_class() -> type:
+    """The class a failed nvJitLink run (Linker) raises: CompileError, or where the program has
+    imported cuda.bindings.nvjitlink (cuda.core raises its nvJitLinkError), a subclass of both,
+    so `except nvjitlink.nvJitLinkError` keeps working. nanocuda never imports it itself."""
+    import sys
+
+    other = getattr(sys.modules.get("cuda.bindings.nvjitlink"), "nvJitLinkError", None)
+    if not isinstance(other, type) or not issubclass(other, Exception):
+        return CompileError
+    if other not in _LINK_BRIDGED:
+        try:
+            _LINK_BRIDGED[other] = type("CompileError", (CompileError, other),
+                                        {"__module__": __name__, "__doc__": CompileError.__doc__})
+        except TypeError:  # an incompatible layout: ours alone
+            _LINK_BRIDGED[other] = CompileError
+    return _LINK_BRIDGED[other]
+
+
 class ToolkitNotFoundError(NanocudaError, RuntimeError):
     """NVRTC or nvJitLink could not be found; the message lists every place looked."""
 

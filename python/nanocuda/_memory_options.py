@@ -96,17 +96,48 @@ class VirtualMemoryResourceOptions:
     """Options for VirtualMemoryResource: ``VirtualMemoryResourceOptions(reserve_size=1 << 30, peers=[1])``.
 
     reserve_size: address space reserved per buffer, the most modify_allocation() can grow it
-    to (no memory is committed for it); peers: devices given read-write access to every mapping.
+    to (no memory is committed for it); peers: devices given peer_access to every mapping.
+    cuda.core's policy fields: allocation_type ("pinned"), location_type ("device"),
+    handle_type ("posix_fd", "fabric" or None: not exportable), granularity ("recommended" or
+    "minimum"), gpu_direct_rdma, self_access / peer_access ("rw", "r" or None).
     """
 
     reserve_size: int = 1 << 32
     peers: list = field(default_factory=list)
+    # cuda.core's allocation policy (nanocuda.typing enums or their strings). nanocuda maps
+    # pinned device memory only; handle_type None makes it not exportable.
+    allocation_type: object = "pinned"
+    location_type: object = "device"
+    handle_type: object = "posix_fd"
+    granularity: object = "recommended"
+    gpu_direct_rdma: bool = False
+    self_access: object = "rw"
+    peer_access: object = "rw"
 
     def __post_init__(self) -> None:
         _check_size("VirtualMemoryResourceOptions", "reserve_size", self.reserve_size)
         if self.reserve_size == 0:
             raise ValueError("VirtualMemoryResourceOptions: reserve_size must be > 0")
         self.peers = [int(p) for p in self.peers]
+        from . import typing as t
+
+        for name, enum, nullable in (("allocation_type", t.VirtualMemoryAllocationType, False),
+                                     ("location_type", t.VirtualMemoryLocationType, False),
+                                     ("handle_type", t.VirtualMemoryHandleType, True),
+                                     ("granularity", t.VirtualMemoryGranularityType, False),
+                                     ("self_access", t.VirtualMemoryAccessType, True),
+                                     ("peer_access", t.VirtualMemoryAccessType, True)):
+            value = getattr(self, name)
+            if value is None and nullable:
+                continue
+            try:
+                setattr(self, name, enum(value))
+            except ValueError:
+                raise ValueError(f"VirtualMemoryResourceOptions: {name}={value!r} is not one of "
+                                 f"{[m.value for m in enum]}{' or None' if nullable else ''}") from None
+        if not isinstance(self.gpu_direct_rdma, bool):
+            raise TypeError("VirtualMemoryResourceOptions: gpu_direct_rdma must be a bool, got "
+                            f"{type(self.gpu_direct_rdma).__name__}")
 
 
 def coerce_options(call: str, cls_name: str, options):

@@ -835,9 +835,6 @@ class Device:
     def default_stream(self) -> Stream:
         """The legacy default stream of this device."""
 
-    def set_current(self) -> None:
-        """Make this device's primary context current on this thread."""
-
     def sync(self) -> None:
         """Wait for all work on the device."""
 
@@ -1517,6 +1514,11 @@ class Device:
 
     @property
     def resources(self) -> DeviceResources: ...
+
+    def set_current(self, ctx: Context | None = None) -> Context | None:
+        """
+        Make this device's primary context current on this thread (returns None); with `ctx` (a Context of this device), pop the current context, push ctx and return the popped one (None if there was none).
+        """
 
     def create_context(self, options: _green_context.ContextOptions | dict[str, Any] | None = None) -> Context:
         """
@@ -2321,7 +2323,13 @@ class VirtualMemoryResource(MemoryResource):
     Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): modify_allocation() grows a buffer in place, keeping its address.
     """
 
-    def __init__(self, device_id: DeviceLike, options: object | None = None) -> None: ...
+    def __init__(self, device_id: DeviceLike, options: object | None = None, *, config: object | None = None) -> None: ...
+
+    @property
+    def config(self) -> object:
+        """
+        The VirtualMemoryResourceOptions in use (cuda.core's name; modify_allocation(config=) changes it).
+        """
 
     @property
     def granularity(self) -> int:
@@ -2334,9 +2342,9 @@ class VirtualMemoryResource(MemoryResource):
     def add_peer(self, device: DeviceLike) -> None:
         """Give `device` read-write access to every current and future mapping."""
 
-    def modify_allocation(self, buffer: Buffer, new_size: int) -> object:
+    def modify_allocation(self, buffer: Buffer, new_size: int, *, config: object | None = None) -> object:
         """
-        Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size).
+        Grow `buffer` to `new_size` bytes in place (same address, contents kept; a size not above its own leaves it as it is); ValueError past its reservation (VirtualMemoryResourceOptions.reserve_size). `config` replaces the allocation policy for this and later mappings.
         """
 
 
@@ -2912,19 +2920,27 @@ class Linker:
         """nvJitLink's info log of the last link()."""
 
     def close(self) -> None:
-        """Marks the linker closed (each link() owns its nvJitLink session)."""
+        """
+        Destroys the open nvJitLink session and marks the linker closed (the logs stay readable).
+        """
 
     @property
     def is_closed(self) -> bool:
         """Whether close() was called."""
 
-    @staticmethod
-    def which_backend() -> str:
-        """Always 'nvJitLink'."""
+    @property
+    def handle(self) -> int:
+        """The nvJitLinkHandle (an int) the next link() completes; 0 once closed."""
 
     @staticmethod
     def backend() -> str:
         """Always 'nvJitLink'."""
+
+    @classmethod
+    def which_backend(cls) -> str:
+        """
+        The link backend: always 'nvJitLink' (nanocuda links with nvJitLink only).
+        """
 
 def link(objects: Sequence[ObjectCode], *, arch: str = '', lto: bool = False, debug: bool = False, lineinfo: bool = False, extra_flags: Sequence[str] = []) -> ObjectCode:
     """

@@ -36,8 +36,12 @@ def export(view: Any, stream: Any, max_version: Optional[tuple], dl_device: Opti
     if copy:
         raise BufferError(f"{call}: copy=True is not supported (the view shares its memory)")
     if dl_device is not None and tuple(dl_device) != view.__dlpack_device__():
-        raise BufferError(f"{call}: dl_device {tuple(dl_device)} is not the view's device "
-                          f"{view.__dlpack_device__()}")
+        # cuda.core's words (its users match on them); the view's own device is also taken.
+        raise BufferError(f"{call}: Sorry, not supported: dl_device other than None (or the view's device "
+                          f"{view.__dlpack_device__()}), got {tuple(dl_device)}")
+    if isinstance(max_version, tuple) and (len(max_version) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in max_version)):
+        raise BufferError(f"Expected max_version tuple[int, int], got {max_version!r}")
     if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
         raise TypeError(f"{call}: stream must be an int or None, got {type(stream).__name__}")
     name = _dtype_name(view, call)

@@ -148,6 +148,15 @@ class StridedMemoryView:
         return self
 
     def _from_cai(self, obj: Any, stream_ptr: Optional[int], call: str) -> None:
+        iface = getattr(obj, "__cuda_array_interface__", None)
+        if isinstance(iface, dict) and iface.get("version", 3) < 3 and _is_torch_tensor(obj):
+            # PyTorch still publishes v2 (no "stream" key); like cuda.core, read torch tensors
+            # through DLPack, which orders their work before stream_ptr.
+            if stream_ptr is None:
+                raise _ambiguous(call)
+            self._from_dlpack(obj, stream_ptr, call, lazy=False)
+            self.exporting_obj = obj
+            return
         iface = _interface(obj, "__cuda_array_interface__", "CUDA", call)
         if stream_ptr is None:
             raise _ambiguous(call)
@@ -256,6 +265,11 @@ class StridedMemoryView:
          readonly) = _view(obj, call, cai)
         if not cai and type(obj).__module__ == "numpy":  # unversioned DLPack has no read-only flag
             readonly = readonly or not obj.flags.writeable
+        elif device_type == _CUDA and isinstance(obj, _nanocuda.Buffer):
+            # Managed memory stays kDLCUDAManaged, as the Buffer itself reports it (cuda.core).
+            kind, dev = obj.__dlpack_device__()
+            if kind == _CUDA_MANAGED:
+                device_type, device_id = kind, dev
         self._set(ptr, shape, strides, None, name, item, device_type,
                   device_id if device_type in _ON_DEVICE else -1, device_type in _DEVICE_ACCESSIBLE,
                   bool(readonly), obj)
@@ -426,3 +440,9 @@ def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:
         return wrapped
 
     return decorator
+
+
+def _is_torch_tensor(obj: Any) -> bool:
+    """A torch.Tensor (or subclass), told without importing torch."""
+    return hasattr(obj, "__dlpack__") and any(
+        c.__name__ == "Tensor" and c.__module__ == "torch" for c in type(obj).__mro__)

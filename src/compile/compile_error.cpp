@@ -28,10 +28,11 @@ std::string CompileError::find_first_error(const std::string& log) {
 }
 
 CompileError::CompileError(std::string log, std::vector<std::string> options,
-                           std::string source_name)
+                           std::string source_name, bool from_linker)
     : std::runtime_error(compose(find_first_error(log), log, source_name)),
       log_(std::move(log)),
       options_(std::move(options)),
-      first_error_(find_first_error(log_)) {}
+      first_error_(find_first_error(log_)),
+      from_linker_(from_linker) {}
 
 }  // namespace nanocuda

@@ -1,4 +1,4 @@
-// Linker: cuda.core's option names as nvJitLink flags, and one nvJitLink session per link().
+// Linker: cuda.core's option names as nvJitLink flags, and the nvJitLink session each link() completes.
 #include "nanocuda/compile/linker.h"
 
 #include <array>
@@ -116,61 +116,92 @@ std::vector<std::string> LinkerOptions::flags(CodeType target, bool has_ltoir) c
   return f;
 }
 
+namespace detail {
+
+void destroy_link_session(nvJitLinkHandle h) noexcept {
+  try {
+    nvjitlink().nvJitLinkDestroy(&h);
+  } catch (...) {  // a session exists only once nvJitLink loaded; never throw from here
+  }
+}
+
+}  // namespace detail
+
 Linker& Linker::add(const ObjectCode& object) {
   inputs_.push_back(object);
   return *this;
 }
 
-ObjectCode Linker::link(CodeType target) {
-  if (inputs_.empty()) throw ValueError("Linker::link", "no inputs were added");
+void Linker::open_session(const std::vector<std::string>& flags) {
   const auto& api = detail::nvjitlink();
-  bool has_ltoir = false;
-  for (const auto& in : inputs_) has_ltoir = has_ltoir || in.type() == CodeType::ltoir;
-  const std::vector<std::string> flags = options_.flags(target, has_ltoir);
+  session_.reset();
   std::vector<const char*> argv;
   for (const auto& f : flags) argv.push_back(f.c_str());
   error_log_.clear();
   info_log_.clear();
-
   nvJitLinkHandle h = nullptr;
   if (api.nvJitLinkCreate(&h, static_cast<uint32_t>(argv.size()), argv.data()) != NVJITLINK_SUCCESS) {
     error_log_ = h ? read_error_log(api, h) : "nvJitLinkCreate failed (an option it does not take?)";
     if (h) api.nvJitLinkDestroy(&h);
-    throw CompileError(error_log_, flags, "link");
+    throw CompileError(error_log_, flags, "link", true);
   }
-  // Keeps both logs and destroys the session on every path out of here.
+  session_.reset(h);
+  session_flags_ = flags;
+  session_inputs_ = 0;
+  session_text_.clear();
+  for (const auto& in : inputs_) {
+    const std::string& bytes = in.bytes();
+    const std::string& label =
+        session_text_.emplace_back(in.name().empty() ? code_type_name(in.type()) : in.name());
+    // PTX must be NUL-terminated for nvJitLink.
+    const std::string* data = &bytes;
+    if (in.type() == CodeType::ptx && (bytes.empty() || bytes.back() != '\0'))
+      data = &session_text_.emplace_back(bytes + '\0');
+    if (api.nvJitLinkAddData(h, input_type(in.type()), data->data(), data->size(), label.c_str()) !=
+        NVJITLINK_SUCCESS) {
+      error_log_ = read_error_log(api, h);
+      info_log_ = read_info_log(api, h);
+      session_.reset();
+      throw CompileError(error_log_ + (error_log_.empty() || info_log_.empty() ? "" : "\n") + info_log_, flags,
+                         "link input " + label, true);
+    }
+    ++session_inputs_;
+  }
+}
+
+nvJitLinkHandle Linker::handle(CodeType target) {
+  bool has_ltoir = false;
+  for (const auto& in : inputs_) has_ltoir = has_ltoir || in.type() == CodeType::ltoir;
+  std::vector<std::string> flags = options_.flags(target, has_ltoir);
+  if (!session_ || flags != session_flags_ || session_inputs_ != inputs_.size()) open_session(flags);
+  return session_.get();
+}
+
+ObjectCode Linker::link(CodeType target) {
+  if (inputs_.empty()) throw ValueError("Linker::link", "no inputs were added");
+  nvJitLinkHandle h = handle(target);
+  const auto& api = detail::nvjitlink();
+  const std::vector<std::string> flags = session_flags_;
+  // A session is completed once: keep both logs and destroy it on every path out of here.
   struct Guard {
     Linker& self;
     const detail::NvJitLinkApi& api;
-    nvJitLinkHandle& h;
+    nvJitLinkHandle h;
     ~Guard() {
       self.error_log_ = read_error_log(api, h);
       self.info_log_ = read_info_log(api, h);
-      api.nvJitLinkDestroy(&h);
+      self.session_.reset();
     }
   } guard{*this, api, h};
   auto fail = [&](const std::string& where) {
     std::string log = read_error_log(api, h);
     std::string info = read_info_log(api, h);
-    throw CompileError(log + (log.empty() || info.empty() ? "" : "\n") + info, flags, where);
+    throw CompileError(log + (log.empty() || info.empty() ? "" : "\n") + info, flags, where, true);
   };
 
   std::map<std::string, std::string> names;
-  for (const auto& in : inputs_) {
-    const std::string& bytes = in.bytes();
-    std::string label = in.name().empty() ? code_type_name(in.type()) : in.name();
-    // PTX must be NUL-terminated for nvJitLink.
-    std::string ptx;
-    const std::string* data = &bytes;
-    if (in.type() == CodeType::ptx && (bytes.empty() || bytes.back() != '\0')) {
-      ptx = bytes + '\0';
-      data = &ptx;
-    }
-    if (api.nvJitLinkAddData(h, input_type(in.type()), data->data(), data->size(),
-                             label.c_str()) != NVJITLINK_SUCCESS)
-      fail("link input " + label);
+  for (const auto& in : inputs_)
     for (const auto& kv : in.lowered_names()) names.insert(kv);
-  }
   if (api.nvJitLinkComplete(h) != NVJITLINK_SUCCESS) fail("link");
   std::string out;
   size_t size = 0;

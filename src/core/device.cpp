@@ -6,6 +6,7 @@
 
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/driver_version.h"
+#include "nanocuda/driver/error.h"
 
 namespace nanocuda {
 
@@ -202,6 +203,28 @@ const std::shared_ptr<Context>& Device::context() const {
 }
 
 void Device::set_current() const { context()->set_current(); }
+
+std::optional<Context> Device::push_context(const Context& ctx) const {
+  auto what = [&] { return "Device.set_current(ctx) on device " + std::to_string(ordinal_); };
+  if (ctx.device_ordinal() != ordinal_)
+    throw ValueError(what() + ": the context belongs to device " + std::to_string(ctx.device_ordinal()) +
+                     "; pass a context of this device");
+  if (ctx.is_closed()) throw ValueError(what() + ": the green context is closed");
+  CUcontext current = nullptr;
+  NANOCUDA_CALL(cuCtxGetCurrent, what, &current);
+  std::optional<Context> popped;
+  if (current) {
+    CUdevice dev = 0;  // the popped context's device, read while it is still current
+    NANOCUDA_CALL(cuCtxGetDevice, what, &dev);
+    CUcontext out = nullptr;
+    NANOCUDA_CALL(cuCtxPopCurrent, what, &out);
+    // Only this device's primary is compared: looking up another would retain it.
+    if (dev == ordinal_ && out == context()->handle()) popped = *context();
+    else popped = Context(out, static_cast<int>(dev));
+  }
+  NANOCUDA_CALL(cuCtxPushCurrent, what, ctx.handle());
+  return popped;
+}
 
 void Device::sync() const {
   CurrentContext guard(*context());

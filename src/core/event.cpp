@@ -19,7 +19,13 @@ void destroy_event(CUevent event) noexcept {
 }  // namespace detail
 
 Event::Event(const Device& device, bool timing, bool blocking_sync)
-    : device_(device), context_(device.context()), timing_(timing), blocking_sync_(blocking_sync) {
+    : Event(device, *device.context(), timing, blocking_sync) {}
+
+Event::Event(const Device& device, const Context& context, bool timing, bool blocking_sync)
+    : device_(device),
+      context_(context.handle() == device.context()->handle() ? device.context() : std::make_shared<Context>(context)),
+      timing_(timing),
+      blocking_sync_(blocking_sync) {
   CurrentContext guard(*context_);
   unsigned flags = (timing ? 0u : unsigned{CU_EVENT_DISABLE_TIMING}) |
                    (blocking_sync ? unsigned{CU_EVENT_BLOCKING_SYNC} : 0u);

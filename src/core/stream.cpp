@@ -65,8 +65,16 @@ Stream Stream::create_green(const Context& context, int priority) {
     throw std::runtime_error("Stream::create_green: the green context on device " + std::to_string(ordinal) +
                              " is closed");
   CUstream h = nullptr;
-  NANOCUDA_CALL(cuGreenCtxStreamCreate, [&] { return "new stream on a green context of device " + std::to_string(ordinal); },
-                &h, context.green()->handle, CU_STREAM_NON_BLOCKING, priority);
+  auto what = [&] { return "new stream on a green context of device " + std::to_string(ordinal); };
+  if (detail::driver_lacks("cuGreenCtxStreamCreate")) {
+    // Some 13.0 drivers do not hand cuGreenCtxStreamCreate out through cuGetProcAddress. A
+    // stream made while the green context's CUcontext (cuCtxFromGreenCtx) is current runs on
+    // its SMs all the same (cuCtxFromGreenCtx's documented contract).
+    CurrentContext guard(context);
+    NANOCUDA_CALL(cuStreamCreateWithPriority, what, &h, CU_STREAM_NON_BLOCKING, priority);
+  } else {
+    NANOCUDA_CALL(cuGreenCtxStreamCreate, what, &h, context.green()->handle, CU_STREAM_NON_BLOCKING, priority);
+  }
   return Stream(std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context)));
 }
 
@@ -154,7 +162,7 @@ void Stream::wait(const Stream& other) const {
 }
 
 Event Stream::record(bool timing) const {
-  Event event(device(), timing);
+  Event event(device(), context(), timing);  // in the stream's context (a green one's too)
   event.record(*this);
   return event;
 }

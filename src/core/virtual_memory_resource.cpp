@@ -12,11 +12,13 @@ namespace nanocuda {
 
 namespace {
 
-CUmemAllocationProp props_for(const Device& device) {
+CUmemAllocationProp props_for(const Device& device, const VirtualMemoryResourceOptions& o) {
   CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.type = o.allocation_type;
+  prop.location.type = o.location_type;
   prop.location.id = device.ordinal();
+  prop.requestedHandleTypes = o.handle_type;
+  prop.allocFlags.gpuDirectRDMACapable = o.gpu_direct_rdma ? 1 : 0;
   return prop;
 }
 
@@ -24,8 +26,31 @@ std::size_t round_up(std::size_t n, std::size_t g) { return (n + g - 1) / g * g;
 
 }  // namespace
 
+void VirtualMemoryResource::check_policy(const VirtualMemoryResourceOptions& o, const char* call) {
+  if (o.allocation_type != CU_MEM_ALLOCATION_TYPE_PINNED)
+    throw ValueError(std::string(call) + ": allocation_type must be pinned (managed VMM allocations are not supported yet)");
+  if (o.location_type != CU_MEM_LOCATION_TYPE_DEVICE)
+    throw ValueError(std::string(call) + ": location_type must be device (host locations are not supported yet)");
+  if (o.handle_type != CU_MEM_HANDLE_TYPE_NONE && o.handle_type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+      o.handle_type != CU_MEM_HANDLE_TYPE_FABRIC)
+    throw ValueError(std::string(call) + ": handle_type must be None, posix_fd or fabric on Linux");
+}
+
+void VirtualMemoryResource::set_policy(const VirtualMemoryResourceOptions& p) {
+  check_policy(p, "VirtualMemoryResource.modify_allocation(config=)");
+  std::lock_guard lock(mutex_);
+  options_.allocation_type = p.allocation_type;
+  options_.location_type = p.location_type;
+  options_.handle_type = p.handle_type;
+  options_.granularity = p.granularity;
+  options_.gpu_direct_rdma = p.gpu_direct_rdma;
+  options_.self_access = p.self_access;
+  options_.peer_access = p.peer_access;
+}
+
 VirtualMemoryResource::VirtualMemoryResource(const Device& device, VirtualMemoryResourceOptions options)
     : device_(device), options_(std::move(options)) {
+  check_policy(options_, "VirtualMemoryResource");
   for (int peer : options_.peers) {
     Device p(peer);  // checks the ordinal
     if (peer == device.ordinal())
@@ -43,10 +68,10 @@ VirtualMemoryResource::~VirtualMemoryResource() {
 }
 
 std::size_t VirtualMemoryResource::granularity() const {
-  CUmemAllocationProp prop = props_for(device_);
+  CUmemAllocationProp prop = props_for(device_, options_);
   std::size_t g = 0;
-  NANOCUDA_CALL(cuMemGetAllocationGranularity, [&] { return describe(); }, &g, &prop,
-                CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+  NANOCUDA_CALL(cuMemGetAllocationGranularity, [&] { return describe(); }, &g, &prop, options_.granularity);
+  if (g == 0) throw Error(CUDA_ERROR_UNKNOWN, "cuMemGetAllocationGranularity", describe(), "the driver reported 0");
   return g;
 }
 
@@ -59,13 +84,13 @@ void VirtualMemoryResource::set_access(CUdeviceptr ptr, std::size_t size) const 
   for (std::size_t i = 0; i < desc.size(); ++i) {
     desc[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     desc[i].location.id = i == 0 ? device_.ordinal() : options_.peers[i - 1];
-    desc[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    desc[i].flags = i == 0 ? options_.self_access : options_.peer_access;
   }
   NANOCUDA_CALL(cuMemSetAccess, [&] { return describe(); }, ptr, size, desc.data(), desc.size());
 }
 
 void VirtualMemoryResource::map_chunk(CUdeviceptr base, Range& range, std::size_t size) {
-  CUmemAllocationProp prop = props_for(device_);
+  CUmemAllocationProp prop = props_for(device_, options_);
   CUmemGenericAllocationHandle h = 0;
   NANOCUDA_CALL(cuMemCreate, [&] { return describe() + ": " + format_bytes(size) + " of physical memory"; },
                 &h, size, &prop, 0);
@@ -137,9 +162,7 @@ void VirtualMemoryResource::grow(Buffer& buffer, std::size_t new_size) {
   if (buffer.memory_resource().get() != this)
     throw ValueError("VirtualMemoryResource::grow", buffer.describe() + " was not allocated by " + describe());
   CUdeviceptr base = buffer.ptr();
-  if (new_size < buffer.size())
-    throw ValueError("VirtualMemoryResource::grow", buffer.describe() + " cannot shrink to " +
-                     std::to_string(new_size) + " bytes; it only grows");
+  if (new_size <= buffer.size()) return;  // cuda.core: the same or a smaller size keeps the buffer as it is
   std::lock_guard lock(mutex_);
   Range& range = ranges_.at(base);
   if (new_size > range.reserved)

@@ -10,6 +10,7 @@
 #include "nanocuda/compile/compile_cache.h"
 #include "nanocuda/compile/compile_error.h"
 #include "nanocuda/compile/cubin_info.h"
+#include "nanocuda/compile/linker.h"
 #include "nanocuda/driver/error.h"
 #include "nanocuda/compile/program.h"
 
@@ -199,6 +200,48 @@ TEST(CubinSymbols, GarbageAndTruncatedCubinsAreValueErrors) {
   elf[0x3A] = 64;      // e_shentsize
   elf[0x3C] = 1;       // e_shnum
   EXPECT_THROW((void)nanocuda::cubin_kernel_names(elf), nanocuda::ValueError);
+}
+
+// Linker: the nvJitLink session opens on handle() (a bad arch fails there), link() completes
+// it once, and a later link() opens a new one; the logs outlive the session.
+TEST_F(CompileTest, LinkerSessionOpensEarlyAndLinksOnce) {
+  ProgramOptions rdc = sm90a();
+  rdc.arch = "sm_90";
+  rdc.relocatable_device_code = true;
+  auto caller = Program(R"(extern "C" __device__ int inc(int);
+extern "C" __global__ void k(int* p) { p[0] = inc(p[0]); })", rdc).compile(CodeType::ptx);
+  auto callee = Program(R"(extern "C" __device__ int inc(int x) { return x + 1; })", rdc).compile(CodeType::ptx);
+  nanocuda::LinkerOptions options;
+  options.arch = "sm_90";
+  nanocuda::Linker linker(options);
+  linker.add(caller).add(callee);
+  nvJitLinkHandle h = linker.handle();
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(linker.handle(), h);  // the same open session
+  EXPECT_EQ(linker.link().type(), CodeType::cubin);
+  EXPECT_EQ(linker.link().type(), CodeType::cubin);  // a fresh session
+
+  nanocuda::Linker moved = std::move(linker);
+  EXPECT_EQ(moved.link().type(), CodeType::cubin);
+
+  nanocuda::Linker missing(options);
+  missing.add(caller);
+  EXPECT_THROW((void)missing.link(), nanocuda::CompileError);
+  EXPECT_NE(missing.error_log().find("inc"), std::string::npos) << missing.error_log();
+  missing.close();
+  EXPECT_NE(missing.error_log().find("inc"), std::string::npos);
+
+  nanocuda::LinkerOptions bad;
+  bad.arch = "99";
+  bad.set("ptx", true);
+  nanocuda::Linker early(bad);
+  early.add(caller);
+  try {
+    (void)early.handle();
+    FAIL() << "an unknown arch opened a session";
+  } catch (const nanocuda::CompileError& e) {
+    EXPECT_TRUE(e.from_linker());
+  }
 }
 
 }  // namespace

@@ -108,4 +108,13 @@ TEST(PublicCppMock, DriverLibraryDeferredErrorsAndSearchFolders) {
   EXPECT_NE(std::find(dirs.begin(), dirs.end(), "/nanocuda-test/lib"), dirs.end());
 }
 
+// Device::push_context (Python's set_current(ctx)) refuses another device's context before
+// touching the thread's context stack.
+TEST(DefaultDeviceMock, PushContextRefusesAnotherDevicesContext) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  nanocuda::Context other(reinterpret_cast<CUcontext>(0x2000), 1);
+  std::string why = error_of([&] { (void)Device(0).push_context(other); });
+  EXPECT_NE(why.find("belongs to device 1"), std::string::npos) << why;
+}
+
 }  // namespace

@@ -125,3 +125,42 @@ def test_green_context_and_streams_on_mock(mock_libcuda):
     assert not d.context.is_closed
     print("ok")
     """)
+
+
+def test_set_current_with_a_green_context_on_mock(mock_libcuda):
+    # The mock keeps each thread's context stack here, as the driver does.
+    run_on_mock(mock_libcuda, PRELUDE + """
+    groups, _ = sm.split(SMResourceOptions(count=(16, 16)))
+    ctx = d.create_context(ContextOptions(resources=[groups[0]]))
+    assert d.set_current() is None  # the primary context, as before
+    prev = d.set_current(ctx)
+    assert prev is not None and prev == d.context and not prev.is_green
+    raises(lambda: ctx.close(), RuntimeError, "while it is current")
+    s = ctx.create_stream()
+    assert s.context == ctx and s.record().context == ctx
+    restored = d.set_current(prev)
+    assert restored is ctx and restored.is_green  # the same object comes back
+    again = d.set_current(ctx)
+    assert again == d.context
+    assert d.set_current(again) is ctx
+    raises(lambda: d.set_current("ctx"), TypeError, "Device.set_current: ctx must be a nanocuda.Context")
+    s.close()
+    ctx.close()
+    raises(lambda: d.set_current(ctx), ValueError, "Device.set_current(ctx) on device 0", "closed")
+    print("ok")
+    """, NANOCUDA_MOCK_CTX_STACK="1")
+
+
+def test_green_stream_without_cuGreenCtxStreamCreate_on_mock(mock_libcuda):
+    # A driver that does not hand out cuGreenCtxStreamCreate: the stream is made in the green
+    # context's CUcontext instead, and still belongs to that green context.
+    run_on_mock(mock_libcuda, PRELUDE + """
+    groups, _ = sm.split(SMResourceOptions(count=(16, 16)))
+    ctx = d.create_context(ContextOptions(resources=[groups[0]]))
+    s = ctx.create_stream()
+    assert s.context == ctx and s.context.is_green
+    assert s.resources.sm.sm_count == ctx.resources.sm.sm_count
+    s.close()
+    ctx.close()
+    print("ok")
+    """, NANOCUDA_MOCK_MISSING="cuGreenCtxStreamCreate")

@@ -222,6 +222,8 @@ def test_managed_options_make_a_pool(dev):
     assert isinstance(mr.attributes.reuse_follow_event_dependencies, bool)
     b = mr.allocate(4096, stream=dev.default_stream)
     assert b.is_managed and b.__dlpack_device__() == (13, 0)  # kDLCUDAManaged
+    from nanocuda.utils import StridedMemoryView  # a view of it stays managed (cuda.core)
+    assert StridedMemoryView.from_any_interface(b, stream_ptr=-1).__dlpack_device__() == (13, 0)
     b.close()
     mr.close()
     assert mr.is_closed

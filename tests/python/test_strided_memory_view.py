@@ -318,3 +318,40 @@ def test_exchange_api_reads_and_hands_over_views():
         api.to_py(None, ctypes.byref(back))
     with pytest.raises(NotImplementedError, match="not supported"):
         api.allocator(None, ctypes.byref(out), None, None)
+
+
+def test_dlpack_export_refusals_in_cuda_cores_words():
+    v = view(np.zeros(4, np.uint8))
+    with pytest.raises(BufferError, match=r"dl_device other than None .*got \(\)"):
+        v.__dlpack__(dl_device=())
+    assert "dltensor" in repr(v.__dlpack__(dl_device=v.__dlpack_device__()))  # its own device is fine
+    with pytest.raises(BufferError, match=r"^Expected max_version tuple\[int, int\], got \(9, 8, 7\)$"):
+        v.__dlpack__(max_version=(9, 8, 7))
+    with pytest.raises(BufferError, match=r"^Expected max_version tuple\[int, int\], got \(\)$"):
+        v.__dlpack__(max_version=())
+
+
+def test_torch_tensors_cai_v2_read_through_dlpack():
+    # PyTorch publishes __cuda_array_interface__ v2; a torch.Tensor is read through DLPack
+    # instead (as cuda.core does), other v2 producers stay refused.
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    class Tensor:
+        __module__ = "torch"
+
+        def __init__(self):
+            self.__cuda_array_interface__ = {"version": 2, "shape": (2, 3), "typestr": "<f4",
+                                             "data": (base.ctypes.data, False)}
+
+        def __dlpack__(self, **kwargs):
+            return base.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return base.__dlpack_device__()
+
+    t = Tensor()
+    v = StridedMemoryView.from_cuda_array_interface(t, stream_ptr=-1)
+    assert v.ptr == base.ctypes.data and v.shape == (2, 3) and v.dtype == np.float32
+    assert v.exporting_obj is t
+    with pytest.raises(BufferError, match="stream=None is ambiguous"):
+        StridedMemoryView.from_cuda_array_interface(t, stream_ptr=None)

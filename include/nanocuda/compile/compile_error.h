@@ -11,7 +11,12 @@ namespace nanocuda {
 // full log, so an uncaught error still shows everything.
 class CompileError : public std::runtime_error {
  public:
-  CompileError(std::string log, std::vector<std::string> options, std::string source_name);
+  CompileError(std::string log, std::vector<std::string> options, std::string source_name,
+               bool from_linker = false);
+
+  // Raised by nvJitLink (Linker) rather than NVRTC/libNVVM: Python also makes it the
+  // nvJitLinkError of cuda.bindings where the program imported that (cuda.core raises it).
+  [[nodiscard]] bool from_linker() const noexcept { return from_linker_; }
 
   // The complete NVRTC (or nvJitLink) log.
   [[nodiscard]] const std::string& log() const noexcept { return log_; }
@@ -28,6 +33,7 @@ class CompileError : public std::runtime_error {
   std::string log_;
   std::vector<std::string> options_;
   std::string first_error_;
+  bool from_linker_ = false;
 };
 
 // NVRTC or nvJitLink could not be found or loaded. what() names every place looked.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -60,6 +61,10 @@ class Device {
   [[nodiscard]] const std::shared_ptr<Context>& context() const;
   // Makes the primary context current on this thread (and leaves it current).
   void set_current() const;
+  // cuda.core's set_current(ctx): pops this thread's current context and pushes `ctx`, a
+  // context of this device (a green one, or the primary). Returns the popped context, or
+  // nullopt when none was current. ValueError for another device's or a closed context.
+  [[nodiscard]] std::optional<Context> push_context(const Context& ctx) const;
   // Waits for all work on the device (cuCtxSynchronize in its primary context).
   void sync() const;
 

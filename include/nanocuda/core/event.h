@@ -22,6 +22,8 @@ class Event {
  public:
   // A new event on `device`; timing events cost a little more to record.
   explicit Event(const Device& device, bool timing = true, bool blocking_sync = false);
+  // A new event in `context` (a green context's: the stream it is recorded on lives there).
+  Event(const Device& device, const Context& context, bool timing, bool blocking_sync = false);
   // Adopts `handle` (destroyed with the Event); made by create_ipc_event/import_ipc_event.
   // `recorded`: whether it may already have been recorded (an adopted handle may have been);
   // `imported`: opened from another process's export (it has no context of this process's).
@@ -33,6 +35,8 @@ class Event {
   // The handle, or ValueError naming `call` when the event is closed.
   [[nodiscard]] CUevent checked_handle(const char* call) const;
   [[nodiscard]] const Device& device() const noexcept { return device_; }
+  // The context the event was made in: the device's primary one, or a green context.
+  [[nodiscard]] const Context& context() const noexcept { return *context_; }
   [[nodiscard]] bool is_timing() const noexcept { return timing_; }
   [[nodiscard]] bool is_interprocess() const noexcept { return interprocess_; }
   // CU_EVENT_BLOCKING_SYNC: sync() yields the CPU instead of spinning.

@@ -32,6 +32,8 @@ namespace nanocuda::detail {
   X(cuDeviceGetDefaultMemPool, 11020)            \
   X(cuCtxGetCurrent, 4000)                       \
   X(cuCtxSetCurrent, 4000)                       \
+  X(cuCtxPushCurrent, 4000)                      \
+  X(cuCtxPopCurrent, 4000)                       \
   X(cuCtxGetDevice, 2000)                        \
   X(cuCtxSynchronize, 2000)                      \
   X(cuCtxGetStreamPriorityRange, 5050)           \

@@ -87,6 +87,29 @@ struct EventData {
   unsigned long long event_type, event_data;
   unsigned gpu_instance_id, compute_instance_id;
 };
+// System events (GPU driver bind/unbind; NVML of r575+ drivers): nvmlSystemEventSet_t and
+// the versioned requests its four calls take.
+struct SystemEventSetSt;
+using SystemEventSetHandle = SystemEventSetSt*;
+struct SystemEventSetRequest_v1 {  // nvmlSystemEventSetCreateRequest_v1_t and ...FreeRequest_v1_t
+  unsigned version;
+  SystemEventSetHandle set;
+};
+struct SystemRegisterEventRequest_v1 {
+  unsigned version;
+  unsigned long long event_types;
+  SystemEventSetHandle set;
+};
+struct SystemEventData_v1 {
+  unsigned long long event_type;
+  unsigned gpu_id;
+};
+struct SystemEventSetWaitRequest_v1 {
+  unsigned version, timeout_ms;
+  SystemEventSetHandle set;
+  SystemEventData_v1* data;
+  unsigned data_size, num_event;
+};
 
 // X(name, parameter list): every entry point returns nvmlReturn_t.
 #define NANOCUDA_NVML_ENTRY_POINTS(X)                                                         \
@@ -157,7 +180,11 @@ struct EventData {
   X(nvmlDeviceRegisterEvents, (DeviceHandle, unsigned long long, EventSetHandle))             \
   X(nvmlEventSetCreate, (EventSetHandle*))                                                    \
   X(nvmlEventSetWait_v2, (EventSetHandle, EventData*, unsigned))                              \
-  X(nvmlEventSetFree, (EventSetHandle))
+  X(nvmlEventSetFree, (EventSetHandle))                                                       \
+  X(nvmlSystemEventSetCreate, (SystemEventSetRequest_v1*))                                    \
+  X(nvmlSystemRegisterEvents, (SystemRegisterEventRequest_v1*))                               \
+  X(nvmlSystemEventSetWait, (SystemEventSetWaitRequest_v1*))                                  \
+  X(nvmlSystemEventSetFree, (SystemEventSetRequest_v1*))
 
 // One typed pointer per entry point (null where the library lacks it), plus nvmlErrorString.
 struct NvmlApi {

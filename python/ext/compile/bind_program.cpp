@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "compile/compile_bindings.h"
 #include "nanocuda/compile/compile_cache.h"
@@ -329,13 +330,16 @@ void bind_program(nb::module_& m) {
                  throw TypeError("Linker: options must be a nanocuda.LinkerOptions");
                opts = nb::cast<LinkerOptions>(options);
              }
-             new (self) PyLinker{Linker(std::move(opts))};
+             Linker linker(std::move(opts));
              for (nb::handle o : objects) {
                if (!nb::isinstance<ObjectCode>(o))
                  throw TypeError("Linker: inputs must be nanocuda.ObjectCode, got " +
                                  nb::cast<std::string>(nb::str(o.type().attr("__name__"))));
-               self->linker.add(nb::cast<ObjectCode>(o));
+               linker.add(nb::cast<ObjectCode>(o));
              }
+             // The nvJitLink session now, as cuda.core's Linker: a bad arch or option raises here.
+             (void)linker.handle();
+             new (self) PyLinker{std::move(linker)};
            },
            nb::arg("object_codes"), nb::arg("options") = nb::none(),
            "Linker(*object_codes, options=LinkerOptions(...)).")
@@ -349,10 +353,22 @@ void bind_program(nb::module_& m) {
            nb::arg("target_type") = "cubin", "Link to 'cubin' or 'ptx'; raises CompileError with nvJitLink's log.")
       .def("get_error_log", [](const PyLinker& l) { return l.linker.error_log(); }, "nvJitLink's error log of the last link().")
       .def("get_info_log", [](const PyLinker& l) { return l.linker.info_log(); }, "nvJitLink's info log of the last link().")
-      .def("close", [](PyLinker& l) { l.closed = true; }, "Marks the linker closed (each link() owns its nvJitLink session).")
+      .def("close", [](PyLinker& l) { l.linker.close(); l.closed = true; },
+           "Destroys the open nvJitLink session and marks the linker closed (the logs stay readable).")
       .def_prop_ro("is_closed", [](const PyLinker& l) { return l.closed; }, "Whether close() was called.")
-      .def_static("which_backend", [] { return std::string("nvJitLink"); }, "Always 'nvJitLink'.")
+      .def_prop_ro("handle",
+                   [](PyLinker& l) -> std::uintptr_t {
+                     if (l.closed) return 0;
+                     return reinterpret_cast<std::uintptr_t>(l.linker.handle());
+                   },
+                   "The nvJitLinkHandle (an int) the next link() completes; 0 once closed.")
       .def_static("backend", [] { return std::string("nvJitLink"); }, "Always 'nvJitLink'.");
+  // cuda.core's which_backend is a classmethod (inspect.getattr_static shows it).
+  nb::object linker_type = m.attr("Linker");
+  nb::setattr(linker_type, "which_backend",
+              nb::module_::import_("builtins").attr("classmethod")(nb::cpp_function(
+                  [](nb::handle) { return std::string("nvJitLink"); }, nb::arg("cls"), nb::name("which_backend"),
+                  "The link backend: always 'nvJitLink' (nanocuda links with nvJitLink only).")));
 }
 
 }  // namespace nanocuda::py

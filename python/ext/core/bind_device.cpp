@@ -192,8 +192,7 @@ void bind_device(nb::module_& m) {
                    "The device's primary context (retained on first use).")
       .def_prop_ro("default_stream", [](const Device& d) { return Stream::legacy(d); },
                    "The legacy default stream of this device.")
-      .def("set_current", &Device::set_current,
-           "Make this device's primary context current on this thread.")
+      // set_current(ctx=None): bind_green_context.cpp (it also takes a green Context).
       .def("sync", &Device::sync, nb::call_guard<nb::gil_scoped_release>(),
            "Wait for all work on the device.")
       .def("create_stream", &create_stream, nb::arg("obj") = nb::none(), nb::arg("options") = nb::none(),

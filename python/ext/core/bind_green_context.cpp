@@ -63,6 +63,33 @@ Stream context_create_stream(const Context& c, nb::handle options) {
   return Stream::create_green(c, prio);
 }
 
+// Per thread, the Context objects set_current(ctx) pushed, by handle (weakly), so the one a
+// later set_current pops comes back as the same object (cuda.core's identity round-trip).
+nb::handle g_pushed_contexts;  // a threading.local, owned by nanocuda._nanocuda._internal
+
+nb::object device_set_current(const Device& d, nb::handle ctx) {
+  if (ctx.is_none()) {
+    d.set_current();
+    return nb::none();
+  }
+  if (!nb::isinstance<Context>(ctx))
+    throw nb::type_error((std::string("Device.set_current: ctx must be a nanocuda.Context (or None for the "
+                                      "primary context), got ") + Py_TYPE(ctx.ptr())->tp_name).c_str());
+  const Context& c = nb::cast<const Context&>(ctx);
+  std::optional<Context> popped = d.push_context(c);
+  nb::object local = nb::borrow(g_pushed_contexts);
+  if (!nb::hasattr(local, "by_handle")) nb::setattr(local, "by_handle", nb::dict());
+  nb::dict by_handle = nb::cast<nb::dict>(local.attr("by_handle"));
+  by_handle[nb::int_(reinterpret_cast<std::uintptr_t>(c.handle()))] = nb::module_::import_("weakref").attr("ref")(ctx);
+  if (!popped) return nb::none();
+  nb::int_ key(reinterpret_cast<std::uintptr_t>(popped->handle()));
+  if (by_handle.contains(key)) {
+    nb::object same = by_handle[key]();
+    if (!same.is_none()) return same;
+  }
+  return nb::cast(*popped);
+}
+
 }  // namespace
 
 void bind_green_context(nb::module_& m) {
@@ -125,6 +152,15 @@ void bind_green_context(nb::module_& m) {
   nb::setattr(nb::type<Device>(), "_context",
               property(nb::cpp_function([](const Device& d) { return *d.context(); }, nb::is_method()), nb::none(),
                        nb::none(), "cuda.core's private name for Device.context."));
+  internal_module(m).attr("pushed_contexts") = nb::module_::import_("threading").attr("local")();
+  g_pushed_contexts = internal_module(m).attr("pushed_contexts");
+  nb::setattr(nb::type<Device>(), "set_current",
+              nb::cpp_function(&device_set_current, nb::is_method(), nb::name("set_current"),
+                               nb::arg("ctx") = nb::none(),
+                               nb::sig("def set_current(self, ctx: Context | None = None) -> Context | None"),
+                               "Make this device's primary context current on this thread (returns None); "
+                               "with `ctx` (a Context of this device), pop the current context, push ctx "
+                               "and return the popped one (None if there was none)."));
   nb::setattr(nb::type<Device>(), "create_context",
               nb::cpp_function(&create_context, nb::is_method(), nb::name("create_context"),
                                nb::arg("options") = nb::none(),

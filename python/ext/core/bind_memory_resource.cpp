@@ -17,6 +17,7 @@
 #include "core/py_memory_resource.h"
 #include "core/py_device.h"
 #include "core/py_size.h"
+#include "core/vmm_policy.h"
 #include "core/seen_buffers.h"
 #include "interop/interop.h"
 #include "fastpath/fastcall_signature.h"
@@ -319,31 +320,46 @@ void bind_memory_resource(nb::module_& m) {
       "Device memory mapped into a reserved address range (cuMemCreate/cuMemAddressReserve/cuMemMap): "
       "modify_allocation() grows a buffer in place, keeping its address.")
       .def("__init__",
-           [](VirtualMemoryResource* self, nb::handle device, nb::handle options) {
+           [](VirtualMemoryResource* self, nb::handle device, nb::handle options, nb::handle config) {
+             // cuda.core's keyword is config=; options= (nanocuda's) is the same thing.
+             if (!config.is_none() && !options.is_none())
+               throw nb::type_error("VirtualMemoryResource: pass the options once (config= or options=)");
+             if (!config.is_none()) options = config;
              VirtualMemoryResourceOptions o;
              nb::object opts = check_options_class(options, "VirtualMemoryResource", "VirtualMemoryResourceOptions");
              options = opts;
              o.reserve_size = option<std::size_t>(options, "reserve_size", o.reserve_size);
              if (!options.is_none() && nb::hasattr(options, "peers") && !options.attr("peers").is_none())
                for (nb::handle p : options.attr("peers")) o.peers.push_back(ordinal_of(p, "VirtualMemoryResourceOptions.peers"));
+             read_vmm_policy(options, o, "VirtualMemoryResource");
              new (self) VirtualMemoryResource(Device(ordinal_of(device, "VirtualMemoryResource")), std::move(o));
            },
-           nb::arg("device_id").none(), nb::arg("options") = nb::none())
+           nb::arg("device_id").none(), nb::arg("options") = nb::none(), nb::kw_only(), nb::arg("config") = nb::none())
+      .def_prop_ro("config", [](const VirtualMemoryResource& r) { return vmm_config(r.options()); },
+                   "The VirtualMemoryResourceOptions in use (cuda.core's name; modify_allocation(config=) changes it).")
       .def_prop_ro("granularity", &VirtualMemoryResource::granularity, "Mapping granularity in bytes (sizes round up to it).")
       .def_prop_ro("peers", [](const VirtualMemoryResource& r) { return r.options().peers; }, "Devices given access.")
       .def("add_peer", [](VirtualMemoryResource& r, nb::handle d) { r.add_peer(Device(ordinal_of(d, "add_peer"))); },
            nb::arg("device").none(), "Give `device` read-write access to every current and future mapping.")
       .def("modify_allocation",
-           [](VirtualMemoryResource& r, nb::handle buffer, nb::handle new_size) {
+           [](VirtualMemoryResource& r, nb::handle buffer, nb::handle new_size, nb::handle config) {
              if (!nb::isinstance<PyBuffer>(buffer)) throw nb::type_error("modify_allocation: expects a nanocuda.Buffer");
              auto& b = nb::cast<PyBuffer&>(buffer);
-             r.grow(b.buffer, size_arg(new_size, "VirtualMemoryResource.modify_allocation", "new_size"));
+             std::size_t n = size_arg(new_size, "VirtualMemoryResource.modify_allocation", "new_size");
+             if (!config.is_none()) {
+               nb::object c = check_options_class(config, "VirtualMemoryResource.modify_allocation", "VirtualMemoryResourceOptions");
+               VirtualMemoryResourceOptions policy = r.options();
+               read_vmm_policy(c, policy, "VirtualMemoryResource.modify_allocation");
+               r.set_policy(policy);
+             }
+             r.grow(b.buffer, n);
              if (b.shape.size() == 1) b.shape[0] = static_cast<int64_t>(b.buffer.size() / b.dtype.itemsize());
              return nb::borrow(buffer);
            },
-           nb::arg("buffer").none(), nb::arg("new_size").none(),
-           "Grow `buffer` to `new_size` bytes in place (same address, contents kept); ValueError "
-           "past its reservation (VirtualMemoryResourceOptions.reserve_size).");
+           nb::arg("buffer").none(), nb::arg("new_size").none(), nb::kw_only(), nb::arg("config") = nb::none(),
+           "Grow `buffer` to `new_size` bytes in place (same address, contents kept; a size not above "
+           "its own leaves it as it is); ValueError past its reservation (VirtualMemoryResourceOptions."
+           "reserve_size). `config` replaces the allocation policy for this and later mappings.");
 
   // Device's memory methods live here, beside the resources they route to.
   nb::handle device = nb::type<Device>();

@@ -90,7 +90,7 @@ void bind_stream(nb::module_& m) {
                nb::cast<Event&>(event).record(s);
                return nb::borrow(event);
              }
-             Event e = event_from_options(s.device(), options, "Stream.record", timing, /*bound=*/true);
+             Event e = event_from_options(s.device(), options, "Stream.record", timing, /*bound=*/true, &s.context());
              e.record(s);
              return nb::cast(std::move(e));
            }, nb::arg("event") = nb::none(), nb::arg("options") = nb::none(), nb::kw_only(),
@@ -145,7 +145,7 @@ void bind_event(nb::module_& m) {
                    }, "The Device this event belongs to (None when opened from another process).")
       .def_prop_ro("context", [](const Event& e) -> nb::object {
                      if (e.is_imported()) return nb::none();
-                     return nb::cast(Context(*e.device().context()));
+                     return nb::cast(e.context());
                    }, "The event's Context (None when opened from another process).")
       .def_prop_ro("is_timing_disabled", [](const Event& e) { return !e.is_timing(); },
                    "cuda.core's name: True when the event records no time.")

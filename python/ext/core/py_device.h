@@ -116,7 +116,8 @@ inline bool event_option(nanobind::handle options, const EventOptionName& n, con
 // event is recorded at once (Stream.record); cuda.core makes IPC events only that way, so
 // they are never re-recorded after another process opened them (cuda.core's words below).
 inline Event event_from_options(const Device& device, nanobind::handle options, const char* call,
-                                bool default_timing = false, bool bound = false) {
+                                bool default_timing = false, bool bound = false,
+                                const Context* context = nullptr) {
   const auto& [timing_name, blocking_name, ipc_name] = kEventOptionNames;
   check_option_names(options, call, {timing_name.name, blocking_name.name, ipc_name.name,
                                      timing_name.alias, blocking_name.alias});
@@ -129,7 +130,8 @@ inline Event event_from_options(const Device& device, nanobind::handle options, 
     if (timing) throw nanobind::type_error("IPC-enabled events cannot use timing.");
     return create_ipc_event(device, blocking);
   }
-  return Event(device, timing, blocking);
+  // In `context` when given (Stream.record: the stream's, which may be a green context).
+  return context ? Event(device, *context, timing, blocking) : Event(device, timing, blocking);
 }
 
 }  // namespace nanocuda::py

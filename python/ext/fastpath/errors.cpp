@@ -81,7 +81,16 @@ bool set_nanocuda_error(const std::exception_ptr& p) noexcept {
   } catch (const Error& e) {
     raise_cuda_error(e.code() == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE ? g_cooperative_too_large : g_cuda_error, e);
   } catch (const CompileError& e) {
-    raise_compile_error(g_compile_error, e);
+    if (e.from_linker()) {  // CompileError, or the bridged class when cuda.bindings' nvjitlink is loaded
+      try {
+        nb::object cls = nb::module_::import_("nanocuda._errors").attr("_link_error_class")();
+        raise_compile_error(cls.ptr(), e);
+      } catch (nb::python_error& pe) {
+        pe.restore();
+      }
+    } else {
+      raise_compile_error(g_compile_error, e);
+    }
   } catch (const ToolkitNotFoundError& e) {
     PyErr_SetString(g_toolkit_not_found, e.what());
   } catch (const NvmlError& e) {

@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "nanocuda/nvml/nvml_device.h"
+#include "nanocuda/nvml/nvml_system_events.h"
 
 namespace nb = nanobind;
 
@@ -158,6 +159,19 @@ void bind_nvml(nb::module_& m) {
         return nb::make_tuple(reinterpret_cast<std::uintptr_t>(e.device), e.event_type, e.event_data,
                               e.gpu_instance_id, e.compute_instance_id);
       }, nb::arg("timeout_ms"), "(device handle, event type, event data, GPU instance, compute instance).");
+
+  nb::class_<nvml::SystemEventSet>(in, "NvmlSystemEventSet", "An NVML system event set (driver bind/unbind).")
+      .def(nb::init<unsigned long long>(), nb::arg("event_types"))
+      .def("wait", [](const nvml::SystemEventSet& s, unsigned timeout_ms, unsigned buffer_size) {
+        std::vector<nvml::SystemEvent> events;
+        {
+          nb::gil_scoped_release release;  // waiting can take timeout_ms
+          events = s.wait(timeout_ms, buffer_size);
+        }
+        nb::list out;
+        for (const auto& e : events) out.append(nb::make_tuple(e.event_type, e.gpu_id));
+        return out;
+      }, nb::arg("timeout_ms"), nb::arg("buffer_size"), "[(event type bit, packed PCI gpu id)].");
 }
 
 }  // namespace nanocuda::py

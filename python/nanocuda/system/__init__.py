@@ -14,6 +14,7 @@ import os
 from .. import _nanocuda
 from . import typing
 from ._device import Device, NvlinkInfo
+from ._system_events import RegisteredSystemEvents, SystemEvent, SystemEvents, register_events
 from .exceptions import *  # noqa: F403 - cuda.core.system exports them all
 from .exceptions import NvmlError, _from_code
 from .exceptions import __all__ as _exceptions_all
@@ -22,6 +23,9 @@ __all__ = [
     "CUDA_BINDINGS_NVML_IS_COMPATIBLE",
     "Device",
     "NvlinkInfo",
+    "RegisteredSystemEvents",
+    "SystemEvent",
+    "SystemEvents",
     "get_driver_branch",
     "get_driver_version",
     "get_driver_version_full",
@@ -30,6 +34,7 @@ __all__ = [
     "get_nvml_version",
     "get_process_name",
     "get_user_mode_driver_version",
+    "register_events",
     *_exceptions_all,
 ]
 

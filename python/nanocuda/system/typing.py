@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 
 __all__ = ["AddressingMode", "AffinityScope", "ClocksEventReasons", "DeviceArch", "EventType",
-           "FieldId", "GpuTopologyLevel", "InforomObject"]
+           "FieldId", "GpuTopologyLevel", "InforomObject", "SystemEventType"]
 
 
 class _StrEnum(str, Enum):
@@ -136,3 +136,10 @@ _EVENT_BITS = {e: (0 if e is EventType.NONE else bit) for e, bit in zip(
     EventType, [0, 0x1, 0x2, 0x4, 0x8, 0x10, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000, 0x2000, 0x4000, 0x8000])}
 _TOPOLOGY_LEVELS = {level: 10 * i for i, level in enumerate(GpuTopologyLevel)}
 _AFFINITY_SCOPES = {AffinityScope.NODE: 0, AffinityScope.SOCKET: 1}
+
+
+class SystemEventType(_StrEnum):
+    """System-wide NVML event types (nanocuda.system.register_events)."""
+
+    UNBIND = "unbind"
+    BIND = "bind"
