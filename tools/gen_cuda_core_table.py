@@ -76,9 +76,8 @@ REASON = {
                              "no pool handle, counters, uuid, IPC or close to report",
     "PinnedMemoryResource": "not in nanocuda's PinnedMemoryResource (a host pool with PinnedMemoryResourceOptions, "
                             "IPC included; cuMemHostAlloc memory without)",
-    "VirtualMemoryResourceOptions": "nanocuda's VirtualMemoryResourceOptions has reserve_size and peers; the rest "
-                                    "is fixed (pinned device memory on the resource's device, no shareable handle, "
-                                    "the recommended granularity, any address, read-write access)",
+    "VirtualMemoryResourceOptions": "nanocuda lets the driver place each reservation (no address hint or "
+                                    "alignment; allocation_type pinned and location_type device only)",
     "cuda.core.graph": "not in nanocuda's explicit graphs yet (`GraphDefinition` and the node classes cover the rest)",
     "cuda.core.checkpoint": "the CUDA checkpoint API is outside nanocuda's scope",
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
