@@ -20,6 +20,8 @@ ALLOWED_OPEN = {
     ("Device.create_stream", "options"): "StreamOptions, a dict, or any object with its attributes",
     ("Device.create_event", "options"): "EventOptions, a dict, or any object with its attributes",
     ("Stream.record", "options"): "EventOptions, a dict, or any object with its attributes",
+    ("VirtualMemoryResource.__init__", "config"): "VirtualMemoryResourceOptions or a dict (cuda.core's keyword)",
+    ("VirtualMemoryResource.modify_allocation", "config"): "VirtualMemoryResourceOptions or a dict",
     ("Buffer.__init__", "dtype"): "any dtype spelling the dtype reader knows (str, numpy, torch)",
     ("Buffer.from_ipc_descriptor", "dtype"): "as Buffer.__init__",
     ("Buffer.from_ipc_descriptor", "shape"): "as Buffer.__init__ (left to the IPC code's reader)",
