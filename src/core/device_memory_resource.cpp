@@ -50,7 +50,7 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::import_pool(const De
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_allocation_handle(
     const Device& device, const IpcAllocationHandle& handle) {
   if (handle.uuid() != kNoUuid)  // one mapping per pool and process
-    if (auto mr = mapped_of_kind<DeviceMemoryResource>(handle.uuid(), "DeviceMemoryResource.from_allocation_handle",
+    if (auto mr = mapped_of_kind<DeviceMemoryResource>(handle.uuid(), "DeviceMemoryResource::from_allocation_handle",
                                                        "DeviceMemoryResource"))
       return mr;
   auto mr = import_pool(device, handle.fd());
@@ -85,7 +85,7 @@ std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::find_mapped(const st
 
 std::shared_ptr<DeviceMemoryResource> DeviceMemoryResource::from_registry(const std::array<unsigned char, 16>& uuid) {
   auto mr = find_mapped(uuid);
-  if (!mr) throw_mapped_pool_not_found(uuid, "DeviceMemoryResource.from_allocation_handle");
+  if (!mr) throw_mapped_pool_not_found(uuid, "DeviceMemoryResource::from_allocation_handle");
   return mr;
 }
 
@@ -126,7 +126,7 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
   if (mapped_) [[unlikely]]
     throw TypeError("Cannot allocate from a mapped IPC-enabled memory resource");
   if (stream.device().ordinal() != device_.ordinal()) [[unlikely]]
-    check_same_device("DeviceMemoryResource.allocate", "the stream", stream.device().ordinal(),
+    check_same_device("DeviceMemoryResource::allocate", "the stream", stream.device().ordinal(),
                       "the resource", device_.ordinal());
   CurrentContext guard(stream.context());
   CUdeviceptr ptr = 0;
@@ -226,7 +226,7 @@ std::vector<int> DeviceMemoryResource::peer_accessible_by() const {
 const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
   check_open("get_allocation_handle");
   if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("DeviceMemoryResource.get_allocation_handle", describe(),
+    throw_not_ipc_enabled("DeviceMemoryResource::allocation_handle", describe(),
                           "create it with DeviceMemoryResourceOptions(ipc_enabled=True)");
   CurrentContext guard(*device_.context());  // a pickling thread may have no context current
   return ipc_.allocation_handle(pool_, uuid_, describe());
@@ -237,7 +237,7 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
   if (buffer.memory_resource().get() != this)
     throw ValueError("DeviceMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
+    throw_not_ipc_enabled("DeviceMemoryResource::export_buffer", describe(),
                           "allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
   // The driver exports pointers only from a pool that is itself exported (H100: exporting
   // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
@@ -251,7 +251,7 @@ Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryRes
   // cuda.core's order: a resource without IPC first, then the descriptor (a truncated payload
   // is the error reported), whatever IPC resource it is given to, then the resource's kind.
   if (mapped && !mapped->ipc_enabled_)
-    throw_not_ipc_enabled("Buffer.from_ipc_descriptor", mapped->describe(),
+    throw_not_ipc_enabled("DeviceMemoryResource::import_buffer", mapped->describe(),
                           "import through DeviceMemoryResource.from_allocation_handle");
   PoolIpc::check_descriptor(descriptor);
   if (!mapped || !mapped->mapped_)

@@ -45,7 +45,7 @@ std::string GraphMemoryResource::describe() const {
 
 CUdeviceptr GraphMemoryResource::allocate(std::size_t size, const Stream& stream) {
   if (stream.device().ordinal() != device_.ordinal())
-    check_same_device("GraphMemoryResource.allocate", "the stream", stream.device().ordinal(), "the resource",
+    check_same_device("GraphMemoryResource::allocate", "the stream", stream.device().ordinal(), "the resource",
                       device_.ordinal());
   CurrentContext guard(stream.context());
   // cuda.core's words: outside a capture the driver would make ordinary pool memory (an

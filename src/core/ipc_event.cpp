@@ -23,7 +23,7 @@ std::string export_ipc_event(const Event& event) {
     throw std::runtime_error("nanocuda::export_ipc_event: " + event.describe() +
                              " is not IPC-enabled (not interprocess); create it with Event.create_ipc()");
   CUipcEventHandle handle{};
-  CUevent h = event.checked_handle("Event.get_ipc_descriptor");
+  CUevent h = event.checked_handle("nanocuda::export_ipc_event");
   if (event.is_imported()) return event.imported_handle();  // as opened: one descriptor per event
   // The driver wants a current context (a pickling thread often has none): the event's own.
   CurrentContext guard(*event.device().context());

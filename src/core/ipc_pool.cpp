@@ -118,7 +118,7 @@ void PoolIpc::check_descriptor(const IpcBufferDescriptor& descriptor) {
 
 void PoolIpc::check_same_pool(const IpcBufferDescriptor& descriptor, const PoolUuid& uuid, const std::string& owner) {
   if (descriptor.pool_uuid != kNoUuid && uuid != kNoUuid && descriptor.pool_uuid != uuid)
-    throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "Buffer.from_ipc_descriptor",
+    throw Error(CUDA_ERROR_INVALID_VALUE, "cuMemPoolImportPointer", "MemoryResource::import_buffer",
                 "CUDA_ERROR_INVALID_VALUE: the descriptor belongs to pool " + format_uuid(descriptor.pool_uuid) + ", not to " + owner +
                     " (pool " + format_uuid(uuid) + ")");
 }
@@ -149,7 +149,7 @@ CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor
     if (entry.count == 0) {  // this call mapped it: unmap it again
       imports_.erase(ptr);
       if (CUresult rc = detail::driver().cuMemFreeAsync(ptr, stream.handle()); rc != CUDA_SUCCESS)
-        detail::record_deferred_error(rc, "cuMemFreeAsync", "Buffer.from_ipc_descriptor");
+        detail::record_deferred_error(rc, "cuMemFreeAsync", "MemoryResource::import_buffer");
     }
     throw ValueError("MemoryResource::import_buffer", "the IPC buffer descriptor's size, " +
                      std::to_string(descriptor.size) + " bytes, exceeds the mapped allocation extent (" +

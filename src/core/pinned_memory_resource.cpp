@@ -36,14 +36,14 @@ PinnedMemoryResource::PinnedMemoryResource(const Device& device, CUmemoryPool po
 
 std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::import_pool(const Device& device, int fd) {
   CurrentContext guard(*device.context());
-  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::host, -1, "PinnedMemoryResource.from_allocation_handle");
+  CUmemoryPool pool = PoolIpc::import_pool(fd, PoolPlace::host, -1, "PinnedMemoryResource::from_allocation_handle");
   return std::shared_ptr<PinnedMemoryResource>(new PinnedMemoryResource(device, pool));
 }
 
 std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::from_allocation_handle(const Device& device,
                                                                                    const IpcAllocationHandle& handle) {
   if (handle.uuid() != PoolUuid{})  // one mapping per pool and process
-    if (auto mr = mapped_of_kind<PinnedMemoryResource>(handle.uuid(), "PinnedMemoryResource.from_allocation_handle",
+    if (auto mr = mapped_of_kind<PinnedMemoryResource>(handle.uuid(), "PinnedMemoryResource::from_allocation_handle",
                                                        "PinnedMemoryResource"))
       return mr;
   auto mr = import_pool(device, handle.fd());
@@ -77,14 +77,14 @@ std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::register_mapped(
 
 std::shared_ptr<PinnedMemoryResource> PinnedMemoryResource::from_registry(const PoolUuid& uuid) {
   auto mr = find_mapped(uuid);
-  if (!mr) throw_mapped_pool_not_found(uuid, "PinnedMemoryResource.from_allocation_handle");
+  if (!mr) throw_mapped_pool_not_found(uuid, "PinnedMemoryResource::from_allocation_handle");
   return mr;
 }
 
 const IpcAllocationHandle& PinnedMemoryResource::allocation_handle() {
   check_open("get_allocation_handle");
   if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("PinnedMemoryResource.get_allocation_handle", describe(),
+    throw_not_ipc_enabled("PinnedMemoryResource::allocation_handle", describe(),
                           "create it with PinnedMemoryResourceOptions(ipc_enabled=True)");
   CurrentContext guard(*device_.context());  // a pickling thread may have no context current
   return ipc_.allocation_handle(pool_, uuid_, describe());
@@ -95,7 +95,7 @@ IpcBufferDescriptor PinnedMemoryResource::export_buffer(const Buffer& buffer) {
   if (buffer.memory_resource().get() != this)
     throw ValueError("PinnedMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
   if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("Buffer.get_ipc_descriptor", describe(),
+    throw_not_ipc_enabled("PinnedMemoryResource::export_buffer", describe(),
                           "allocate from PinnedMemoryResourceOptions(ipc_enabled=True)");
   (void)allocation_handle();  // the driver exports pointers only from an exported pool
   CurrentContext guard(*device_.context());
@@ -106,7 +106,7 @@ Buffer PinnedMemoryResource::import_buffer(const std::shared_ptr<PinnedMemoryRes
                                            const IpcBufferDescriptor& descriptor, const Stream& stream) {
   // DeviceMemoryResource::import_buffer's order (cuda.core's).
   if (mapped && !mapped->ipc_enabled_)
-    throw_not_ipc_enabled("Buffer.from_ipc_descriptor", mapped->describe(),
+    throw_not_ipc_enabled("PinnedMemoryResource::import_buffer", mapped->describe(),
                           "import through PinnedMemoryResource.from_allocation_handle");
   PoolIpc::check_descriptor(descriptor);
   if (!mapped || !mapped->mapped_)
@@ -220,7 +220,7 @@ void PinnedMemoryResource::close() {
   if (mapped_) remove_mapped_pool(uuid_, this);
   if (CUmemoryPool pool = keeper_.close(std::exchange(pool_, nullptr))) {  // null: Buffers wait
     CurrentContext guard(*device_.context());  // the caller's thread may have no context current
-    NANOCUDA_CALL(cuMemPoolDestroy, "PinnedMemoryResource.close", pool);
+    NANOCUDA_CALL(cuMemPoolDestroy, "PinnedMemoryResource::close", pool);
   }
 }
 

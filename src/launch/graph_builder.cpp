@@ -92,7 +92,7 @@ void GraphBuilder::require_building(const char* call) const {
     throw StateError("Graph builder has been closed. " + std::string(call) + ": " + describe() +
                      " was joined into another builder; use the builder join() returned");
   if (!state_->building)
-    throw StateError(std::string(call) == "GraphBuilder.split"
+    throw StateError(std::string(call) == "GraphBuilder::split"
                          ? "Graph builder must be building before it can be split. " + std::string(call) +
                                ": " + describe() + "; call begin_building() first"
                          : "Graph builder is not building. " + std::string(call) + ": " + describe() +
@@ -101,7 +101,7 @@ void GraphBuilder::require_building(const char* call) const {
 
 GraphBuilder& GraphBuilder::begin_building(Mode mode) {
   State& s = *state_;
-  if (s.released) require_building("GraphBuilder.begin_building");  // says it is closed
+  if (s.released) require_building("GraphBuilder::begin_building");  // says it is closed
   if (s.building)
     throw StateError("Graph builder is already building. GraphBuilder.begin_building: " + describe() +
                      " is already capturing");
@@ -126,7 +126,7 @@ GraphBuilder& GraphBuilder::begin_building(Mode mode) {
 
 GraphBuilder& GraphBuilder::end_building() {
   State& s = *state_;
-  if (s.released) require_building("GraphBuilder.end_building");  // says it is closed
+  if (s.released) require_building("GraphBuilder::end_building");  // says it is closed
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder::end_building", describe() + " came from split(); it ends "
                      "by GraphBuilder.join(...) with the builder it forked from");
@@ -180,7 +180,7 @@ Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
 }
 
 std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
-  require_building("GraphBuilder.split");
+  require_building("GraphBuilder::split");
   if (count < 2)
     throw ValueError("Invalid split count: expecting >= 2, got " + std::to_string(count) +
                      " (GraphBuilder.split: count must be at least 2)");
@@ -206,7 +206,7 @@ GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
     if (b.state_->shared != target->state_->shared)
       throw ValueError("GraphBuilder::join", b.describe() + " belongs to another graph than " +
                        target->describe() + "; only builders from one split() can be joined");
-    b.require_building("GraphBuilder.join");
+    b.require_building("GraphBuilder::join");
   }
   for (const auto& b : builders) {
     if (b.state_ == target->state_) continue;
@@ -229,12 +229,12 @@ void GraphBuilder::add_child(const GraphBuilder& child) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.state_->shared->graph;  // the driver copies it
-  add_node(p, "GraphBuilder.add_child");
+  add_node(p, "GraphBuilder::add_child");
   keep_alive(child.state_->shared);  // the copy's host callbacks use the child's data
 }
 
 CUgraphConditionalHandle GraphBuilder::create_conditional_handle(std::optional<unsigned> default_value) {
-  CUgraph graph = capture_graph("GraphBuilder.create_conditional_handle");
+  CUgraph graph = capture_graph("GraphBuilder::create_conditional_handle");
   CUgraphConditionalHandle h = 0;
   NANOCUDA_CALL(cuGraphConditionalHandleCreate, [&] { return describe(); }, &h, graph,
                 state_->shared->device.context()->handle(), default_value.value_or(0),
@@ -288,19 +288,19 @@ std::vector<GraphBuilder> GraphBuilder::add_conditional(CUgraphConditionalHandle
 }
 
 GraphBuilder GraphBuilder::if_cond(CUgraphConditionalHandle handle) {
-  return add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 1, "GraphBuilder.if_cond")[0];
+  return add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 1, "GraphBuilder::if_cond")[0];
 }
 
 std::pair<GraphBuilder, GraphBuilder> GraphBuilder::if_else(CUgraphConditionalHandle handle) {
   // Conditional nodes (IF, WHILE) came with CUDA 12.3; an IF with an else body and SWITCH
   // nodes with 12.8, and an older driver rejects them with a bare CUDA_ERROR_INVALID_VALUE.
   detail::require_driver_version(12080, "GraphBuilder::if_else (an if conditional node with an else body)");
-  auto b = add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 2, "GraphBuilder.if_else");
+  auto b = add_conditional(handle, CU_GRAPH_COND_TYPE_IF, 2, "GraphBuilder::if_else");
   return {b[0], b[1]};
 }
 
 GraphBuilder GraphBuilder::while_loop(CUgraphConditionalHandle handle) {
-  return add_conditional(handle, CU_GRAPH_COND_TYPE_WHILE, 1, "GraphBuilder.while_loop")[0];
+  return add_conditional(handle, CU_GRAPH_COND_TYPE_WHILE, 1, "GraphBuilder::while_loop")[0];
 }
 
 std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle, std::size_t count) {
@@ -308,11 +308,11 @@ std::vector<GraphBuilder> GraphBuilder::switch_(CUgraphConditionalHandle handle,
     throw ValueError("GraphBuilder::switch_", "count must be 1 to 65536, got " + std::to_string(count));
   detail::require_driver_version(12080, "GraphBuilder::switch_ (a switch conditional node)");
   return add_conditional(handle, CU_GRAPH_COND_TYPE_SWITCH, static_cast<unsigned>(count),
-                         "GraphBuilder.switch");
+                         "GraphBuilder::switch_");
 }
 
 void GraphBuilder::debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const {
-  CUgraph g = state_->building ? capture_graph("GraphBuilder.debug_dot_print") : graph();
+  CUgraph g = state_->building ? capture_graph("GraphBuilder::debug_dot_print") : graph();
   if (!g)
     throw ValueError("GraphBuilder::debug_dot_print", describe() + " has no graph yet; call "
                      "begin_building() first");
@@ -321,7 +321,7 @@ void GraphBuilder::debug_dot_print(const std::string& path, const GraphDebugPrin
 }
 
 std::string GraphBuilder::topology() const {
-  CUgraph g = state_->building ? capture_graph("GraphBuilder.topology") : graph();
+  CUgraph g = state_->building ? capture_graph("GraphBuilder::topology") : graph();
   return g ? GraphTopology::read(g).to_string() : std::string("no graph yet");
 }
 

@@ -109,7 +109,7 @@ CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, co
 CUgraphNode GraphDefinition::add_empty(const Deps& deps) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_EMPTY;
-  return add(p, deps, "GraphDefinition.empty");
+  return add(p, deps, "GraphDefinition::add_empty");
 }
 
 CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& config,
@@ -131,7 +131,7 @@ CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& co
   p.kernel.blockDimZ = config.block.z;
   p.kernel.sharedMemBytes = config.shared_mem;
   p.kernel.kernelParams = args;
-  CUgraphNode node = add(p, deps, "GraphDefinition.launch");
+  CUgraphNode node = add(p, deps, "GraphDefinition::add_kernel");
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->records[node].params.kernel.kernelParams = nullptr;  // the caller's storage
   return node;
@@ -155,7 +155,7 @@ CUgraphNode GraphDefinition::add_memset(const Deps& deps, CUdeviceptr dst, unsig
   p.memset.height = height;
   p.memset.pitch = height > 1 ? pitch : 0;
   p.memset.ctx = state_->device.context()->handle();
-  return add(p, deps, "GraphDefinition.memset");
+  return add(p, deps, "GraphDefinition::add_memset");
 }
 
 CUgraphNode GraphDefinition::add_memcpy(const Deps& deps, CUdeviceptr dst, CUdeviceptr src,
@@ -171,7 +171,7 @@ CUgraphNode GraphDefinition::add_memcpy(const Deps& deps, CUdeviceptr dst, CUdev
   c.WidthInBytes = bytes;
   c.Height = 1;
   c.Depth = 1;
-  return add(p, deps, "GraphDefinition.memcpy");
+  return add(p, deps, "GraphDefinition::add_memcpy");
 }
 
 CUgraphNode GraphDefinition::add_host(const Deps& deps, CUhostFn fn, void* user_data,
@@ -180,7 +180,7 @@ CUgraphNode GraphDefinition::add_host(const Deps& deps, CUhostFn fn, void* user_
   p.type = CU_GRAPH_NODE_TYPE_HOST;
   p.host.fn = fn;
   p.host.userData = user_data;
-  CUgraphNode node = add(p, deps, "GraphDefinition.callback");
+  CUgraphNode node = add(p, deps, "GraphDefinition::add_host");
   if (keepalive) keep_alive(std::move(keepalive));
   return node;
 }
@@ -188,8 +188,8 @@ CUgraphNode GraphDefinition::add_host(const Deps& deps, CUhostFn fn, void* user_
 CUgraphNode GraphDefinition::add_event_record(const Deps& deps, const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
-  p.eventRecord.event = event.checked_handle("GraphDefinition.record");
-  CUgraphNode node = add(p, deps, "GraphDefinition.record");
+  p.eventRecord.event = event.checked_handle("GraphDefinition::add_event_record");
+  CUgraphNode node = add(p, deps, "GraphDefinition::add_event_record");
   event.note_recorded();
   return node;
 }
@@ -197,14 +197,14 @@ CUgraphNode GraphDefinition::add_event_record(const Deps& deps, const Event& eve
 CUgraphNode GraphDefinition::add_event_wait(const Deps& deps, const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
-  p.eventWait.event = event.checked_handle("GraphDefinition.wait");
-  return add(p, deps, "GraphDefinition.wait");
+  p.eventWait.event = event.checked_handle("GraphDefinition::add_event_wait");
+  return add(p, deps, "GraphDefinition::add_event_wait");
 }
 
 CUgraphNode GraphDefinition::add_alloc(const Deps& deps, std::size_t bytes, int device,
                                        GraphMemoryType type, const std::vector<int>& peers) {
   if (bytes == 0)  // the driver's error, as cuda.core reports it (CUDAError), with the reason
-    throw Error(CUDA_ERROR_INVALID_VALUE, "GraphDefinition.allocate", describe(),
+    throw Error(CUDA_ERROR_INVALID_VALUE, "GraphDefinition::add_alloc", describe(),
                 "size must be positive, got 0");
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
@@ -223,7 +223,7 @@ CUgraphNode GraphDefinition::add_alloc(const Deps& deps, std::size_t bytes, int 
   p.alloc.accessDescs = access.empty() ? nullptr : access.data();
   p.alloc.accessDescCount = access.size();
   p.alloc.bytesize = bytes;
-  CUgraphNode node = add(p, deps, "GraphDefinition.allocate");
+  CUgraphNode node = add(p, deps, "GraphDefinition::add_alloc");
   std::lock_guard<std::mutex> lock(state_->mutex);
   GraphNodeRecord& r = state_->records[node];
   r.params.alloc.accessDescs = nullptr;
@@ -236,7 +236,7 @@ CUgraphNode GraphDefinition::add_free(const Deps& deps, CUdeviceptr ptr) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
   p.free.dptr = ptr;
-  return add(p, deps, "GraphDefinition.deallocate");
+  return add(p, deps, "GraphDefinition::add_free");
 }
 
 CUgraphNode GraphDefinition::add_child(const Deps& deps, const GraphDefinition& child) {
@@ -245,13 +245,13 @@ CUgraphNode GraphDefinition::add_child(const Deps& deps, const GraphDefinition& 
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.graph_;
-  CUgraphNode node = add(p, deps, "GraphDefinition.embed");
+  CUgraphNode node = add(p, deps, "GraphDefinition::add_child");
   keep_alive(child.state_);  // host-callback data, kernels' libraries of the child's nodes
   return node;
 }
 
 CUgraphConditionalHandle GraphDefinition::create_condition(std::optional<unsigned> default_value) {
-  require_alive("GraphDefinition.create_condition");
+  require_alive("GraphDefinition::create_condition");
   CUgraphConditionalHandle h = 0;
   NANOCUDA_CALL(cuGraphConditionalHandleCreate, [&] { return describe(); }, &h, graph_,
                 state_->device.context()->handle(), default_value.value_or(0),
@@ -329,7 +329,7 @@ void GraphDefinition::set_params(CUgraphNode node, CUgraphNodeParams& params, co
 }
 
 std::vector<CUgraphNode> GraphDefinition::nodes() const {
-  require_alive("GraphDefinition.nodes");
+  require_alive("GraphDefinition::nodes");
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, graph_, nullptr, &n);
   std::vector<CUgraphNode> out(n);
@@ -339,7 +339,7 @@ std::vector<CUgraphNode> GraphDefinition::nodes() const {
 }
 
 std::vector<std::pair<CUgraphNode, CUgraphNode>> GraphDefinition::edges() const {
-  require_alive("GraphDefinition.edges");
+  require_alive("GraphDefinition::edges");
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetEdges, [&] { return describe(); }, graph_, nullptr, nullptr, nullptr, &n);
   std::vector<CUgraphNode> from(n), to(n);
@@ -401,7 +401,7 @@ void GraphDefinition::disconnect(CUgraphNode from, CUgraphNode to, const char* c
 }
 
 void GraphDefinition::destroy_node(CUgraphNode node) {
-  require_own(node, "GraphNode.destroy");
+  require_own(node, "GraphDefinition::destroy_node");
   NANOCUDA_CALL(cuGraphDestroyNode, [&] { return describe(); }, node);
   std::lock_guard<std::mutex> lock(state_->mutex);  // the record stays: a destroyed node's view reads it
   for (const auto& [g, owner] : state_->owner_of)
@@ -426,19 +426,19 @@ void GraphDefinition::keep_alive(std::shared_ptr<void> object) {
 }
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
-  require_alive("GraphDefinition.instantiate");
+  require_alive("GraphDefinition::instantiate");
   return Graph::instantiate(graph_, state_, state_->device, options);
 }
 
 void GraphDefinition::debug_dot_print(const std::string& path,
                                       const GraphDebugPrintOptions& options) const {
-  require_alive("GraphDefinition.debug_dot_print");
+  require_alive("GraphDefinition::debug_dot_print");
   NANOCUDA_CALL(cuGraphDebugDotPrint, [&] { return describe() + ", writing '" + path + "'"; },
                 graph_, path.c_str(), options.flags());
 }
 
 std::string GraphDefinition::topology() const {
-  require_alive("GraphDefinition.topology");
+  require_alive("GraphDefinition::topology");
   return GraphTopology::read(graph_).to_string();
 }
 

@@ -44,7 +44,7 @@ void GraphBuilder::keep_alive(std::shared_ptr<void> object) {
 }
 
 void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count) {
-  require_building("GraphBuilder.memset");
+  require_building("GraphBuilder::memset");
   if (element_size != 1 && element_size != 2 && element_size != 4)
     throw ValueError("GraphBuilder::memset", "element_size must be 1, 2 or 4, got " +
                      std::to_string(element_size));
@@ -63,7 +63,7 @@ void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size
 }
 
 void GraphBuilder::memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
-  require_building("GraphBuilder.memcpy");
+  require_building("GraphBuilder::memcpy");
   CurrentContext guard(state_->stream.context());
   NANOCUDA_CALL(cuMemcpyAsync, [&] { return describe(); }, dst, src, bytes, state_->stream.handle());
 }
@@ -76,27 +76,27 @@ void GraphBuilder::host_callback(CUhostFn fn, void* user_data, std::shared_ptr<v
   p.type = CU_GRAPH_NODE_TYPE_HOST;
   p.host.fn = fn;
   p.host.userData = user_data;
-  add_node(p, "GraphBuilder.callback");
+  add_node(p, "GraphBuilder::host_callback");
   if (keepalive) keep_alive(std::move(keepalive));
 }
 
 void GraphBuilder::record_event(const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
-  p.eventRecord.event = event.checked_handle("GraphBuilder.record_event");
-  add_node(p, "GraphBuilder.record_event");
+  p.eventRecord.event = event.checked_handle("GraphBuilder::record_event");
+  add_node(p, "GraphBuilder::record_event");
   event.note_recorded();
 }
 
 void GraphBuilder::wait_event(const Event& event) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
-  p.eventWait.event = event.checked_handle("GraphBuilder.wait_event");
-  add_node(p, "GraphBuilder.wait_event");
+  p.eventWait.event = event.checked_handle("GraphBuilder::wait_event");
+  add_node(p, "GraphBuilder::wait_event");
 }
 
 CUdeviceptr GraphBuilder::alloc(std::size_t bytes) {
-  require_building("GraphBuilder.alloc");
+  require_building("GraphBuilder::alloc");
   if (bytes == 0) throw ValueError("GraphBuilder::alloc", "size must be positive");
   CurrentContext guard(state_->stream.context());
   CUdeviceptr ptr = 0;  // captured: a mem-alloc node; the address is fixed for the graph's life
@@ -105,7 +105,7 @@ CUdeviceptr GraphBuilder::alloc(std::size_t bytes) {
 }
 
 void GraphBuilder::free(CUdeviceptr ptr) {
-  require_building("GraphBuilder.free");
+  require_building("GraphBuilder::free");
   CurrentContext guard(state_->stream.context());
   NANOCUDA_CALL(cuMemFreeAsync, [&] { return describe(); }, ptr, state_->stream.handle());
 }

@@ -75,7 +75,7 @@ TEST(IpcPoolMock, APoolWithoutIpcSaysSoInCudaCoresWords) {
     FAIL() << "a pool without IPC exported";
   } catch (const nanocuda::StateError& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("PinnedMemoryResource.get_allocation_handle: Memory resource is not IPC-enabled"),
+    EXPECT_NE(what.find("PinnedMemoryResource::allocation_handle: Memory resource is not IPC-enabled"),
               std::string::npos) << what;
     EXPECT_NE(what.find("PinnedMemoryResourceOptions(ipc_enabled=True)"), std::string::npos) << what;
   }
