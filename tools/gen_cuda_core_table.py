@@ -327,6 +327,12 @@ def private_tests_section() -> list[str]:
     for reason, tests in groups.items():
         lines += ["", f"**{reason}** ({len(tests)}):", ""]
         lines += [f"- `{t}`" for t in tests]
+    deliberate = getattr(module, "DELIBERATE", {})
+    if deliberate:
+        lines += ["", "### Deliberate differences", "",
+                  "Tests that fail on nanocuda by design: nanocuda accepts more there, so code written "
+                  "for cuda.core still runs.", ""]
+        lines += [f"- `{t}`: {why}" for t, why in deliberate.items()]
     return lines
 
 
