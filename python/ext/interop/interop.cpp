@@ -9,6 +9,7 @@
 
 #include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
+#include "fastpath/cupy_array.h"
 #include "fastpath/torch_tensor.h"
 #include "fastpath/type_cache.h"
 
@@ -46,7 +47,8 @@ int32_t device_of_pointer(uint64_t ptr, const char* where) {
 }
 
 // Kinds of objects; decided once per Python type.
-enum class Kind { Unknown, Buffer, Int, Torch, Cai, Dlpack, DataPtr, Host };
+// Cupy: a CuPy array, otherwise read as Cai but for the device pointer (cupy_array.h).
+enum class Kind { Unknown, Buffer, Int, Torch, Cai, Cupy, Dlpack, DataPtr, Host };
 
 TypeCache<Kind, 16> g_kinds;
 
@@ -63,6 +65,9 @@ bool has_interface(nb::handle obj, const char* name, std::optional<nb::python_er
   return false;
 }
 
+void parse_interface(nb::handle obj, const char* attr, ArrayView& v);
+Kind cai_kind(nb::handle obj);
+
 Kind classify(nb::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
   if (const Kind* k = g_kinds.find(t)) return *k;
@@ -73,7 +78,7 @@ Kind classify(nb::handle obj) {
   if (nb::isinstance<PyBuffer>(obj)) k = Kind::Buffer;
   else if (PyLong_Check(obj.ptr())) k = Kind::Int;
   else if (torch::is_tensor(obj.ptr())) k = Kind::Torch;
-  else if (has_interface(obj, "__cuda_array_interface__", raised)) k = Kind::Cai;
+  else if (has_interface(obj, "__cuda_array_interface__", raised)) k = cai_kind(obj);
   else if (nb::hasattr(obj, "__dlpack__")) k = Kind::Dlpack;
   else if (nb::hasattr(obj, "data_ptr")) k = Kind::DataPtr;
   else if (has_interface(obj, "__array_interface__", raised)) k = Kind::Host;
@@ -83,6 +88,19 @@ Kind classify(nb::handle obj) {
 }
 
 void parse_interface_fields(nb::handle obj, const char* attr, ArrayView& v);
+
+// Cupy when CuPy's own attributes give the interface's pointer for this first object seen.
+Kind cai_kind(nb::handle obj) {
+  ArrayView v;
+  try {
+    parse_interface(obj, "__cuda_array_interface__", v);
+  } catch (const nb::builtin_exception&) {
+    return Kind::Cai;  // reported where the interface is read
+  } catch (const nb::python_error&) {
+    return Kind::Cai;
+  }
+  return cupy::is_array(obj.ptr(), v.ptr) ? Kind::Cupy : Kind::Cai;
+}
 
 // A malformed interface (data=None, a shape of strings...) is a TypeError naming the
 // attribute and the expected form, not nanobind's std::bad_cast.
@@ -185,7 +203,8 @@ ArrayView describe_array(nb::handle obj, const char* where) {
 
 ArrayView describe_array_dlpack(nb::handle obj, const char* where) {
   Kind k = classify(obj);
-  if ((k == Kind::Cai || k == Kind::DataPtr || k == Kind::Host) && nb::hasattr(obj, "__dlpack__")) {
+  if ((k == Kind::Cai || k == Kind::Cupy || k == Kind::DataPtr || k == Kind::Host) &&
+      nb::hasattr(obj, "__dlpack__")) {
     ArrayView v;  // CuPy: its DLPack export names what its interface cannot (bfloat16)
     parse_dlpack(obj, v, where);
     return v;
@@ -216,6 +235,7 @@ ArrayView describe(nb::handle obj, const char* where, bool locate_device) {
       return v;
     }
     case Kind::Torch: parse_torch(obj, v); return v;
+    case Kind::Cupy:
     case Kind::Cai:
       parse_interface(obj, "__cuda_array_interface__", v);
       v.device_id = !locate_device ? -1 : v.ptr ? device_of_pointer(v.ptr, where) : 0;
@@ -255,6 +275,12 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
       check_device(d < 0 ? dlpack::kCPU : dlpack::kCUDA, static_cast<int32_t>(d), device, where,
                    obj);
       return torch::data_ptr(obj.ptr());
+    }
+    case Kind::Cupy: {
+      int d = -1;
+      uint64_t p = cupy::pointer(obj.ptr(), &d);
+      if (p) check_device(dlpack::kCUDA, d, device, where, obj);
+      return p;
     }
     case Kind::Cai: {
       ArrayView v;
@@ -299,8 +325,8 @@ std::optional<std::size_t> extent_of(nb::handle obj, const char* where) {
 
 bool has_device_pointer(nb::handle obj) {
   Kind k = classify(obj);
-  return k == Kind::Buffer || k == Kind::Torch || k == Kind::Cai || k == Kind::Dlpack ||
-         k == Kind::DataPtr;
+  return k == Kind::Buffer || k == Kind::Torch || k == Kind::Cai || k == Kind::Cupy ||
+         k == Kind::Dlpack || k == Kind::DataPtr;
 }
 
 namespace {

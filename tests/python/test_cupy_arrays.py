@@ -1,0 +1,87 @@
+"""CuPy arrays as launch arguments: the pointer comes from ndarray.data (ptr, device_id), not
+from a __cuda_array_interface__ dict per call, and only for types that really are CuPy's.
+CuPy is not needed: the fakes have CuPy's type names and attributes; the mock driver answers
+the device queries of the interface path."""
+
+from mock_run import run_on_mock
+
+FAKES = '''
+import struct
+import nanocuda
+pack = nanocuda._nanocuda._internal.pack_params
+
+class MemoryPointer:
+    def __init__(self, ptr, device_id):
+        self.ptr, self.device_id = ptr, device_id
+
+def cupy_types(module="cupy._core.core"):
+    class _ndarray_base:
+        reads = 0
+        def __init__(self, ptr, device_id=0, interface_ptr=None):
+            self.data = MemoryPointer(ptr, device_id)
+            self._iface = ptr if interface_ptr is None else interface_ptr
+        @property
+        def __cuda_array_interface__(self):
+            type(self).reads += 1
+            return {"data": (self._iface, False), "shape": (4,), "typestr": "<f4", "version": 3}
+    _ndarray_base.__module__ = module
+    class ndarray(_ndarray_base):
+        pass
+    ndarray.__module__ = "cupy"
+    return ndarray
+
+def packed(arg):
+    return struct.unpack("<Q", pack([(0, 8)], "k", arg))[0]
+'''
+
+
+def test_cupy_array_pointer_skips_the_interface_dict(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        ndarray = cupy_types()
+        assert packed(ndarray(0x7F0000001000)) == 0x7F0000001000
+        reads = ndarray.reads  # the first array of the type is checked against its interface
+        got = [packed(ndarray(0x7F0000002000 + i * 256, device_id=0)) for i in range(5)]
+        assert got == [0x7F0000002000 + i * 256 for i in range(5)], got
+        assert ndarray.reads == reads, (ndarray.reads, reads)
+        print("ok")
+    """, prelude=FAKES)
+
+
+def test_types_that_are_not_cupys_keep_the_interface(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        # attributes that disagree with the interface, then CuPy's names in another module
+        for ndarray, attr in ((cupy_types(), 0x1000), (cupy_types("notcupy.core"), None)):
+            packed(ndarray(attr or 0x7F0000003000, interface_ptr=0x7F0000003000))  # classified
+            for ptr in (0x7F0000004000, 0x7F0000005000):
+                before = ndarray.reads
+                arr = ndarray(attr or ptr, interface_ptr=ptr)
+                assert packed(arr) == ptr
+                assert ndarray.reads == before + 1, (ndarray, ndarray.reads, before)
+        print("ok")
+    """, prelude=FAKES)
+
+
+def test_an_error_from_cupys_attributes_reaches_the_caller(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        ndarray = cupy_types()
+        packed(ndarray(0x7F0000008000))
+
+        class Refused(Exception):
+            pass
+
+        class BadPointer:
+            device_id = 0
+            @property
+            def ptr(self):
+                raise Refused("ptr refused")
+
+        bad = ndarray(0x7F0000009000)
+        bad.data = BadPointer()
+        try:
+            packed(bad)
+        except Refused as e:
+            assert "ptr refused" in str(e)
+        else:
+            raise AssertionError("no error")
+        print("ok")
+    """, prelude=FAKES)
