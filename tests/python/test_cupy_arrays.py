@@ -10,16 +10,19 @@ import struct
 import nanocuda
 pack = nanocuda._nanocuda._internal.pack_params
 
-class MemoryPointer:
+class MemoryPointer:  # CuPy's attributes are read-only properties (Cython): so are these
     def __init__(self, ptr, device_id):
-        self.ptr, self.device_id = ptr, device_id
+        self._ptr, self._device_id = ptr, device_id
+    ptr = property(lambda self: self._ptr)
+    device_id = property(lambda self: self._device_id)
 
 def cupy_types(module="cupy._core.core"):
     class _ndarray_base:
         reads = 0
         def __init__(self, ptr, device_id=0, interface_ptr=None):
-            self.data = MemoryPointer(ptr, device_id)
+            self._data = MemoryPointer(ptr, device_id)
             self._iface = ptr if interface_ptr is None else interface_ptr
+        data = property(lambda self: self._data)
         @property
         def __cuda_array_interface__(self):
             type(self).reads += 1
@@ -43,6 +46,11 @@ def test_cupy_array_pointer_skips_the_interface_dict(mock_libcuda):
         got = [packed(ndarray(0x7F0000002000 + i * 256, device_id=0)) for i in range(5)]
         assert got == [0x7F0000002000 + i * 256 for i in range(5)], got
         assert ndarray.reads == reads, (ndarray.reads, reads)
+        # a class changed after it was first read is still read right
+        MemoryPointer.ptr = property(lambda self: self._ptr + 16)
+        assert packed(ndarray(0x7F0000003000)) == 0x7F0000003010
+        type(ndarray(0)).__bases__[0].data = property(lambda self: MemoryPointer(0x7F0000000100, 0))
+        assert packed(ndarray(0x7F0000003000)) == 0x7F0000000110
         print("ok")
     """, prelude=FAKES)
 
@@ -76,7 +84,7 @@ def test_an_error_from_cupys_attributes_reaches_the_caller(mock_libcuda):
                 raise Refused("ptr refused")
 
         bad = ndarray(0x7F0000009000)
-        bad.data = BadPointer()
+        bad._data = BadPointer()
         try:
             packed(bad)
         except Refused as e:

@@ -10,14 +10,6 @@ namespace nanocuda::py::cupy {
 
 namespace {
 
-PyObject* interned(const char* s) {
-  return PyUnicode_InternFromString(s);  // held for the process
-}
-
-PyObject* s_data() { static PyObject* s = interned("data"); return s; }
-PyObject* s_ptr() { static PyObject* s = interned("ptr"); return s; }
-PyObject* s_device_id() { static PyObject* s = interned("device_id"); return s; }
-
 // CuPy's array base type is the Cython class cupy._core.core._ndarray_base; `cupy.ndarray`
 // derives from it in Python. Compared by module and name, as Python spells them.
 bool named(PyObject* type, const char* module, const char* name) {
@@ -36,13 +28,44 @@ bool has_cupy_base(PyTypeObject* type) {
   return false;
 }
 
+// One attribute read through the descriptor its type holds, found once. CuPy's attributes are
+// Cython properties (data descriptors: no instance dict can shadow them), so calling the
+// descriptor is what getattr does, less the lookup. Another type, or a type changed since
+// (its version tag moved), takes plain getattr.
+struct Getter {
+  const char* name;
+  PyTypeObject* type = nullptr;
+  unsigned int version = 0;
+  PyObject* descr = nullptr;
+
+  PyObject* read(PyObject* obj) const {
+    PyTypeObject* t = Py_TYPE(obj);
+    if (t == type && t->tp_version_tag == version) [[likely]]
+      return Py_TYPE(descr)->tp_descr_get(descr, obj, reinterpret_cast<PyObject*>(t));
+    return PyObject_GetAttrString(obj, name);
+  }
+  void learn(PyTypeObject* t) {
+    if (type) return;  // the first CuPy seen; others read through getattr
+    nb::object key = nb::steal(PyUnicode_InternFromString(name));
+    PyObject* d = key ? _PyType_Lookup(t, key.ptr()) : nullptr;  // borrowed; tags the type
+    if (!d || !Py_TYPE(d)->tp_descr_get || !Py_TYPE(d)->tp_descr_set || !t->tp_version_tag) return;
+    Py_INCREF(d);  // both held for the process
+    Py_INCREF(t);
+    descr = d;
+    version = t->tp_version_tag;
+    type = t;
+  }
+};
+
+Getter g_data{"data"}, g_ptr{"ptr"}, g_device{"device_id"};
+
 }  // namespace
 
 std::uint64_t pointer(PyObject* obj, int* device) {
-  PyObject* mem = PyObject_GetAttr(obj, s_data());
+  PyObject* mem = g_data.read(obj);
   if (!mem) throw nb::python_error();
-  PyObject* p = PyObject_GetAttr(mem, s_ptr());
-  PyObject* d = p ? PyObject_GetAttr(mem, s_device_id()) : nullptr;
+  PyObject* p = g_ptr.read(mem);
+  PyObject* d = p ? g_device.read(mem) : nullptr;
   Py_DECREF(mem);
   if (!d) {
     Py_XDECREF(p);
@@ -62,7 +85,13 @@ bool is_array(PyObject* obj, std::uint64_t interface_ptr) {
   if (!has_cupy_base(Py_TYPE(obj))) return false;
   try {
     int device = -1;
-    return pointer(obj, &device) == interface_ptr && device >= 0;
+    if (pointer(obj, &device) != interface_ptr || device < 0) return false;
+    nb::object mem = nb::steal(PyObject_GetAttrString(obj, "data"));
+    if (!mem) throw nb::python_error();
+    g_data.learn(Py_TYPE(obj));
+    g_ptr.learn(Py_TYPE(mem.ptr()));
+    g_device.learn(Py_TYPE(mem.ptr()));
+    return true;
   } catch (const nb::python_error&) {
     return false;  // not the CuPy we know: the interface path reads it
   }
