@@ -23,6 +23,7 @@ void bind_green_context(nanobind::module_& m);  // after Device and Stream
 void bind_buffer(nanobind::module_& m);
 void bind_array_view(nanobind::module_& m);  // StridedMemoryView internals
 void bind_smv_exchange(nanobind::module_& m);  // StridedMemoryView.__dlpack_c_exchange_api__
+void bind_smv_fast(nanobind::module_& m);      // its from_dlpack/as_tensor_map fast paths
 void bind_memory_resource(nanobind::module_& m);  // after Device and Buffer
 void bind_ipc(nanobind::module_& m);  // after bind_memory_resource and Event
 void bind_graph_memory_resource(nanobind::module_& m);  // after bind_memory_resource and bind_graph

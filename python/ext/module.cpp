@@ -53,6 +53,7 @@ NB_MODULE(_nanocuda, m) {
   nanocuda::py::bind_buffer(m);
   nanocuda::py::bind_array_view(m);
   nanocuda::py::bind_smv_exchange(m);
+  nanocuda::py::bind_smv_fast(m);
   nanocuda::py::bind_memory_resource(m);
   nanocuda::py::bind_ipc(m);
   nanocuda::py::bind_managed_ops(m);

@@ -76,3 +76,18 @@ def install(cls: type) -> None:
 
     cls.__dlpack_c_exchange_api__ = _internal.smv_exchange_api(cls, from_parts)
     cls.__c_dlpack_exchange_api__ = cls.__dlpack_c_exchange_api__  # the older name
+
+
+class StreamedExport:
+    """`obj` whose __dlpack__ is asked with the consumer's stream (what cuda.core passes on)."""
+
+    __slots__ = ("obj", "stream")
+
+    def __init__(self, obj: Any, stream: int) -> None:
+        self.obj, self.stream = obj, stream
+
+    def __dlpack_device__(self) -> tuple:
+        return self.obj.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.obj.__dlpack__(stream=self.stream, **kwargs)

@@ -27,10 +27,13 @@ _LAZY: dict = {}  # type -> whether from_dlpack(obj, -1) may defer reading (C ex
 
 def _stream_int(call: str, stream_ptr: object) -> Optional[int]:
     # an int, -1, None, or a handle object that converts to one (cuda.bindings' CUstream)
-    if stream_ptr is None or (type(stream_ptr) is int):
+    if stream_ptr is None or (type(stream_ptr) is int and -1 <= stream_ptr < 1 << 64):
         return stream_ptr
+    if type(stream_ptr) is int:
+        raise ValueError(f"{call}: stream_ptr must be -1 (no ordering) or a CUstream handle "
+                         f"(0 to 2**64-1), got {stream_ptr}")
     if not isinstance(stream_ptr, (bool, float, str, bytes)) and hasattr(type(stream_ptr), "__int__"):
-        return int(stream_ptr)
+        return _stream_int(call, int(stream_ptr))
     raise TypeError(f"{call}: stream_ptr must be an int (a CUstream handle), -1 or None, "
                     f"got {type(stream_ptr).__name__}")
 
@@ -102,7 +105,7 @@ class StridedMemoryView:
         return self
 
     def _from_dlpack(self, obj: Any, stream_ptr: Optional[int], call: str, lazy: bool) -> None:
-        if type(stream_ptr) is not int:
+        if type(stream_ptr) is not int or not -1 <= stream_ptr < 1 << 64:
             stream_ptr = _stream_int(call, stream_ptr)
         if stream_ptr != -1:
             kind = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else None
@@ -112,7 +115,7 @@ class StridedMemoryView:
             if stream_ptr is None and kind in (_CPU, _CUDA):
                 raise _ambiguous(call)
             if stream_ptr and kind != _CPU:  # the producer orders its work before this stream
-                self._fill(_StreamedExport(obj, stream_ptr), stream_ptr, call, cai=False)
+                self._fill(_smv_dlpack.StreamedExport(obj, stream_ptr), stream_ptr, call, cai=False)
                 self.exporting_obj = obj
                 return
         elif lazy:
@@ -367,6 +370,7 @@ class StridedMemoryView:
                 f"is_device_accessible={self.is_device_accessible}, readonly={self.readonly})")
 
 
+
 def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:
     if not isinstance(src, StridedMemoryView):
         raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(src).__name__}")
@@ -393,21 +397,8 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
 
 
 _smv_dlpack.install(StridedMemoryView)
-
-
-class _StreamedExport:
-    """`obj` whose __dlpack__ is asked with the consumer's stream (what cuda.core passes on)."""
-
-    __slots__ = ("obj", "stream")
-
-    def __init__(self, obj: Any, stream: int) -> None:
-        self.obj, self.stream = obj, stream
-
-    def __dlpack_device__(self) -> tuple:
-        return self.obj.__dlpack_device__()
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self.obj.__dlpack__(stream=self.stream, **kwargs)
+# from_dlpack(obj, -1) and as_tensor_map(box) of its unread view run in C (interop/smv_fast.cpp).
+_internal.smv_install(StridedMemoryView, StridedMemoryView.__dict__["from_dlpack"].__func__, _as_tensor_map)
 
 
 class _ViewableArg:

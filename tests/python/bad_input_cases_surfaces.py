@@ -199,6 +199,8 @@ CASES = [
     ("smv-cai-typestr-bogus", "StridedMemoryView.from_cuda_array_interface(CAI((4,), '<x9'), -1)", T, r"from_cuda_array_interface: .*x9", False),
     ("smv-cai-strides-partial", "StridedMemoryView.from_cuda_array_interface(CAI((4,), '<f4', strides=(3,)), -1)", V, r"from_cuda_array_interface: .*strides", False),
     ("smv-stream-ptr-str", "StridedMemoryView.from_cuda_array_interface(CAI((4,), '<f4'), 's')", T, r"stream_ptr must be an int .*got str", False),
+    ("smv-stream-ptr-huge", "StridedMemoryView.from_cuda_array_interface(CAI((4,), '<f4'), 1 << 80)", V, r"stream_ptr must be -1 .*got 1208925819614629174706176", False),
+    ("smv-stream-ptr-negative", "StridedMemoryView.from_dlpack(np.zeros(4, np.float32), -2)", V, r"from_dlpack: stream_ptr must be -1 .*got -2", False),
     ("smv-stream-none", "StridedMemoryView.from_cuda_array_interface(CAI((4,), '<f4'))", B, r"stream=None is ambiguous", False),
     ("smv-view-layout-int", "StridedMemoryView.from_array_interface(np.zeros(4, np.float32)).view(layout=5)", T, r"StridedMemoryView.view: layout must be", False),
     ("smv-view-dtype-bogus", "StridedMemoryView.from_array_interface(np.zeros(4, np.float32)).view(dtype='float7')", T, r"StridedMemoryView.view: .*float7", False),

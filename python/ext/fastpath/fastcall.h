@@ -70,6 +70,8 @@ PyMethodDef fastcall_method(const char* name, const char* doc) {
 // Sets `def` on `type` as a method (PyDescr_NewMethod), or, static_method=true, as a
 // staticmethod; replaces what nanobind bound under that name. Raises on failure.
 void install_method(nanobind::handle type, PyMethodDef* def, bool static_method = false);
+// Sets `def` on `type` as a classmethod (the class comes first in args).
+void install_classmethod(nanobind::handle type, PyMethodDef* def);
 // Sets `def` on `module` as a module-level function.
 void add_function(nanobind::handle module, PyMethodDef* def);
 

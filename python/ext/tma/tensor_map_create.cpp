@@ -212,6 +212,16 @@ void fill_im2col(Im2colParams& p, nb::handle lower, nb::handle upper, nb::handle
 
 }  // namespace
 
+// StridedMemoryView.as_tensor_map(box)'s map: cuda.core's defaults (no interleave, swizzle or
+// L2 promotion; zero fill) as the same string objects every call, so tiled()'s memo holds.
+nb::object tiled_cuda_core_defaults(PyObject* tensor, PyObject* box) {
+  static PyObject* none = PyUnicode_InternFromString("none");  // held for the process
+  static PyObject* zero = PyUnicode_InternFromString("zero");
+  if (!none || !zero) throw nb::python_error();
+  PyObject* const a[7] = {tensor, box, nullptr, none, none, none, zero};
+  return tiled(a, false);
+}
+
 nb::object im2col(nb::handle tensor, nb::handle pixels_per_column, nb::handle channels,
                   nb::handle lower, nb::handle upper, nb::handle element_strides,
                   nb::handle interleave, nb::handle swizzle, nb::handle l2_promotion,

@@ -15,6 +15,9 @@ namespace nanocuda::py {
 extern PyMethodDef g_tiled_def;
 extern PyMethodDef g_tiled_from_pointer_def;
 
+// TensorMap.tiled(tensor, box) with cuda.core's option defaults (StridedMemoryView's fast path).
+nanobind::object tiled_cuda_core_defaults(PyObject* tensor, PyObject* box);
+
 // TensorMap.im2col and im2col_from_pointer (bound with nanobind: not per-launch paths).
 nanobind::object im2col(nanobind::handle tensor, nanobind::handle pixels_per_column,
                         nanobind::handle channels, nanobind::handle lower,

@@ -1,0 +1,155 @@
+// StridedMemoryView's per-call pair in C: from_dlpack(obj, stream_ptr=-1) of a producer with a
+// DLPack C exchange API, then as_tensor_map(box) of that unread view, straight to
+// TensorMap.tiled. Every other call goes to the Python methods these replace, unchanged.
+#include <nanobind/nanobind.h>
+#include <structmember.h>
+
+#include <array>
+#include <exception>
+#include <string>
+
+#include "bindings.h"
+#include "fastpath/fastcall.h"
+#include "fastpath/type_cache.h"
+#include "tma/tensor_map_create.h"
+
+namespace nb = nanobind;
+
+namespace nanocuda::py {
+
+namespace {
+
+PyTypeObject* g_view = nullptr;          // nanocuda.utils.StridedMemoryView, held for the process
+Py_ssize_t g_pending = 0;                // offset of its `_pending` slot
+PyObject* g_slow_from_dlpack = nullptr;  // the Python methods: every other call, and all errors
+PyObject* g_slow_as_tensor_map = nullptr;
+PyObject* g_call = nullptr;              // "StridedMemoryView.from_dlpack", as _pending holds it
+PyObject* g_box_dim = nullptr;           // "box_dim", interned
+PyObject* g_stream_ptr = nullptr;        // "stream_ptr", interned
+std::string g_from_dlpack_doc, g_as_tensor_map_doc;
+TypeCache<bool, 16> g_exchange;  // producer type -> has __dlpack_c_exchange_api__
+
+bool has_exchange_api(PyTypeObject* t) {
+  if (const bool* known = g_exchange.find(t)) return *known;
+  int has = PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack_c_exchange_api__");
+  return g_exchange.put(t, has == 1);
+}
+
+// `slow(first, *args, **kw)` from a vectorcall's arguments (first: cls or self).
+PyObject* call_slow(PyObject* slow, PyObject* first, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames) {
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  std::array<PyObject*, 16> all;
+  if (nargs + nkw + 1 > static_cast<Py_ssize_t>(all.size())) {  // more than either method takes
+    nb::object bound = nb::steal(PyMethod_New(slow, first));
+    return bound ? PyObject_Vectorcall(bound.ptr(), args, static_cast<size_t>(nargs), kwnames) : nullptr;
+  }
+  all[0] = first;
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) all[static_cast<std::size_t>(i) + 1] = args[i];
+  return PyObject_Vectorcall(slow, all.data(), static_cast<size_t>(nargs + 1), kwnames);
+}
+
+bool is_name(PyObject* kw, PyObject* interned) {
+  return kw == interned || PyUnicode_Compare(kw, interned) == 0;
+}
+
+PyObject*& pending_slot(PyObject* view) {
+  return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(view) + g_pending);
+}
+
+// classmethod: args[0] is the class.
+PyObject* from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs < 1) return PyObject_Vectorcall(g_slow_from_dlpack, args, 0, kwnames);
+  PyObject* cls = args[0];
+  PyObject* stream = nargs == 3 && nkw == 0                                       ? args[2]
+                     : nargs == 2 && nkw == 1 && is_name(PyTuple_GET_ITEM(kwnames, 0), g_stream_ptr) ? args[2]
+                                                                                  : nullptr;
+  int overflow = 0;
+  if (cls == reinterpret_cast<PyObject*>(g_view) && stream && PyLong_CheckExact(stream) &&
+      PyLong_AsLongAndOverflow(stream, &overflow) == -1 && !overflow &&
+      has_exchange_api(Py_TYPE(args[1]))) [[likely]] {
+    // The view reads its object on first use, as the Python method's lazy path does.
+    PyObject* obj = args[1];
+    PyObject* self = g_view->tp_alloc(g_view, 0);
+    if (!self) return nullptr;
+    PyObject* pending = PyTuple_Pack(2, obj, g_call);
+    if (!pending) {
+      Py_DECREF(self);
+      return nullptr;
+    }
+    pending_slot(self) = pending;
+    return self;
+  }
+  return call_slow(g_slow_from_dlpack, cls, args + 1, nargs - 1, kwnames);
+}
+
+// Method: as_tensor_map(box) / as_tensor_map(box_dim=box) on a view not yet read.
+PyObject* as_tensor_map(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject* box = nargs == 1 && nkw == 0                                          ? args[0]
+                  : nargs == 0 && nkw == 1 && is_name(PyTuple_GET_ITEM(kwnames, 0), g_box_dim) ? args[0]
+                                                                                  : nullptr;
+  PyObject* pending = Py_TYPE(self) == g_view ? pending_slot(self) : nullptr;
+  if (box && PyTuple_CheckExact(box) && pending && PyTuple_CheckExact(pending)) [[likely]] {
+    try {
+      return tiled_cuda_core_defaults(PyTuple_GET_ITEM(pending, 0), box).release().ptr();
+    } catch (const std::exception&) {  // nanocuda's, nanobind's and Python's errors alike
+      PyErr_Clear();  // the Python method repeats the call and words the error as cuda.core does
+    }
+  }
+  return call_slow(g_slow_as_tensor_map, self, args, nargs, kwnames);
+}
+
+PyMethodDef g_from_dlpack_def =
+    fastcall_method<from_dlpack>("from_dlpack", nullptr);
+PyMethodDef g_as_tensor_map_def =
+    fastcall_method<as_tensor_map>("as_tensor_map", nullptr);
+
+PyObject* interned(const char* s) {
+  PyObject* o = PyUnicode_InternFromString(s);
+  if (!o) throw nb::python_error();
+  return o;
+}
+
+// Installs both on `view` (StridedMemoryView), keeping its Python methods for every other call.
+void install(nb::handle view, nb::handle slow_from_dlpack, nb::handle slow_as_tensor_map) {
+  if (g_view) throw nb::type_error("StridedMemoryView's fast paths are installed once");
+  if (!PyType_Check(view.ptr())) throw nb::type_error("smv_install: expected the view class");
+  auto* type = reinterpret_cast<PyTypeObject*>(view.ptr());
+  PyObject* slot = PyDict_GetItemString(type->tp_dict, "_pending");  // borrowed
+  if (!slot || Py_TYPE(slot) != &PyMemberDescr_Type)
+    throw nb::type_error("smv_install: the view class has no _pending slot");
+  PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(slot)->d_member;
+  if (member->type != T_OBJECT_EX) throw nb::type_error("smv_install: _pending is not an object slot");
+  // Docstrings and signatures as the Python methods give them (help(), inspect).
+  g_from_dlpack_doc = "from_dlpack($cls, obj, stream_ptr=None)\n--\n\n" +
+                      nb::cast<std::string>(slow_from_dlpack.attr("__doc__"));
+  g_as_tensor_map_doc = "as_tensor_map($self, box_dim=None, *, options=None, element_strides=None, "
+                        "data_type=None, interleave=None, swizzle=None, l2_promotion=None, "
+                        "oob_fill=None)\n--\n\n" +
+                        nb::cast<std::string>(slow_as_tensor_map.attr("__doc__"));
+  g_from_dlpack_def.ml_doc = g_from_dlpack_doc.c_str();
+  g_as_tensor_map_def.ml_doc = g_as_tensor_map_doc.c_str();
+  g_call = interned("StridedMemoryView.from_dlpack");
+  g_box_dim = interned("box_dim");
+  g_stream_ptr = interned("stream_ptr");
+  g_pending = member->offset;
+  g_slow_from_dlpack = slow_from_dlpack.inc_ref().ptr();
+  g_slow_as_tensor_map = slow_as_tensor_map.inc_ref().ptr();
+  install_classmethod(view, &g_from_dlpack_def);
+  install_method(view, &g_as_tensor_map_def);
+  g_view = reinterpret_cast<PyTypeObject*>(view.inc_ref().ptr());
+}
+
+}  // namespace
+
+void bind_smv_fast(nb::module_& m) {
+  internal_module(m).def("smv_install", &install, nb::arg("view"), nb::arg("from_dlpack"),
+                         nb::arg("as_tensor_map"),
+                         "Puts StridedMemoryView.from_dlpack(obj, stream_ptr=-1) and its unread "
+                         "view's as_tensor_map(box) in C; every other call goes to the Python "
+                         "methods given. Once per process (nanocuda.utils does it).");
+}
+
+}  // namespace nanocuda::py

@@ -1,0 +1,86 @@
+"""StridedMemoryView.from_dlpack(obj, stream_ptr=-1) and as_tensor_map(box) in C
+(python/ext/interop/smv_fast.cpp): same views and maps as the Python methods, and every other
+call form still reaches them. On the mock driver; a view is itself a C-exchange producer."""
+
+from mock_run import run_on_mock
+
+PRELUDE = '''
+import numpy as np
+import nanocuda
+from nanocuda import _smv_tensor_map
+from nanocuda._strided_memory_view import StridedMemoryView as S
+nanocuda.Device(0).set_current()
+base = S.from_buffer(nanocuda.Buffer(512 * 512 * 2), shape=(512, 512), dtype=np.float16)
+'''
+ENV = {"NANOCUDA_MOCK_CC": "9.0", "NANOCUDA_MOCK_POINTER": "device"}
+
+
+def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        v = S.from_dlpack(base, stream_ptr=-1)
+        assert type(v) is S
+        assert object.__getattribute__(v, "_pending") == (base, "StridedMemoryView.from_dlpack")
+        fast = v.as_tensor_map((64, 64))
+        slow = _smv_tensor_map.as_tensor_map(S.from_dlpack(base, stream_ptr=-1), (64, 64))
+        assert repr(fast) == repr(slow), (fast, slow)
+        assert repr(S.from_dlpack(base, -1).as_tensor_map(box_dim=(64, 64))) == repr(slow)
+        # the unread view still reads its object on first use
+        assert (v.ptr, v.shape, v.strides) == (base.ptr, base.shape, base.strides)
+        print("ok")
+    """, prelude=PRELUDE, **ENV)
+
+
+def test_other_call_forms_reach_the_python_methods(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        v = S.from_dlpack(base, stream_ptr=-1)
+        # a list box, options, keywords the C path does not take: the Python method, same map
+        want = repr(v.as_tensor_map((64, 64)))
+        assert repr(v.as_tensor_map([64, 64])) == want
+        assert repr(v.as_tensor_map(box_dim=(64, 64), swizzle=None)) == want
+        assert repr(v.as_tensor_map(options={"box_dim": (64, 64)})) == want
+        # errors are the Python method's, in cuda.core's words
+        for bad, kind, text in (((64,), ValueError, "box_dim must have 2 elements"),
+                                ((64, 512), ValueError, "box_dim[1] must be in [1, 256]")):
+            try:
+                v.as_tensor_map(bad)
+            except kind as e:
+                assert str(e).startswith("StridedMemoryView.as_tensor_map") and text in str(e), e
+            else:
+                raise AssertionError(bad)
+        try:
+            v.as_tensor_map((64, 64), (1, 1))
+        except TypeError as e:
+            assert "positional" in str(e), e
+        else:
+            raise AssertionError("two positionals")
+        # from_dlpack: no stream_ptr is ambiguous, a subclass is built by the Python method
+        try:
+            S.from_dlpack(base)
+        except BufferError as e:
+            assert "StridedMemoryView.from_dlpack" in str(e), e
+        else:
+            raise AssertionError("stream_ptr=None accepted")
+        class Mine(S):
+            pass
+        m = Mine.from_dlpack(base, stream_ptr=-1)
+        assert type(m) is Mine and m.shape == (512, 512)
+        for bad in (1 << 80, -2):
+            try:
+                S.from_dlpack(base, stream_ptr=bad)
+            except ValueError as e:
+                assert "stream_ptr must be -1" in str(e) and str(bad) in str(e), e
+            else:
+                raise AssertionError(f"stream_ptr={bad} accepted")
+        print("ok")
+    """, prelude=PRELUDE, **ENV)
+
+
+def test_help_shows_the_python_signatures_and_docs(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        import inspect
+        assert str(inspect.signature(S.from_dlpack)) == "(obj, stream_ptr=None)"
+        assert "box_dim=None, *, options=None" in str(inspect.signature(S.as_tensor_map))
+        assert "DLPack object" in S.from_dlpack.__doc__
+        assert "tiled TMA descriptor" in S.as_tensor_map.__doc__
+        print("ok")
+    """, prelude=PRELUDE, **ENV)
