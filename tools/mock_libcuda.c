@@ -317,7 +317,7 @@ static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) 
   if (ptr == 0x7e0000000000ull && (attr == 11 || attr == 12)) {
     if (!ipc_range_by_attribute()) return 1; /* mock_libcuda_ipc.h */
     if (attr == 11) *(unsigned long long*)data = ptr;
-    else *(size_t*)data = 4096;
+    else *(size_t*)data = ipc_attribute_size();
     return 0;
   }
   if (!kind) return 0;  /* leaves the output alone, like every other call */

@@ -138,19 +138,25 @@ ExportKey export_key(const CUmemPoolPtrExportData& data) {
   return key;
 }
 
-// Bytes mapped from `ptr` on, or 0 when the driver says neither way.
+// Bytes mapped from `ptr` on, or 0 when the driver says neither way. Both ways are asked and
+// the smaller answer kept: a host pool's imported pointer may answer only one of them, or one
+// for the pool's whole mapped chunk.
 std::size_t mapped_extent(CUdeviceptr ptr) {
   const auto& api = detail::driver();
+  auto from = [ptr](CUdeviceptr start, std::size_t range) -> std::size_t {
+    return range && start && start <= ptr && ptr - start < range ? range - static_cast<std::size_t>(ptr - start) : 0;
+  };
   CUdeviceptr start = 0;
   std::size_t range = 0;
-  if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) != CUDA_SUCCESS ||
-      api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) != CUDA_SUCCESS || !range) {
-    start = 0;  // a host pool's pointer may have no range attributes: ask for its allocation
-    range = 0;
-    if (api.cuMemGetAddressRange(&start, &range, ptr) != CUDA_SUCCESS) return 0;
-  }
-  if (!range || !start || start > ptr || ptr - start >= range) return 0;
-  return range - static_cast<std::size_t>(ptr - start);
+  std::size_t by_attribute = 0, by_range = 0;
+  if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
+      api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS)
+    by_attribute = from(start, range);
+  start = 0;
+  range = 0;
+  if (api.cuMemGetAddressRange(&start, &range, ptr) == CUDA_SUCCESS) by_range = from(start, range);
+  if (!by_attribute || !by_range) return by_attribute ? by_attribute : by_range;
+  return by_attribute < by_range ? by_attribute : by_range;
 }
 
 }  // namespace

@@ -26,25 +26,18 @@ using nanocuda::Stream;
 
 bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
 
-// The mock's count of cuMemPoolSetAccess grants on imported host pools (the library nanocuda
-// loaded: dlopen of the same path gives the same copy).
-unsigned long long imported_host_access() {
+// A counter of the mock (the library nanocuda loaded: dlopen of the same path gives the same copy).
+unsigned long long mock_counter(const char* name) {
   void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
   if (!lib) return ~0ull;
-  auto* n = static_cast<unsigned long long*>(dlsym(lib, "nanocuda_mock_imported_host_access"));
+  auto* n = static_cast<unsigned long long*>(dlsym(lib, name));
   unsigned long long v = n ? *n : ~0ull;
   dlclose(lib);
   return v;
 }
-
-unsigned long long pointer_imports() {  // the mock's count of cuMemPoolImportPointer calls
-  void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
-  if (!lib) return ~0ull;
-  auto* n = static_cast<unsigned long long*>(dlsym(lib, "nanocuda_mock_pointer_imports"));
-  unsigned long long v = n ? *n : ~0ull;
-  dlclose(lib);
-  return v;
-}
+// cuMemPoolSetAccess grants on imported host pools; cuMemPoolImportPointer calls.
+unsigned long long imported_host_access() { return mock_counter("nanocuda_mock_imported_host_access"); }
+unsigned long long pointer_imports() { return mock_counter("nanocuda_mock_pointer_imports"); }
 
 std::shared_ptr<PinnedMemoryResource> ipc_pinned(const Device& d) {
   PinnedMemoryResourceOptions o;
@@ -194,7 +187,7 @@ void import_rules_of(Make make) {
   second.close();
   IpcBufferDescriptor oversized = desc;
   oversized.size = 64 * 100;  // beyond the mock's 4096-byte extent
-  for (const char* how : {"attribute", "address_range"}) {
+  for (const char* how : {"attribute", "address_range", "chunk"}) {
     setenv("NANOCUDA_MOCK_IPC_RANGE", how, 1);
     try {
       (void)R::import_buffer(mapped, oversized, s);

@@ -260,9 +260,9 @@ def test_a_buffer_reuses_its_pool_mapped_here_through_the_other_class(mock_libcu
 
 
 def test_an_oversized_descriptor_is_refused_in_the_child_with_or_without_range_attributes(mock_libcuda, tmp_path):
-    # A host pool's imported pointer may answer no range attributes: cuMemGetAddressRange then
-    # gives the extent (NANOCUDA_MOCK_IPC_RANGE=address_range takes the attributes away).
-    for how in ("attribute", "address_range"):
+    # A host pool's imported pointer may answer no range attributes, or the pool's whole chunk:
+    # cuMemGetAddressRange's answer then bounds it (tools/mock_libcuda_ipc.h's NANOCUDA_MOCK_IPC_RANGE).
+    for how in ("attribute", "address_range", "chunk"):
         run_scenario(mock_libcuda, tmp_path, """
             buf = mr.allocate(64)
             payload, _ = buf.ipc_descriptor.__reduce__()[1]

@@ -74,9 +74,9 @@ class PoolIpc {
   // cuMemPoolImportPointer into `pool`, counted per address: the driver does not count the
   // imports of one buffer (nvbug 5570902: a second free would unmap it under the first), so a
   // descriptor already mapped here is not given to the driver again (a host pool's driver may
-  // refuse a second import) but counted. A size beyond the mapped extent (asked of the pointer's
-  // range attributes, else cuMemGetAddressRange) is unmapped again and refused. The caller
-  // holds a context current.
+  // refuse a second import) but counted. A size beyond the mapped extent (the smaller answer of
+  // the pointer's range attributes and cuMemGetAddressRange) is unmapped again and refused. The
+  // caller holds a context current.
   [[nodiscard]] CUdeviceptr import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor,
                                            const Stream& stream, const std::string& owner);
   // A mapped Buffer is freed: true when it was the last import of `ptr` (the caller frees it
