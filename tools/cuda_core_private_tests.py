@@ -115,6 +115,8 @@ PRIVATE_TESTS: dict[str, list[str]] = {
         'graph/test_graph_update.py::test_failed_graph_update_does_not_adopt_attachments',
         'graph/test_graph_update.py::test_failed_graph_update_preserves_active_attachment_ownership',
         'graph/test_graph_update.py::test_graph_update_topology_mismatch',
+        'memory_ipc/test_errors.py::TestImportWrongMR::test_main[DeviceMR]',
+        'memory_ipc/test_errors.py::TestImportWrongMR::test_main[PinnedMR]',
         'test_green_context.py::TestContextResources::test_stream_resources_match_context',
         'test_green_context.py::TestGreenContextKernelLaunch::test_with_workqueue_resource',
         'test_launcher.py::test_launch_config_cluster_grid_conversion',

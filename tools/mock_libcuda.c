@@ -282,7 +282,7 @@ static CUresult pool_export_pointer(unsigned char* data, unsigned long long ptr)
   return 0;
 }
 static CUresult pool_import_pointer(unsigned long long* out, void* pool, void* data) { ++nanocuda_mock_calls;
-  (void)pool; (void)data;
+  (void)pool; (void)data; ++nanocuda_mock_pointer_imports;
   *out = 0x7e0000000000ull;
   return 0;
 }
@@ -315,8 +315,9 @@ static CUresult free_async(unsigned long long ptr, void* stream) {
 static CUresult pointer_attribute(void* data, int attr, unsigned long long ptr) { ++nanocuda_mock_calls;
   const char* kind = getenv("NANOCUDA_MOCK_POINTER");
   if (ptr == 0x7e0000000000ull && (attr == 11 || attr == 12)) {
+    if (!ipc_range_by_attribute()) return 1; /* mock_libcuda_ipc.h */
     if (attr == 11) *(unsigned long long*)data = ptr;
-    else *(size_t*)data = 4096;
+    else *(size_t*)data = ipc_attribute_size();
     return 0;
   }
   if (!kind) return 0;  /* leaves the output alone, like every other call */
@@ -403,6 +404,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuTexObjectCreate") || !strcmp(symbol, "cuSurfObjectCreate")) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuPointerGetAttribute")) *fn = (void*)pointer_attribute;
+  else if (!strcmp(symbol, "cuMemGetAddressRange")) *fn = (void*)mem_address_range;
   else if (!strcmp(symbol, "cuGraphCreate")) *fn = (void*)graph_create;
   else if (!strcmp(symbol, "cuGraphDestroy")) *fn = (void*)graph_destroy;
   else if (!strcmp(symbol, "cuGraphClone")) *fn = (void*)cuGraphClone;

@@ -61,3 +61,23 @@ static CUresult alloc_from_pool(unsigned long long* out, size_t size, void* pool
   return device_ptr(out);
 }
 /* (end ipc-host-pools) */
+/* Imported pointers (pool_import_pointer's, all 0x7e0000000000): nanocuda_mock_pointer_imports
+ * counts the driver's imports. They reach 4096 bytes, told by the range attributes and by
+ * cuMemGetAddressRange. NANOCUDA_MOCK_IPC_RANGE models what a host pool's pointer may answer
+ * instead: "address_range" takes the attributes away (CUDA_ERROR_INVALID_VALUE), "chunk" has
+ * them tell the pool's whole 2 MiB chunk; cuMemGetAddressRange still says 4096. */
+unsigned long long nanocuda_mock_pointer_imports = 0;
+static int ipc_range_by_attribute(void) {
+  const char* how = getenv("NANOCUDA_MOCK_IPC_RANGE");
+  return !how || strcmp(how, "address_range");
+}
+static size_t ipc_attribute_size(void) {
+  const char* how = getenv("NANOCUDA_MOCK_IPC_RANGE");
+  return how && !strcmp(how, "chunk") ? (size_t)2 << 20 : 4096;
+}
+static CUresult mem_address_range(unsigned long long* base, size_t* size, unsigned long long ptr) { ++nanocuda_mock_calls;
+  if (ptr != 0x7e0000000000ull) return 1; /* CUDA_ERROR_INVALID_VALUE: not an allocation this mock knows */
+  *base = ptr;
+  *size = 4096;
+  return 0;
+}

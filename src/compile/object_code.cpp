@@ -41,7 +41,7 @@ ObjectCode ObjectCode::from_bytes(CodeType type, std::string bytes, std::string 
 }
 
 ObjectCode ObjectCode::from_file(CodeType type, const std::string& path, std::string name) {
-  const std::string call = std::string("ObjectCode.from_") + code_type_name(type);
+  const std::string call = std::string("ObjectCode::from_") + code_type_name(type);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))  // ifstream would read a folder as empty
     throw ValueError(call + ": " + path + " is a folder, not a file");

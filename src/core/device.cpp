@@ -205,7 +205,7 @@ const std::shared_ptr<Context>& Device::context() const {
 void Device::set_current() const { context()->set_current(); }
 
 std::optional<Context> Device::push_context(const Context& ctx) const {
-  auto what = [&] { return "Device.set_current(ctx) on device " + std::to_string(ordinal_); };
+  auto what = [&] { return "Device::push_context(ctx) on device " + std::to_string(ordinal_); };
   if (ctx.device_ordinal() != ordinal_)
     throw ValueError(what() + ": the context belongs to device " + std::to_string(ctx.device_ordinal()) +
                      "; pass a context of this device");

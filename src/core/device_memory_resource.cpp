@@ -232,37 +232,14 @@ const IpcAllocationHandle& DeviceMemoryResource::allocation_handle() {
   return ipc_.allocation_handle(pool_, uuid_, describe());
 }
 
+// Both pool kinds share one implementation (PoolIpc), so both get the same checks.
 IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
-  check_open("export");
-  if (buffer.memory_resource().get() != this)
-    throw ValueError("DeviceMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
-  if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("DeviceMemoryResource::export_buffer", describe(),
-                          "allocate from DeviceMemoryResourceOptions(ipc_enabled=True)");
-  // The driver exports pointers only from a pool that is itself exported (H100: exporting
-  // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
-  (void)allocation_handle();
-  CurrentContext guard(*device_.context());
-  return PoolIpc::export_pointer(buffer.ptr(), buffer.size(), uuid_, buffer.describe());
+  return PoolIpc::export_buffer(*this, buffer);
 }
 
 Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
                                            const IpcBufferDescriptor& descriptor, const Stream& stream) {
-  // cuda.core's order: a resource without IPC first, then the descriptor (a truncated payload
-  // is the error reported), whatever IPC resource it is given to, then the resource's kind.
-  if (mapped && !mapped->ipc_enabled_)
-    throw_not_ipc_enabled("DeviceMemoryResource::import_buffer", mapped->describe(),
-                          "import through DeviceMemoryResource.from_allocation_handle");
-  PoolIpc::check_descriptor(descriptor);
-  if (!mapped || !mapped->mapped_)
-    throw ValueError("DeviceMemoryResource::import_buffer", "the resource must be mapped from the exporting process "
-                     "(DeviceMemoryResource.from_allocation_handle)");
-  mapped->check_open("import");
-  PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
-  CurrentContext guard(*mapped->device_.context());
-  CUdeviceptr ptr = mapped->ipc_.import_pointer(mapped->pool_, descriptor, stream, mapped->describe());
-  mapped->keeper_.allocated();
-  return Buffer::adopt(ptr, descriptor.size, stream, mapped);
+  return PoolIpc::import_buffer(mapped, descriptor, stream);
 }
 
 void DeviceMemoryResource::close() {

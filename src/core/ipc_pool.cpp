@@ -2,10 +2,15 @@
 #include "nanocuda/core/ipc_pool.h"
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 
+#include "nanocuda/core/buffer.h"
+#include "nanocuda/core/context.h"
+#include "nanocuda/core/device_memory_resource.h"
 #include "nanocuda/core/memory_pool.h"
 #include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/pinned_memory_resource.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/deferred_errors.h"
@@ -123,26 +128,60 @@ void PoolIpc::check_same_pool(const IpcBufferDescriptor& descriptor, const PoolU
                     " (pool " + format_uuid(uuid) + ")");
 }
 
+namespace {
+
+using ExportKey = std::array<unsigned char, sizeof(CUmemPoolPtrExportData)>;
+
+ExportKey export_key(const CUmemPoolPtrExportData& data) {
+  ExportKey key{};
+  std::memcpy(key.data(), &data, key.size());
+  return key;
+}
+
+// Bytes mapped from `ptr` on, or 0 when the driver says neither way. Both ways are asked and
+// the smaller answer kept: a host pool's imported pointer may answer only one of them, or one
+// for the pool's whole mapped chunk.
+std::size_t mapped_extent(CUdeviceptr ptr) {
+  const auto& api = detail::driver();
+  auto from = [ptr](CUdeviceptr start, std::size_t range) -> std::size_t {
+    return range && start && start <= ptr && ptr - start < range ? range - static_cast<std::size_t>(ptr - start) : 0;
+  };
+  CUdeviceptr start = 0;
+  std::size_t range = 0;
+  std::size_t by_attribute = 0, by_range = 0;
+  if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
+      api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS)
+    by_attribute = from(start, range);
+  start = 0;
+  range = 0;
+  if (api.cuMemGetAddressRange(&start, &range, ptr) == CUDA_SUCCESS) by_range = from(start, range);
+  if (!by_attribute || !by_range) return by_attribute ? by_attribute : by_range;
+  return by_attribute < by_range ? by_attribute : by_range;
+}
+
+}  // namespace
+
 CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor, const Stream& stream,
                                     const std::string& owner) {
+  const ExportKey key = export_key(descriptor.data);
   CUdeviceptr ptr = 0;
-  CUmemPoolPtrExportData data = descriptor.data;
-  NANOCUDA_CALL(cuMemPoolImportPointer,
-                [&] { return "MemoryResource::import_buffer(" + std::to_string(descriptor.size) + " bytes) from " + owner +
-                             ": the exporter freed it, or the descriptor is not one it made"; },
-                &ptr, pool, &data);
+  {
+    std::lock_guard lock(imports_mutex_);
+    if (auto it = by_export_.find(key); it != by_export_.end()) ptr = it->second;
+  }
+  if (!ptr) {
+    CUmemPoolPtrExportData data = descriptor.data;
+    NANOCUDA_CALL(cuMemPoolImportPointer,
+                  [&] { return "MemoryResource::import_buffer(" + std::to_string(descriptor.size) + " bytes) from " +
+                               owner + ": the exporter freed it, or the descriptor is not one it made"; },
+                  &ptr, pool, &data);
+  }
   std::unique_lock lock(imports_mutex_);
   Import& entry = imports_[ptr];
   if (entry.count == 0) {
     // How far the mapping reaches: a size beyond it (a peer's lie or mistake) would let
     // copies run past the allocation.
-    CUdeviceptr start = 0;
-    std::size_t range = 0;
-    const auto& api = detail::driver();
-    if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
-        api.cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS && range &&
-        start && start <= ptr)
-      entry.extent = range - static_cast<std::size_t>(ptr - start);
+    entry.extent = mapped_extent(ptr);
   }
   if (entry.extent && descriptor.size > entry.extent) {
     std::size_t extent = entry.extent;
@@ -156,8 +195,53 @@ CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor
                      std::to_string(extent) + " bytes)");
   }
   ++entry.count;
+  by_export_.emplace(key, ptr);
   return ptr;
 }
+
+template <class R>
+IpcBufferDescriptor PoolIpc::export_buffer(R& self, const Buffer& buffer) {
+  const std::string call = std::string(R::kClassName) + "::export_buffer";
+  self.check_open("export");
+  if (buffer.memory_resource().get() != &self)
+    throw ValueError(call, buffer.describe() + " was not allocated by " + self.describe());
+  if (!self.ipc_enabled_ || self.mapped_)
+    throw_not_ipc_enabled(call, self.describe(),
+                          ("allocate from " + std::string(R::kClassName) + "Options(ipc_enabled=True)").c_str());
+  // The driver exports pointers only from a pool that is itself exported (H100: exporting
+  // a pointer first gave CUDA_ERROR_INVALID_VALUE), so the pool goes first, once.
+  (void)self.allocation_handle();
+  CurrentContext guard(*self.device_.context());
+  return export_pointer(buffer.ptr(), buffer.size(), self.uuid_, buffer.describe());
+}
+
+template <class R>
+Buffer PoolIpc::import_buffer(const std::shared_ptr<R>& mapped, const IpcBufferDescriptor& descriptor,
+                              const Stream& stream) {
+  const std::string call = std::string(R::kClassName) + "::import_buffer";
+  // cuda.core's order: a resource without IPC first, then the descriptor (a truncated payload
+  // is the error reported), whatever IPC resource it is given to, then the resource's kind.
+  if (mapped && !mapped->ipc_enabled_)
+    throw_not_ipc_enabled(call, mapped->describe(),
+                          ("import through " + std::string(R::kClassName) + ".from_allocation_handle").c_str());
+  check_descriptor(descriptor);
+  if (!mapped || !mapped->mapped_)
+    throw ValueError(call, "the resource must be mapped from the exporting process (" + std::string(R::kClassName) +
+                               ".from_allocation_handle)");
+  mapped->check_open("import");
+  check_same_pool(descriptor, mapped->uuid_, mapped->describe());
+  CurrentContext guard(*mapped->device_.context());
+  CUdeviceptr ptr = mapped->ipc_.import_pointer(mapped->pool_, descriptor, stream, mapped->describe());
+  mapped->keeper_.allocated();
+  return Buffer::adopt(ptr, descriptor.size, stream, mapped);
+}
+
+template IpcBufferDescriptor PoolIpc::export_buffer(DeviceMemoryResource&, const Buffer&);
+template IpcBufferDescriptor PoolIpc::export_buffer(PinnedMemoryResource&, const Buffer&);
+template Buffer PoolIpc::import_buffer(const std::shared_ptr<DeviceMemoryResource>&, const IpcBufferDescriptor&,
+                                       const Stream&);
+template Buffer PoolIpc::import_buffer(const std::shared_ptr<PinnedMemoryResource>&, const IpcBufferDescriptor&,
+                                       const Stream&);
 
 bool PoolIpc::release_import(CUdeviceptr ptr) {
   std::lock_guard lock(imports_mutex_);
@@ -170,6 +254,7 @@ bool PoolIpc::release_import(CUdeviceptr ptr) {
 void PoolIpc::forget_import(CUdeviceptr ptr) {
   std::lock_guard lock(imports_mutex_);
   imports_.erase(ptr);
+  std::erase_if(by_export_, [ptr](const auto& kv) { return kv.second == ptr; });
 }
 
 std::shared_ptr<MemoryResource> find_mapped_pool(const PoolUuid& uuid) {

@@ -90,34 +90,14 @@ const IpcAllocationHandle& PinnedMemoryResource::allocation_handle() {
   return ipc_.allocation_handle(pool_, uuid_, describe());
 }
 
+// Both pool kinds share one implementation (PoolIpc), so both get the same checks.
 IpcBufferDescriptor PinnedMemoryResource::export_buffer(const Buffer& buffer) {
-  check_open("export");
-  if (buffer.memory_resource().get() != this)
-    throw ValueError("PinnedMemoryResource::export_buffer", buffer.describe() + " was not allocated by " + describe());
-  if (!ipc_enabled_ || mapped_)
-    throw_not_ipc_enabled("PinnedMemoryResource::export_buffer", describe(),
-                          "allocate from PinnedMemoryResourceOptions(ipc_enabled=True)");
-  (void)allocation_handle();  // the driver exports pointers only from an exported pool
-  CurrentContext guard(*device_.context());
-  return PoolIpc::export_pointer(buffer.ptr(), buffer.size(), uuid_, buffer.describe());
+  return PoolIpc::export_buffer(*this, buffer);
 }
 
 Buffer PinnedMemoryResource::import_buffer(const std::shared_ptr<PinnedMemoryResource>& mapped,
                                            const IpcBufferDescriptor& descriptor, const Stream& stream) {
-  // DeviceMemoryResource::import_buffer's order (cuda.core's).
-  if (mapped && !mapped->ipc_enabled_)
-    throw_not_ipc_enabled("PinnedMemoryResource::import_buffer", mapped->describe(),
-                          "import through PinnedMemoryResource.from_allocation_handle");
-  PoolIpc::check_descriptor(descriptor);
-  if (!mapped || !mapped->mapped_)
-    throw ValueError("PinnedMemoryResource::import_buffer", "the resource must be mapped from the exporting process "
-                     "(PinnedMemoryResource.from_allocation_handle)");
-  mapped->check_open("import");
-  PoolIpc::check_same_pool(descriptor, mapped->uuid_, mapped->describe());
-  CurrentContext guard(*mapped->device_.context());
-  CUdeviceptr ptr = mapped->ipc_.import_pointer(mapped->pool_, descriptor, stream, mapped->describe());
-  mapped->keeper_.allocated();
-  return Buffer::adopt(ptr, descriptor.size, stream, mapped);
+  return PoolIpc::import_buffer(mapped, descriptor, stream);
 }
 
 void PinnedMemoryResource::pool_released() noexcept {

@@ -99,7 +99,7 @@ ResourceDesc ResourceDesc::from_mipmapped_array(const MipmappedArray& array) {
 
 ResourceDesc ResourceDesc::from_linear(CUdeviceptr ptr, std::size_t buffer_size, int device, ArrayFormat format,
                                        long long num_channels, std::optional<long long> size_bytes) {
-  const char* call = "ResourceDescriptor.from_linear";
+  const char* call = "ResourceDesc::from_linear";
   check_num_channels(num_channels, call);
   const std::size_t elem = element_bytes(format, num_channels);
   long long size = size_bytes.value_or(static_cast<long long>(buffer_size));
@@ -126,7 +126,7 @@ ResourceDesc ResourceDesc::from_linear(CUdeviceptr ptr, std::size_t buffer_size,
 ResourceDesc ResourceDesc::from_pitch2d(CUdeviceptr ptr, std::size_t buffer_size, int device, ArrayFormat format,
                                         long long num_channels, long long width, long long height,
                                         long long pitch_bytes) {
-  const std::string call = "ResourceDescriptor.from_pitch2d";
+  const std::string call = "ResourceDesc::from_pitch2d";
   check_num_channels(num_channels, call.c_str());
   if (width < 1) throw ValueError(call + ": width must be >= 1, got " + std::to_string(width));
   if (height < 1) throw ValueError(call + ": height must be >= 1, got " + std::to_string(height));
@@ -203,7 +203,7 @@ CUDA_RESOURCE_DESC ResourceDesc::to_cu() const {
 
 TextureObject::TextureObject(const ResourceDesc& resource, const TextureOptions& o, const Device& device)
     : resource_(resource), device_(device) {
-  const char* call = "Device.create_texture_object";
+  const char* call = "TextureObject::TextureObject";
   if (o.max_anisotropy < 0 || o.max_anisotropy > 16)
     throw ValueError(std::string(call) + ": max_anisotropy must be in 0..16, got " + std::to_string(o.max_anisotropy));
   for (float v : {o.mipmap_level_bias, o.min_mipmap_level_clamp, o.max_mipmap_level_clamp})
@@ -232,7 +232,7 @@ TextureObject::TextureObject(const ResourceDesc& resource, const TextureOptions&
 
 SurfaceObject::SurfaceObject(const ResourceDesc& resource, const Device& device)
     : resource_(resource), device_(device) {
-  const char* call = "Device.create_surface_object";
+  const char* call = "SurfaceObject::SurfaceObject";
   if (resource_.kind() != ResourceDesc::Kind::array)
     throw ValueError(std::string(call) + ": a surface needs an array-backed ResourceDescriptor "
                      "(ResourceDescriptor.from_opaque_array), got kind '" + resource_.kind_name() + "'");

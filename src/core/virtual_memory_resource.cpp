@@ -37,7 +37,7 @@ void VirtualMemoryResource::check_policy(const VirtualMemoryResourceOptions& o, 
 }
 
 void VirtualMemoryResource::set_policy(const VirtualMemoryResourceOptions& p) {
-  check_policy(p, "VirtualMemoryResource.modify_allocation(config=)");
+  check_policy(p, "VirtualMemoryResource::set_policy(config=)");
   std::lock_guard lock(mutex_);
   options_.allocation_type = p.allocation_type;
   options_.location_type = p.location_type;

@@ -271,9 +271,9 @@ bool GraphDefinition::knows_condition(CUgraphConditionalHandle handle) const noe
 CUgraphNode GraphDefinition::add_conditional(const Deps& deps, CUgraphConditionalHandle handle,
                                              CUgraphConditionalNodeType type, unsigned size,
                                              std::vector<GraphDefinition>& bodies) {
-  const char* call = type == CU_GRAPH_COND_TYPE_WHILE ? "GraphDefinition.while_loop"
-                     : type == CU_GRAPH_COND_TYPE_SWITCH ? "GraphDefinition.switch"
-                                                         : "GraphDefinition.if_then";
+  const char* call = type == CU_GRAPH_COND_TYPE_WHILE ? "GraphDefinition::while_loop"
+                     : type == CU_GRAPH_COND_TYPE_SWITCH ? "GraphDefinition::switch"
+                                                         : "GraphDefinition::if_then";
   if (!knows_condition(handle))
     throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(),
                 "the condition was not made by create_condition() of this graph");
@@ -303,7 +303,7 @@ CUgraphNode GraphDefinition::add_conditional(const Deps& deps, CUgraphConditiona
 }
 
 GraphDefinition GraphDefinition::child_graph(CUgraphNode node) const {
-  require_own(node, "ChildGraphNode.child_graph");
+  require_own(node, "GraphDefinition::child_graph");
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, [&] { return describe(); }, node, &g);
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -37,7 +37,7 @@ SystemEventSet::~SystemEventSet() {
 }
 
 std::vector<SystemEvent> SystemEventSet::wait(unsigned timeout_ms, unsigned buffer_size) const {
-  if (buffer_size == 0) throw ValueError("RegisteredSystemEvents.wait: buffer_size must be at least 1");
+  if (buffer_size == 0) throw ValueError("SystemEventSet::wait", "buffer_size must be at least 1");
   std::vector<SystemEventData_v1> data(buffer_size);
   SystemEventSetWaitRequest_v1 request{struct_version<SystemEventSetWaitRequest_v1>(1), timeout_ms, set_,
                                        data.data(), buffer_size, 0};

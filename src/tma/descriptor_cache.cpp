@@ -48,7 +48,7 @@ const CUtensorMap* DescriptorCache::swap(std::uint64_t address, CUcontext contex
   NANOCUDA_CALL(cuTensorMapReplaceAddress, [&] {
     TiledParams p = geometry_;
     p.address = address;
-    return "TensorMap.tiled(" + describe(p) + ")";
+    return "TensorMap::tiled(" + describe(p) + ")";
   }, &map, reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
   add(address, map);
   ++stats.address_swaps;

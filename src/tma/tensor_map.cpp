@@ -89,11 +89,11 @@ TensorMap TensorMap::tiled(const TiledParams& p) {
 TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache& cache,
                                   bool keyed_on_context) {
   const TensorMapDriverArgs a = validate(p);  // before any driver use: errors need no GPU
-  require_driver_for(a, "TensorMap.tiled");
+  require_driver_for(a, "TensorMap::tiled");
   detail::AnyContext context;  // the encode fails with CUDA_ERROR_INVALID_CONTEXT without one
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeTiled,
-                [&] { return "TensorMap.tiled(" + describe(p) + ")" + describe_driver(a, true); },
+                [&] { return "TensorMap::tiled(" + describe(p) + ")" + describe_driver(a, true); },
                 &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides, a.box_dim,
                 a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
   cache.start(p, keyed_on_context ? context.get() : detail::DescriptorCache::kAnyContext, m.map_);
@@ -103,11 +103,11 @@ TensorMap TensorMap::encode_tiled(const TiledParams& p, detail::DescriptorCache&
 
 TensorMap TensorMap::im2col(const Im2colParams& p) {
   const TensorMapDriverArgs a = validate(p);
-  require_driver_for(a, "TensorMap.im2col");
+  require_driver_for(a, "TensorMap::im2col");
   detail::AnyContext context;
   TensorMap m;
   NANOCUDA_CALL(cuTensorMapEncodeIm2col,
-                [&] { return "TensorMap.im2col(" + describe(p) + ")" + describe_driver(a, false); },
+                [&] { return "TensorMap::im2col(" + describe(p) + ")" + describe_driver(a, false); },
                 &m.map_, a.dtype, a.rank, a.address, a.global_dim, a.global_strides,
                 a.lower_corner, a.upper_corner, a.channels_per_pixel, a.pixels_per_column,
                 a.element_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
@@ -118,11 +118,11 @@ void TensorMap::replace_address(std::uint64_t address) {
   // 32B-interleaved and packed maps need 32; the driver reports those (the opaque
   // descriptor does not tell us which kind this is).
   if (address % 16 != 0)
-    throw ValueError("TensorMap.replace_address: global address must be 16-byte aligned, got " +
+    throw ValueError("TensorMap::replace_address: global address must be 16-byte aligned, got " +
                      hex(address));
   detail::AnyContext context;
   NANOCUDA_CALL(cuTensorMapReplaceAddress,
-                [&] { return "TensorMap.replace_address(" + hex(address) + ")"; }, &map_,
+                [&] { return "TensorMap::replace_address(" + hex(address) + ")"; }, &map_,
                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
 }
 

@@ -195,7 +195,7 @@ void validate_common(const char* where, CUtensorMapDataType dtype, std::uint32_t
 }  // namespace
 
 TensorMapDriverArgs TensorMap::validate(const TiledParams& p) {
-  constexpr const char* where = "TensorMap.tiled";
+  constexpr const char* where = "TensorMap::tiled";
   TensorMapDriverArgs a{};
   const std::uint32_t rank = p.rank;
   // The inner box is read before validate_common checks the rank, so bound it here.
@@ -231,7 +231,7 @@ TensorMapDriverArgs TensorMap::validate(const TiledParams& p) {
 }
 
 TensorMapDriverArgs TensorMap::validate(const Im2colParams& p) {
-  constexpr const char* where = "TensorMap.im2col";
+  constexpr const char* where = "TensorMap::im2col";
   TensorMapDriverArgs a{};
   const std::uint32_t rank = p.rank;
   if (rank < 3 || rank > kTensorMapMaxRank)

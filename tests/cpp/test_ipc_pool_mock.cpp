@@ -26,16 +26,18 @@ using nanocuda::Stream;
 
 bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
 
-// The mock's count of cuMemPoolSetAccess grants on imported host pools (the library nanocuda
-// loaded: dlopen of the same path gives the same copy).
-unsigned long long imported_host_access() {
+// A counter of the mock (the library nanocuda loaded: dlopen of the same path gives the same copy).
+unsigned long long mock_counter(const char* name) {
   void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
   if (!lib) return ~0ull;
-  auto* n = static_cast<unsigned long long*>(dlsym(lib, "nanocuda_mock_imported_host_access"));
+  auto* n = static_cast<unsigned long long*>(dlsym(lib, name));
   unsigned long long v = n ? *n : ~0ull;
   dlclose(lib);
   return v;
 }
+// cuMemPoolSetAccess grants on imported host pools; cuMemPoolImportPointer calls.
+unsigned long long imported_host_access() { return mock_counter("nanocuda_mock_imported_host_access"); }
+unsigned long long pointer_imports() { return mock_counter("nanocuda_mock_pointer_imports"); }
 
 std::shared_ptr<PinnedMemoryResource> ipc_pinned(const Device& d) {
   PinnedMemoryResourceOptions o;
@@ -157,6 +159,71 @@ TEST(IpcPoolMock, DeviceAndHostPoolsShareOneRegistryKeyedByUuid) {
   EXPECT_EQ(nanocuda::find_mapped_pool(dev->uuid()), nullptr);
   dev->close();
   pin->close();
+}
+
+std::shared_ptr<DeviceMemoryResource> ipc_device_pool(const Device& d) {
+  nanocuda::DeviceMemoryResourceOptions o;
+  o.ipc_enabled = true;
+  return std::make_shared<DeviceMemoryResource>(d, o);
+}
+
+// One buffer imported twice, an oversized descriptor with and without range attributes, and
+// the checks before the driver, the same for both pool kinds (PoolIpc::import_buffer).
+template <class R, class Make>
+void import_rules_of(Make make) {
+  Device d(0);
+  Stream s = Stream::create(d);
+  auto mr = make(d);
+  Buffer b(mr, 64, s);
+  IpcBufferDescriptor desc = mr->export_buffer(b);
+  IpcAllocationHandle received(dup(mr->allocation_handle().fd()), mr->uuid());
+  auto mapped = R::from_allocation_handle(d, received);
+  unsigned long long before = pointer_imports();
+  Buffer first = R::import_buffer(mapped, desc, s);
+  Buffer second = R::import_buffer(mapped, desc, s);
+  EXPECT_EQ(first.ptr(), second.ptr());
+  EXPECT_EQ(pointer_imports() - before, 1u);  // the second import is the first's mapping, counted
+  first.close();
+  second.close();
+  IpcBufferDescriptor oversized = desc;
+  oversized.size = 64 * 100;  // beyond the mock's 4096-byte extent
+  for (const char* how : {"attribute", "address_range", "chunk"}) {
+    setenv("NANOCUDA_MOCK_IPC_RANGE", how, 1);
+    try {
+      (void)R::import_buffer(mapped, oversized, s);
+      ADD_FAILURE() << how << ": an oversized descriptor was imported";
+    } catch (const nanocuda::ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("exceeds the mapped allocation extent (4096 bytes)"), std::string::npos)
+          << e.what();
+    }
+  }
+  unsetenv("NANOCUDA_MOCK_IPC_RANGE");
+  Buffer again = R::import_buffer(mapped, desc, s);  // the refused import left nothing counted
+  EXPECT_EQ(again.size(), 64u);
+  again.close();
+  try {
+    (void)R::import_buffer(mr, desc, s);  // the exporter's own resource is not a mapping
+    ADD_FAILURE() << "an unmapped resource imported";
+  } catch (const nanocuda::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::string(R::kClassName) + "::import_buffer"), std::string::npos) << e.what();
+  }
+  Buffer foreign(std::make_shared<nanocuda::PinnedMemoryResource>(d), 64, s);  // not this pool's
+  try {
+    (void)mr->export_buffer(foreign);
+    ADD_FAILURE() << "another resource's buffer was exported";
+  } catch (const nanocuda::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("was not allocated by"), std::string::npos) << e.what();
+  }
+  foreign.close();
+  mapped->close();
+  b.close();
+  mr->close();
+}
+
+TEST(IpcPoolMock, BothPoolKindsImportOneBufferOnceAndRefuseOversizedDescriptors) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  import_rules_of<DeviceMemoryResource>(ipc_device_pool);
+  import_rules_of<PinnedMemoryResource>(ipc_pinned);
 }
 
 TEST(IpcPoolMock, DescriptorsAreCheckedBeforeTheDriver) {

@@ -122,12 +122,12 @@ TEST(TensorMap, Rank) {
   }
   TiledParams p = fp16_2d();
   p.rank = 0;
-  EXPECT_REJECTED(p, "TensorMap.tiled: rank must be 1..5, got 0");
+  EXPECT_REJECTED(p, "TensorMap::tiled: rank must be 1..5, got 0");
   p.rank = 6;
   EXPECT_REJECTED(p, "rank must be 1..5, got 6");
   Im2colParams q = nhwc();
   q.rank = 2;
-  EXPECT_REJECTED(q, "TensorMap.im2col: rank must be 3..5");
+  EXPECT_REJECTED(q, "TensorMap::im2col: rank must be 3..5");
   q.rank = 6;
   EXPECT_REJECTED(q, "got 6");
 }
@@ -259,7 +259,7 @@ TEST(TensorMap, ElementStrides) {
 TEST(TensorMap, Dtype) {
   TiledParams p = fp16_2d();
   p.dtype = static_cast<CUtensorMapDataType>(42);
-  EXPECT_REJECTED(p, "TypeError: TensorMap.tiled: unsupported TMA dtype 42");
+  EXPECT_REJECTED(p, "TypeError: TensorMap::tiled: unsupported TMA dtype 42");
   for (auto t : {CU_TENSOR_MAP_DATA_TYPE_UINT8, CU_TENSOR_MAP_DATA_TYPE_INT32,
                  CU_TENSOR_MAP_DATA_TYPE_FLOAT64, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32}) {

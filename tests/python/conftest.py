@@ -1,5 +1,6 @@
 """Shared pytest fixtures: GPU tests skip, with the reason, where there is no device."""
 
+import ctypes
 import functools
 import os
 import pathlib
@@ -103,3 +104,16 @@ def mock_libnvml(tmp_path_factory):
     out = tmp_path_factory.mktemp("mock") / "libnvml_mock.so"
     subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libnvml.c")], check=True)
     return str(out)
+
+
+@pytest.fixture
+def nvml(mock_libnvml, monkeypatch):
+    """nanocuda.system on mock_libnvml; yields the mock (ctypes) for its counters. The C++ core
+    remembers what it loaded: forgotten before and after, so other tests see this machine's real
+    NVML (or its absence) again."""
+    from testing_hooks import hooks  # noqa: PLC0415 - only the NVML tests need the hooks
+
+    monkeypatch.setenv("NANOCUDA_LIBNVML", mock_libnvml)
+    hooks.nvml_reset()
+    yield ctypes.CDLL(mock_libnvml)
+    hooks.nvml_reset()

@@ -20,3 +20,23 @@ def run_on_mock(mock_libcuda: str, code: str, *, prelude: str = "", version: str
     if no_leaks:
         assert "leaked" not in out.stderr, out.stderr
     return out.stdout
+
+
+def run_spawn_scenario(mock_libcuda: str, tmp_path, children: tuple[str, str], setup: str, body: str,
+                       **env: str) -> str:
+    """Runs `setup + dedent(body)` as the __main__ of a script under multiprocessing's spawn, against
+    the mock: `children` is (module name, source), written next to the script and star-imported, so
+    spawned children can import their targets. Asserts it exited cleanly having printed "ok"."""
+    name, source = children
+    (tmp_path / f"{name}.py").write_text(source)
+    code = ("import multiprocessing as mp, pickle, gc, sys\nimport nanocuda\n"
+            f"from {name} import *\n"
+            "if __name__ == '__main__':\n    mp.set_start_method('spawn')\n" +
+            textwrap.indent(setup + textwrap.dedent(body), "    ") + "\n    print('ok')\n")
+    script = tmp_path / "scenario.py"
+    script.write_text(code)
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, PYTHONPATH=str(tmp_path), **env)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                         timeout=300, cwd=str(tmp_path))
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), (out.returncode, out.stdout + out.stderr)
+    return out.stdout

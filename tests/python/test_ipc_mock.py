@@ -4,11 +4,7 @@ worker pool), against tools/mock_libcuda.c, whose exported pools are real file d
 no GPU needed. Each scenario runs in its own process, so a crash fails the test. The GPU
 side (real pools): test_ipc_gpu.py."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
+from mock_run import run_spawn_scenario
 
 # Spawned children import their targets from this module, written next to the scenario.
 CHILDREN = '''
@@ -86,19 +82,8 @@ class Irreducible:
 '''
 
 
-def run_scenario(mock: str, tmp_path, body: str) -> str:
-    (tmp_path / "ipc_mock_children.py").write_text(CHILDREN)
-    code = ("import multiprocessing as mp, pickle, gc, sys\nimport nanocuda\n"
-            "from ipc_mock_children import *\n"
-            "if __name__ == '__main__':\n    mp.set_start_method('spawn')\n" +
-            textwrap.indent(POOL + textwrap.dedent(body), "    ") + "\n    print('ok')\n")
-    script = tmp_path / "scenario.py"
-    script.write_text(code)
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONPATH=str(tmp_path))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                         timeout=300, cwd=str(tmp_path))
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), (out.returncode, out.stdout + out.stderr)
-    return out.stdout
+def run_scenario(mock: str, tmp_path, body: str, **env: str) -> str:
+    return run_spawn_scenario(mock, tmp_path, ("ipc_mock_children", CHILDREN), POOL, body, **env)
 
 
 POOL = "mr = nanocuda.DeviceMemoryResource(0, nanocuda.DeviceMemoryResourceOptions(max_size=1 << 21, ipc_enabled=True))\n"

@@ -104,3 +104,45 @@ def test_an_in_process_import_of_a_pinned_pool_maps_its_buffer(device):
     mapped.close()
     buf.close()
     mr.close()
+
+
+def child_imports_twice_and_oversized(mr, desc, oversized, queue):
+    """Imports one pinned buffer twice (one mapping, counted) and an oversized descriptor."""
+    try:
+        device = nanocuda.Device()
+        device.set_current()
+        first = nanocuda.Buffer.from_ipc_descriptor(mr, desc, stream=device.default_stream)
+        second = nanocuda.Buffer.from_ipc_descriptor(mr, desc, stream=device.default_stream)
+        same = first.handle == second.handle
+        first.close()
+        second.close()
+        device.sync()
+        try:
+            nanocuda.Buffer.from_ipc_descriptor(mr, oversized, stream=device.default_stream)
+            refused = (None, "")
+        except Exception as e:  # noqa: BLE001 - the parent asserts on the type and message
+            refused = (type(e).__name__, str(e))
+        queue.put(("ok", same, refused))
+    except Exception as e:  # noqa: BLE001
+        queue.put(("error", f"{type(e).__name__}: {e}", None))
+
+
+def test_a_child_imports_a_pinned_buffer_twice_and_refuses_an_oversized_descriptor(device):
+    # cuda.core's memory_ipc duplicate-import and oversized-descriptor cases, for a host pool:
+    # the second import is the first's mapping; a size past the mapping is a ValueError.
+    ctx = mp.get_context("spawn")
+    mr = _ipc_pinned(device)
+    buf = mr.allocate(64, stream=device.default_stream)
+    desc = buf.ipc_descriptor
+    payload, _ = desc.__reduce__()[1]
+    oversized = nanocuda.IPCBufferDescriptor._init(payload, 64 * 100)
+    q = ctx.Queue()
+    p = ctx.Process(target=child_imports_twice_and_oversized, args=(mr, desc, oversized, q))
+    p.start()
+    status, same, refused = q.get(timeout=120)
+    p.join(60)
+    assert status == "ok", same
+    assert same and p.exitcode == 0
+    assert refused[0] == "ValueError" and "exceeds the mapped allocation extent" in refused[1], refused
+    buf.close()
+    mr.close()

@@ -3,12 +3,7 @@
 grants): no GPU needed. Each scenario runs in its own process, so a crash fails the test. The GPU
 side: test_ipc_pinned_gpu.py."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
-from mock_run import run_on_mock
+from mock_run import run_on_mock, run_spawn_scenario
 
 # Spawned children import their targets from this module, written next to the scenario.
 CHILDREN = '''
@@ -100,19 +95,8 @@ PINNED = ("mr = nanocuda.PinnedMemoryResource(options=nanocuda.PinnedMemoryResou
           "max_size=1 << 21, ipc_enabled=True))\n")
 
 
-def run_scenario(mock: str, tmp_path, body: str) -> str:
-    (tmp_path / "ipc_pinned_children.py").write_text(CHILDREN)
-    code = ("import multiprocessing as mp, pickle, gc, sys\nimport nanocuda\n"
-            "from ipc_pinned_children import *\n"
-            "if __name__ == '__main__':\n    mp.set_start_method('spawn')\n" +
-            textwrap.indent(PINNED + textwrap.dedent(body), "    ") + "\n    print('ok')\n")
-    script = tmp_path / "scenario.py"
-    script.write_text(code)
-    env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONPATH=str(tmp_path))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                         timeout=300, cwd=str(tmp_path))
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), (out.returncode, out.stdout + out.stderr)
-    return out.stdout
+def run_scenario(mock: str, tmp_path, body: str, **env: str) -> str:
+    return run_spawn_scenario(mock, tmp_path, ("ipc_pinned_children", CHILDREN), PINNED, body, **env)
 
 
 def test_an_ipc_pinned_pool_exports_itself_and_its_buffers(mock_libcuda):
@@ -273,3 +257,23 @@ def test_a_buffer_reuses_its_pool_mapped_here_through_the_other_class(mock_libcu
         b.close()
         mr.close()
     """)
+
+
+def test_an_oversized_descriptor_is_refused_in_the_child_with_or_without_range_attributes(mock_libcuda, tmp_path):
+    # A host pool's imported pointer may answer no range attributes, or the pool's whole chunk:
+    # cuMemGetAddressRange's answer then bounds it (tools/mock_libcuda_ipc.h's NANOCUDA_MOCK_IPC_RANGE).
+    for how in ("attribute", "address_range", "chunk"):
+        run_scenario(mock_libcuda, tmp_path, """
+            buf = mr.allocate(64)
+            payload, _ = buf.ipc_descriptor.__reduce__()[1]
+            q, out = mp.Queue(), mp.Queue()
+            p = mp.Process(target=from_queue, args=(q, out))
+            p.start()
+            q.put([mr, nanocuda.IPCBufferDescriptor._init(payload, 64 * 100)])
+            kind, msg = out.get(timeout=120)
+            p.join(120)
+            assert p.exitcode == 0 and kind == "ValueError", (kind, msg)
+            assert "exceeds the mapped allocation extent (4096 bytes)" in msg and "from_ipc_descriptor" in msg, msg
+            buf.close()
+            mr.close()
+        """, NANOCUDA_MOCK_IPC_RANGE=how)

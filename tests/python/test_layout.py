@@ -345,3 +345,15 @@ def test_the_wheel_build_turns_the_hooks_off():
     for p in files("python/ext/testing"):
         assert f"testing/{p.name}" in listed, f"{rel(p)} is built outside if(NANOCUDA_TEST_HOOKS)"
         assert f"testing/{p.name}" not in cmake.split("if(NANOCUDA_TEST_HOOKS)", 1)[0], rel(p)
+
+
+# A core message that starts with a call names the C++ call ("Buffer::adopt: ..."); the extension's
+# one rename table (python/ext/fastpath/call_names.cpp) respells it for Python. A Python spelling
+# there ("Buffer.from_handle: ...") would read wrong in C++ and escape the table.
+PYTHON_CALL_PREFIX = re.compile(r'"[A-Z][A-Za-z0-9]*\.[a-z_][a-z0-9_]*(?:[:(]|")')
+
+
+def test_core_messages_name_cpp_calls():
+    found = [f"{rel(p)}:{n}: {line.strip()}" for p in files("src", "include")
+             for n, line in code_lines(p) if PYTHON_CALL_PREFIX.search(line)]
+    assert not found, "a core message names a Python call; spell it Class::member:\n" + "\n".join(found)

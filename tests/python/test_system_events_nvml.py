@@ -1,36 +1,9 @@
 """nanocuda.system.register_events (NVML system events) against tools/mock_libnvml.c."""
 
-import ctypes
-import pathlib
-import shutil
-import subprocess
-import tempfile
-
 import pytest
 
 from nanocuda import system
 from nanocuda.system import typing
-from testing_hooks import hooks
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def mock_path():
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("needs a C compiler to build tools/mock_libnvml.c")
-    out = pathlib.Path(tempfile.mkdtemp()) / "libnvml_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libnvml.c")], check=True)
-    return str(out)
-
-
-@pytest.fixture
-def nvml(mock_path, monkeypatch):
-    monkeypatch.setenv("NANOCUDA_LIBNVML", mock_path)
-    hooks.nvml_reset()
-    yield ctypes.CDLL(mock_path)
-    hooks.nvml_reset()
 
 
 def test_register_and_wait_times_out(nvml):

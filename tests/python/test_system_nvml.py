@@ -2,11 +2,8 @@
 
 import array
 import os
-import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
 import warnings
 
 import pytest
@@ -15,29 +12,6 @@ import nanocuda
 from nanocuda import system
 from nanocuda.system import _device, _nvml_context, typing
 from testing_hooks import hooks
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def mock_path():
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("needs a C compiler to build tools/mock_libnvml.c")
-    out = pathlib.Path(tempfile.mkdtemp()) / "libnvml_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(ROOT / "tools/mock_libnvml.c")], check=True)
-    return str(out)
-
-
-@pytest.fixture
-def nvml(mock_path, monkeypatch):
-    # The C++ core remembers what it loaded: forget it before and after, so other tests see
-    # this machine's real NVML (or its absence) again.
-    monkeypatch.setenv("NANOCUDA_LIBNVML", mock_path)
-    hooks.nvml_reset()
-    yield
-    hooks.nvml_reset()
-
 
 @pytest.fixture
 def no_nvml(monkeypatch):
@@ -224,17 +198,14 @@ def test_inforom(nvml):
         d1.inforom.validate()
 
 
-def test_to_system_device_goes_by_uuid(mock_path, tmp_path):
+def test_to_system_device_goes_by_uuid(mock_libnvml, mock_libcuda):
     # The mock driver's device has an all-zero UUID, which the mock NVML does not know: the
     # error names the UUID that was looked up (a CUDA device NVML cannot see).
-    cc = shutil.which("cc") or shutil.which("gcc")
-    libcuda = tmp_path / "libcuda_mock.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(libcuda), str(ROOT / "tools/mock_libcuda.c")], check=True)
     code = ("import nanocuda, nanocuda.system as s\n"
             "d = nanocuda.Device(0)\n"
             "try:\n    d.to_system_device()\n"
             "except s.NotFoundError as e:\n    print('NotFound', e)\n")
-    env = dict(os.environ, NANOCUDA_LIBCUDA=str(libcuda), NANOCUDA_LIBNVML=mock_path)
+    env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, NANOCUDA_LIBNVML=mock_libnvml)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("NotFound nanocuda.system.Device(uuid='GPU-00000000-0000-0000-0000-000000000000'): "

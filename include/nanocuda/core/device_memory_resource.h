@@ -29,6 +29,7 @@ struct DeviceMemoryResourceOptions {
 
 class DeviceMemoryResource : public MemoryResource {
  public:
+  static constexpr const char* kClassName = "DeviceMemoryResource";  // in errors
   // The device's current pool (not owned: close() leaves it alone).
   explicit DeviceMemoryResource(const Device& device);
   // A new pool owned by this resource.
@@ -91,6 +92,7 @@ class DeviceMemoryResource : public MemoryResource {
   static std::shared_ptr<DeviceMemoryResource> from_registry(const std::array<unsigned char, 16>& uuid);
 
  private:
+  friend class PoolIpc;  // export_buffer/import_buffer: one implementation for both pool kinds
   DeviceMemoryResource(const Device& device, CUmemoryPool pool, bool owned, bool ipc, bool mapped);
   static std::shared_ptr<DeviceMemoryResource> import_pool(const Device& device, int fd);
   void check_open(const char* call) const;

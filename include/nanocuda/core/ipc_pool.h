@@ -16,6 +16,7 @@
 
 namespace nanocuda {
 
+class Buffer;
 class Stream;
 
 using PoolUuid = std::array<unsigned char, 16>;
@@ -54,14 +55,28 @@ class PoolIpc {
   // a host pool's handle too, and an import keeps none of the exporter's grants (best effort:
   // a pool the driver will not open stays as imported). `call` names it in errors.
   [[nodiscard]] static CUmemoryPool import_pool(int fd, PoolPlace place, int device, const std::string& call);
+  // A Buffer's export and import for both pool kinds (R: DeviceMemoryResource or
+  // PinnedMemoryResource, which befriend PoolIpc), so both get the same checks in cuda.core's
+  // order: export refuses another resource's Buffer, then a pool without IPC; import refuses
+  // a resource without IPC, then a bad descriptor, an unmapped resource, a closed one, another
+  // pool's descriptor, and maps the rest (import_pointer). Errors name R::export_buffer /
+  // R::import_buffer.
+  template <class R>
+  [[nodiscard]] static IpcBufferDescriptor export_buffer(R& self, const Buffer& buffer);
+  template <class R>
+  [[nodiscard]] static Buffer import_buffer(const std::shared_ptr<R>& mapped, const IpcBufferDescriptor& descriptor,
+                                            const Stream& stream);
+
   // What can be checked in a descriptor from another process before the driver sees it.
   static void check_descriptor(const IpcBufferDescriptor& descriptor);
   // The driver says only INVALID_VALUE for a pointer of another pool: say it first, naming both.
   static void check_same_pool(const IpcBufferDescriptor& descriptor, const PoolUuid& uuid, const std::string& owner);
-  // cuMemPoolImportPointer into `pool`, counted per address: the driver hands out the same
-  // address when one buffer is imported twice and does not count the imports (a second free
-  // would unmap it under the first). A size beyond the mapped extent is unmapped again and
-  // refused. The caller holds a context current.
+  // cuMemPoolImportPointer into `pool`, counted per address: the driver does not count the
+  // imports of one buffer (nvbug 5570902: a second free would unmap it under the first), so a
+  // descriptor already mapped here is not given to the driver again (a host pool's driver may
+  // refuse a second import) but counted. A size beyond the mapped extent (the smaller answer of
+  // the pointer's range attributes and cuMemGetAddressRange) is unmapped again and refused. The
+  // caller holds a context current.
   [[nodiscard]] CUdeviceptr import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor,
                                            const Stream& stream, const std::string& owner);
   // A mapped Buffer is freed: true when it was the last import of `ptr` (the caller frees it
@@ -77,6 +92,8 @@ class PoolIpc {
   };
   std::mutex imports_mutex_;
   std::map<CUdeviceptr, Import> imports_;
+  // The exporter's bytes of each live import: the same buffer imported again maps to its address.
+  std::map<std::array<unsigned char, sizeof(CUmemPoolPtrExportData)>, CUdeviceptr> by_export_;
 };
 
 // The process's mapped pools, by their exporter's uuid, of either kind (cuda.core's registry).

@@ -29,6 +29,7 @@ class Buffer;
 
 class PinnedMemoryResource : public MemoryResource {
  public:
+  static constexpr const char* kClassName = "PinnedMemoryResource";  // in errors
   // `device` picks the context the calls run in (the memory is portable) and, for IPC, the
   // host NUMA node nearest to it.
   explicit PinnedMemoryResource(const Device& device = Device()) : device_(device) {}
@@ -79,6 +80,7 @@ class PinnedMemoryResource : public MemoryResource {
   static std::shared_ptr<PinnedMemoryResource> from_registry(const PoolUuid& uuid);
 
  private:
+  friend class PoolIpc;  // export_buffer/import_buffer: one implementation for both pool kinds
   PinnedMemoryResource(const Device& device, CUmemoryPool pool);  // a mapped pool
   static std::shared_ptr<PinnedMemoryResource> import_pool(const Device& device, int fd);
   void pool_released() noexcept;

@@ -62,6 +62,7 @@ namespace nanocuda::detail {
   X(cuMemsetD8Async, 3020)                       \
   X(cuMemGetInfo, 3020)                          \
   X(cuPointerGetAttribute, 4000)                 \
+  X(cuMemGetAddressRange, 3020)                  \
   X(cuLibraryLoadData, 12000)                    \
   X(cuLibraryUnload, 12000)                      \
   X(cuLibraryGetKernel, 12000)                   \

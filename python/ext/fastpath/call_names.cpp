@@ -72,6 +72,15 @@ constexpr Rename kRenames[] = {
     {"Graph::begin_capture", "Graph.capture"},
     {"ResourceDesc::from_array", "ResourceDescriptor.from_opaque_array"},
     {"ResourceDesc::from_mipmapped_array", "ResourceDescriptor.from_mipmapped_array"},
+    // Core messages of calls whose Python spelling differs.
+    {"Device::push_context", "Device.set_current"},
+    {"VirtualMemoryResource::set_policy", "VirtualMemoryResource.modify_allocation"},
+    {"SystemEventSet::wait", "RegisteredSystemEvents.wait"},
+    {"GraphDefinition::child_graph", "ChildGraphNode.child_graph"},
+    {"ResourceDesc::from_linear", "ResourceDescriptor.from_linear"},
+    {"ResourceDesc::from_pitch2d", "ResourceDescriptor.from_pitch2d"},
+    {"TextureObject::TextureObject", "Device.create_texture_object"},
+    {"SurfaceObject::SurfaceObject", "Device.create_surface_object"},
 };
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
