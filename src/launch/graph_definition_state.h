@@ -32,8 +32,7 @@ struct GraphDefinition::State {
   // Per node: released (cuGraphReleaseUserObject) when the node is destroyed; the driver
   // releases those of a graph it destroys (the root, a destroyed node's bodies or copy).
   std::unordered_multimap<CUgraphNode, Pin> pins;
-  // Attachments of no node (replacements given to an executable graph), or all of them when
-  // the driver has no user objects: they live as long as the tree.
+  // Attachments when the driver has no user objects: they live as long as the tree.
   std::vector<std::shared_ptr<void>> kept;
   std::vector<CUgraphConditionalHandle> conditions;
   std::unordered_map<CUgraphNode, GraphNodeRecord> records;

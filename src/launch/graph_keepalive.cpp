@@ -61,13 +61,12 @@ void GraphDefinition::release_dropped() noexcept {
 }
 
 void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node) {
-  if (node) {
-    auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, object);
-    if (CUuserObject obj = pin_to_graph(graph_, pins)) {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      state_->pins.emplace(node, State::Pin{graph_, obj});
-      return;
-    }
+  auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, object);
+  if (CUuserObject obj = pin_to_graph(graph_, pins)) {
+    if (!node) return;  // the graph's own: goes with the graph (and its clones, executables)
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->pins.emplace(node, State::Pin{graph_, obj});
+    return;
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->kept.push_back(std::move(object));

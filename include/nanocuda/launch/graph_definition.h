@@ -97,7 +97,7 @@ class GraphDefinition {
 
   // Keeps `object` alive as long as `node` (of this graph) and every Graph instantiated while
   // it was there: a CUDA user object per attachment, retained by the node's graph and released
-  // when the node is destroyed. Without a node: as long as the tree and its Graphs.
+  // when the node is destroyed. Without a node: as long as this graph, its clones and Graphs.
   void keep_alive(std::shared_ptr<void> object, CUgraphNode node = nullptr);
   [[nodiscard]] Graph instantiate(const GraphCompleteOptions& options = {}) const;
   // The driver drops a user object's hold on a thread of its own, where nothing may be
