@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nanocuda/core/event.h"
 #include "nanocuda/launch/graph_builder.h"
 #include "nanocuda/launch/graph_definition.h"
 #include "nanocuda/nanocuda.h"
@@ -53,9 +54,50 @@ TEST(GraphDefinitionMock, EdgesThatWouldBreakTheGraphAreRefused) {
   EXPECT_NE(error_of([&] { g.connect(a, b, "test.connect"); }).find("not in this graph"), std::string::npos);
 }
 
+void no_op(void*) {}
+
+TEST(GraphDefinitionMock, NodesOfEachKindEdgesAndInstantiation) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  GraphDefinition g = GraphDefinition::create(Device(0));
+  nanocuda::Event event(Device(0));
+  CUgraphNode alloc = g.add_alloc({}, 256, 0, nanocuda::GraphMemoryType::Device, {});
+  CUdeviceptr p = g.record(alloc)->params.alloc.dptr;
+  EXPECT_NE(p, 0u);
+  CUgraphNode set = g.add_memset({alloc}, p, 7, 4, 64, 1, 0);
+  CUgraphNode copy = g.add_memcpy({set}, p + 128, p, 64);
+  CUgraphNode rec = g.add_event_record({copy}, event);
+  CUgraphNode wait = g.add_event_wait({rec}, event);
+  CUgraphNode host = g.add_host({wait}, no_op, nullptr, nullptr);
+  CUgraphNode child = g.add_child({host}, GraphDefinition::create(Device(0)));
+  std::vector<GraphDefinition> bodies;
+  CUgraphNode cond = g.add_conditional({child}, g.create_condition(1u), CU_GRAPH_COND_TYPE_IF, 1, bodies);
+  CUgraphNode free_node = g.add_free({cond}, p);
+  CUgraphNode empty = g.add_empty({});
+  EXPECT_EQ(g.nodes().size(), 10u);
+  EXPECT_EQ(g.edges().size(), 8u);
+  const std::pair<CUgraphNode, CUgraphNodeType> kinds[] = {
+      {alloc, CU_GRAPH_NODE_TYPE_MEM_ALLOC}, {set, CU_GRAPH_NODE_TYPE_MEMSET},
+      {copy, CU_GRAPH_NODE_TYPE_MEMCPY}, {rec, CU_GRAPH_NODE_TYPE_EVENT_RECORD},
+      {wait, CU_GRAPH_NODE_TYPE_WAIT_EVENT}, {host, CU_GRAPH_NODE_TYPE_HOST},
+      {child, CU_GRAPH_NODE_TYPE_GRAPH}, {cond, CU_GRAPH_NODE_TYPE_CONDITIONAL},
+      {free_node, CU_GRAPH_NODE_TYPE_MEM_FREE}, {empty, CU_GRAPH_NODE_TYPE_EMPTY}};
+  for (const auto& [node, type] : kinds) {
+    EXPECT_EQ(GraphDefinition::node_type(node), type);
+    EXPECT_EQ(g.record(node)->type, type);
+  }
+  g.connect(empty, alloc, "test.connect");
+  g.disconnect(set, copy, "test.disconnect");
+  EXPECT_EQ(g.edges().size(), 8u);
+  EXPECT_EQ(bodies.size(), 1u);
+  EXPECT_TRUE(g.child_graph(child).nodes().empty());
+  EXPECT_EQ(g.destroy_node(empty).size(), 1u);
+  EXPECT_EQ(g.nodes().size(), 9u);
+  nanocuda::Graph exec = g.instantiate();
+  EXPECT_NE(exec.exec_handle(), nullptr);
+}
+
 // What a node holds goes with the node: a CUDA user object per attachment, released when the
 // node is destroyed, when the node owning its graph is, or with the last graph holding it.
-void no_op(void*) {}
 
 std::weak_ptr<int> held_by_callback(GraphDefinition& g, CUgraphNode* node = nullptr) {
   auto held = std::make_shared<int>(1);
