@@ -99,10 +99,11 @@ static CUresult param_info(void* k, size_t i, size_t* offset, size_t* size) { ++
 #include "mock_libcuda_keep.h"
 #define MOCK_MAX 512
 typedef struct MockGraph MockGraph;
-typedef struct MockNode { unsigned magic; int type, alive; MockGraph* g; MockGraph* child; } MockNode;
+typedef struct MockNode { unsigned magic; int type, alive, nbodies; MockGraph* g; MockGraph* child; MockGraph* bodies[8];
+                          struct MockNode* origin; } MockNode; /* origin: what a child copy's node copies */
 /* CUDA user objects (refcounted; a graph's references go with it and are copied by cuGraphClone). */
 typedef struct MockUserObject { unsigned magic; int refs; void* ptr; void (*destroy)(void*); } MockUserObject;
-#define MOCK_MAX_UO 16
+#define MOCK_MAX_UO MOCK_MAX
 struct MockGraph { unsigned magic; size_t n, ne; MockNode* nodes[MOCK_MAX]; MockNode* from[MOCK_MAX]; MockNode* to[MOCK_MAX];
                    MockUserObject* uo[MOCK_MAX_UO]; int nuo; };
 static unsigned long long next_alloc = 0x7f0000100000ull, next_cond = 1;
@@ -117,45 +118,7 @@ static MockNode* mock_node(void* n) {
 }
 static MockGraph* new_graph(void) { MockGraph* g = keep(calloc(1, sizeof *g)); g->magic = MOCK_MAGIC; return g; }
 static CUresult graph_create(void** g, unsigned flags) { (void)flags; *g = new_graph(); return 0; }
-static CUresult uo_release(void* o, unsigned n) {
-  MockUserObject* u = o;
-  if (!u || u->magic != MOCK_MAGIC) return 1;
-  u->refs -= (int)n;
-  if (u->refs <= 0) { u->magic = 0; if (u->destroy) u->destroy(u->ptr); }
-  return 0;
-}
-static CUresult uo_create(void** out, void* ptr, void (*destroy)(void*), unsigned refs, unsigned flags) {
-  MockUserObject* u = keep(calloc(1, sizeof *u));
-  (void)flags;
-  u->magic = MOCK_MAGIC; u->refs = (int)refs; u->ptr = ptr; u->destroy = destroy;
-  *out = u;
-  return 0;
-}
-static CUresult graph_retain_uo(void* g, void* o, unsigned n, unsigned flags) {
-  MockGraph* m = mock_graph(g);
-  MockUserObject* u = o;
-  if (!m || !u || u->magic != MOCK_MAGIC || m->nuo == MOCK_MAX_UO) return 1;
-  if (!(flags & 1)) u->refs += (int)n; /* CU_GRAPH_USER_OBJECT_MOVE takes the caller's */
-  m->uo[m->nuo++] = u;
-  return 0;
-}
-static CUresult graph_destroy(void* g) {
-  MockGraph* m = mock_graph(g);
-  if (!m) return 0;
-  m->magic = 0;
-  for (int i = 0; i < m->nuo; ++i) uo_release(m->uo[i], 1);
-  return 0;
-}
-/* Exported too, so CPU tests can clone a graph through ctypes as cuda.bindings users do. */
-CUresult cuGraphClone(void** out, void* g) {
-  MockGraph* m = mock_graph(g);
-  if (!m) return 1;
-  MockGraph* c = new_graph();
-  for (int i = 0; i < m->nuo; ++i) { m->uo[i]->refs++; c->uo[c->nuo++] = m->uo[i]; }
-  *out = c;
-  return 0;
-}
-CUresult cuGraphDestroy(void* g) { return graph_destroy(g); }
+#include "mock_libcuda_uo.h"
 
 /* Stream capture: which streams capture; a capturing stream refuses synchronization, as the
  * driver does (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), until its capture ends. */
@@ -221,10 +184,10 @@ static CUresult add_node(void** out, void* g, void** deps, void* data, size_t n,
     unsigned size = *(unsigned*)(p + 28);
     void** bodies = *(void***)(p + 32);
     if (size == 0) { free(node); return 1; }
-    for (unsigned i = 0; i < size; ++i) bodies[i] = new_graph();
+    for (unsigned i = 0; i < size; ++i) { bodies[i] = new_graph(); if (i < 8) node->bodies[node->nbodies++] = bodies[i]; }
   }
   if (type == 10) { *(unsigned long long*)(p + 128) = next_alloc; next_alloc += 0x100000; }
-  if (type == 1) node->child = new_graph(); /* the node's clone of the child graph */
+  if (type == 4) node->child = graph_copy(mock_graph(*(void**)(p + 16))); /* the node's clone of the child graph */
   m->nodes[m->n++] = node;
   *out = node;
   for (size_t i = 0; i < n; ++i) { m->from[m->ne] = deps[i]; m->to[m->ne++] = node; }
@@ -236,6 +199,7 @@ static CUresult destroy_node(void* n) {
   if (!node || !node->alive) return 400; /* CUDA_ERROR_INVALID_HANDLE */
   MockGraph* m = node->g;
   node->alive = 0;
+  node_drop_graphs(node); /* its child copy and bodies go with it (mock_libcuda_uo.h) */
   for (size_t i = 0; i < m->ne;)
     if (m->from[i] == node || m->to[i] == node) { m->from[i] = m->from[m->ne - 1]; m->to[i] = m->to[--m->ne]; }
     else ++i;
@@ -411,6 +375,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuUserObjectCreate")) *fn = (void*)uo_create;
   else if (!strcmp(symbol, "cuUserObjectRelease")) *fn = (void*)uo_release;
   else if (!strcmp(symbol, "cuGraphRetainUserObject")) *fn = (void*)graph_retain_uo;
+  else if (!strcmp(symbol, "cuGraphReleaseUserObject")) *fn = (void*)graph_release_uo;
+  else if (!strcmp(symbol, "cuGraphNodeFindInClone")) *fn = (void*)find_in_clone;
   else if (!strcmp(symbol, "cuStreamBeginCapture")) *fn = (void*)begin_capture;
   else if (!strcmp(symbol, "cuStreamEndCapture")) *fn = (void*)end_capture;
   else if (!strcmp(symbol, "cuStreamSynchronize")) *fn = (void*)stream_sync;

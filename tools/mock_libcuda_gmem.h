@@ -56,6 +56,7 @@ static int gmem_symbol(const char* symbol, void** fn) {
   else if (!strcmp(symbol, "cuDeviceGraphMemTrim")) *fn = (void*)gmem_trim;
   else if (!strcmp(symbol, "cuGraphInstantiateWithFlags")) *fn = (void*)instantiate;
   else if (!strcmp(symbol, "cuGraphExecUpdate")) *fn = (void*)exec_update;
+  else if (!strcmp(symbol, "cuGraphExecDestroy")) *fn = (void*)exec_destroy;
   else return 0;
   return 1;
 }

@@ -89,6 +89,13 @@ Kernel Kernel::from_handle(CUkernel handle, std::shared_ptr<const Library> libra
   const char* name = nullptr;
   NANOCUDA_CALL(cuKernelGetName, [&] { return "Kernel::from_handle(" + handle_text(handle) + ")"; },
                 &name, handle);
+  if (!library) {  // a kernel of a library loaded here keeps it loaded, as the original did
+    const auto& api = detail::driver();
+    CUlibrary lib = nullptr;
+    if (detail::entry_point_available(api.cuKernelGetLibrary) &&
+        api.cuKernelGetLibrary(&lib, handle) == CUDA_SUCCESS && lib)
+      library = Library::find(lib);
+  }
   return Kernel(std::move(library), handle, name ? name : "");
 }
 

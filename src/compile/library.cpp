@@ -1,6 +1,9 @@
 // Library: cuLibraryLoadData/Unload, kernel enumeration and lookup by name.
 #include "nanocuda/compile/library.h"
 
+#include <mutex>
+#include <unordered_map>
+
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/error.h"
 
@@ -15,11 +18,28 @@ void unload_library(CUlibrary lib) noexcept {
 }
 }  // namespace detail
 
+namespace {
+// The libraries loaded here, by handle, so an adopted kernel handle finds its owner.
+std::mutex g_loaded_mutex;
+std::unordered_map<CUlibrary, std::weak_ptr<const Library>> g_loaded;
+}  // namespace
+
 std::shared_ptr<Library> Library::load(const void* image, std::string description) {
   CUlibrary lib = nullptr;
   NANOCUDA_CALL(cuLibraryLoadData, [&] { return "Library from " + description; }, &lib, image,
                 nullptr, nullptr, 0, nullptr, nullptr, 0);
-  return std::make_shared<Library>(lib, std::move(description));
+  auto out = std::make_shared<Library>(lib, std::move(description));
+  std::lock_guard<std::mutex> lock(g_loaded_mutex);
+  for (auto it = g_loaded.begin(); it != g_loaded.end();)  // forget the unloaded ones
+    it = it->second.expired() ? g_loaded.erase(it) : std::next(it);
+  g_loaded[lib] = out;  // a handle the driver reuses after an unload names the new library
+  return out;
+}
+
+std::shared_ptr<const Library> Library::find(CUlibrary handle) noexcept {
+  std::lock_guard<std::mutex> lock(g_loaded_mutex);
+  auto it = g_loaded.find(handle);
+  return it == g_loaded.end() ? nullptr : it->second.lock();
 }
 
 std::vector<std::string> Library::kernel_names() const {

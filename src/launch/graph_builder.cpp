@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "graph_builder_state.h"
+#include "nanocuda/launch/graph_definition.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_version.h"
@@ -149,6 +150,7 @@ GraphBuilder& GraphBuilder::end_building() {
 }
 
 void GraphBuilder::close() {
+  GraphDefinition::release_dropped();  // holds the driver let go of while no drain could be queued
   State& s = *state_;
   if (s.released) return;
   if (s.building && s.kind == Kind::Forked)

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph_definition_state.h"
 #include "graph_keepalive.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/driver/check.h"
@@ -15,43 +16,12 @@
 
 namespace nanocuda {
 
-// One per tree: the root graph (owned, or borrowed with an owner), what its nodes use, the
-// conditions made in it and the records of the nodes added here (bodies share the tree's).
-struct GraphDefinition::State {
-  std::uint64_t id = 0;
-  Device device;
-  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;
-  std::shared_ptr<void> borrowed_owner;  // a view's owner
-  std::mutex mutex;                      // records and keepalive
-  // What the nodes use; shared with the user object the root graph retains (clones too).
-  std::shared_ptr<std::vector<std::shared_ptr<void>>> keepalive =
-      std::make_shared<std::vector<std::shared_ptr<void>>>();
-  std::vector<CUgraphConditionalHandle> conditions;
-  std::unordered_map<CUgraphNode, GraphNodeRecord> records;
-  // Graphs owned by a node (conditional bodies, child clones) -> (the node, the graph it is in):
-  // destroying the node destroys them, so their views must stop using the handle.
-  std::unordered_map<CUgraph, std::pair<CUgraphNode, CUgraph>> owner_of;
-  std::unordered_map<CUgraphNode, bool> destroyed;  // owner nodes destroyed
-
-  bool alive(CUgraph g) const {  // callers hold `mutex`
-    for (auto it = owner_of.find(g); it != owner_of.end(); it = owner_of.find(it->second.second))
-      if (destroyed.count(it->second.first)) return false;
-    return true;
-  }
-
-  explicit State(Device d) : device(d) {
-    static std::atomic<std::uint64_t> next{1};
-    id = next.fetch_add(1, std::memory_order_relaxed);
-  }
-};
-
 GraphDefinition GraphDefinition::create(const Device& device) {
   release_dropped();
   auto state = std::make_shared<State>(device);
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphCreate, "GraphDefinition", &g, 0u);
   state->owned.reset(g);
-  pin_to_graph(g, state->keepalive);
   return GraphDefinition(std::move(state), g);
 }
 
@@ -181,7 +151,7 @@ CUgraphNode GraphDefinition::add_host(const Deps& deps, CUhostFn fn, void* user_
   p.host.fn = fn;
   p.host.userData = user_data;
   CUgraphNode node = add(p, deps, "GraphDefinition::add_host");
-  if (keepalive) keep_alive(std::move(keepalive));
+  if (keepalive) keep_alive(std::move(keepalive), node);
   return node;
 }
 
@@ -246,7 +216,7 @@ CUgraphNode GraphDefinition::add_child(const Deps& deps, const GraphDefinition& 
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.graph_;
   CUgraphNode node = add(p, deps, "GraphDefinition::add_child");
-  keep_alive(child.state_);  // host-callback data, kernels' libraries of the child's nodes
+  import_pins(child, node);  // the copy's nodes hold what the child's nodes hold
   return node;
 }
 
@@ -400,14 +370,6 @@ void GraphDefinition::disconnect(CUgraphNode from, CUgraphNode to, const char* c
                 graph_, &from, &to, nullptr, std::size_t{1});
 }
 
-void GraphDefinition::destroy_node(CUgraphNode node) {
-  require_own(node, "GraphDefinition::destroy_node");
-  NANOCUDA_CALL(cuGraphDestroyNode, [&] { return describe(); }, node);
-  std::lock_guard<std::mutex> lock(state_->mutex);  // the record stays: a destroyed node's view reads it
-  for (const auto& [g, owner] : state_->owner_of)
-    if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it
-}
-
 CUgraphNodeType GraphDefinition::node_type(CUgraphNode node) {
   CUgraphNodeType t{};
   NANOCUDA_CALL(cuGraphNodeGetType, "GraphNode", node, &t);
@@ -418,11 +380,6 @@ const GraphNodeRecord* GraphDefinition::record(CUgraphNode node) const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   auto it = state_->records.find(node);
   return it == state_->records.end() ? nullptr : &it->second;  // stable: node-based map
-}
-
-void GraphDefinition::keep_alive(std::shared_ptr<void> object) {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->keepalive->push_back(std::move(object));
 }
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {

@@ -1,4 +1,4 @@
-// Keepalives pinned to a CUDA graph by a user object (private to src/launch/graph_definition*.cpp).
+// Per-node attachments carried by CUDA user objects (private to src/launch/graph_definition*.cpp).
 #pragma once
 
 #include <cuda.h>
@@ -10,8 +10,11 @@ namespace nanocuda {
 
 using Pins = std::shared_ptr<std::vector<std::shared_ptr<void>>>;
 
-// Makes `graph` (and its future clones and executables) hold `pins`; best effort: a driver
-// without user objects (before CUDA 11.3) keeps the plain rule (the definition holds them).
-void pin_to_graph(CUgraph graph, const Pins& pins);
+// A CUDA user object holding `pins`, whose one reference `graph` takes: the graph's clones,
+// child-graph copies and executables hold it too, and the last of them to go releases the
+// pins. nullptr when the driver has no user objects (before CUDA 11.3): the caller keeps them.
+[[nodiscard]] CUuserObject pin_to_graph(CUgraph graph, const Pins& pins);
+// Gives back `graph`'s reference to `obj` (the node it was for is gone); never throws.
+void unpin_from_graph(CUgraph graph, CUuserObject obj) noexcept;
 
 }  // namespace nanocuda

@@ -47,7 +47,8 @@ class Kernel {
   // Made by Library::get_kernel; computes the parameter layout once, here.
   Kernel(std::shared_ptr<const Library> library, CUkernel handle, std::string name);
   // Adopts a CUkernel handle made elsewhere (cuda.core's Kernel.from_handle): its name is read
-  // from the driver; `library` (may be null) is kept loaded for as long as the Kernel lives.
+  // from the driver; `library` (null: the Library loaded here that the driver says owns the
+  // kernel, if any) is kept loaded for as long as the Kernel lives.
   [[nodiscard]] static Kernel from_handle(CUkernel handle, std::shared_ptr<const Library> library = nullptr);
   // The CUlibrary the driver says this kernel belongs to (cuKernelGetLibrary); null where the
   // driver (before CUDA 12.5) cannot say.

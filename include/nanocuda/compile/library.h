@@ -23,6 +23,8 @@ class Library : public std::enable_shared_from_this<Library> {
   // Loads a cubin, fatbin or NUL-terminated PTX image with cuLibraryLoadData.
   // `description` names the source in error messages.
   static std::shared_ptr<Library> load(const void* image, std::string description);
+  // The live Library loaded by load() with this handle; nullptr for one loaded elsewhere.
+  [[nodiscard]] static std::shared_ptr<const Library> find(CUlibrary handle) noexcept;
 
   [[nodiscard]] CUlibrary handle() const noexcept { return handle_.get(); }
   [[nodiscard]] const std::string& description() const noexcept { return description_; }

@@ -97,6 +97,9 @@ namespace nanocuda::detail {
   X(cuUserObjectCreate, 11030)                   \
   X(cuUserObjectRelease, 11030)                  \
   X(cuGraphRetainUserObject, 11030)              \
+  X(cuGraphReleaseUserObject, 11030)             \
+  X(cuGraphNodeFindInClone, 10000)               \
+  X(cuGraphAddKernelNode, 12000)                 \
   X(cuGraphAddNode, 12030)                       \
   X(cuGraphGetEdges, 12030)                      \
   X(cuGraphExecUpdate, 12000)                    \

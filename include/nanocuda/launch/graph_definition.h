@@ -63,7 +63,8 @@ class GraphDefinition {
   CUgraphNode add_alloc(const Deps& deps, std::size_t bytes, int device, GraphMemoryType type,
                         const std::vector<int>& peers);
   CUgraphNode add_free(const Deps& deps, CUdeviceptr ptr);
-  // Embeds a copy of `child` (the driver clones it); `child`'s keepalives join this tree's.
+  // Embeds a copy of `child` (the driver clones it, with the user objects holding its nodes'
+  // attachments): each copied node holds what its original holds, until it is destroyed.
   CUgraphNode add_child(const Deps& deps, const GraphDefinition& child);
   // A conditional node (CUDA 12.4+) with `size` bodies, returned in `bodies`.
   CUgraphNode add_conditional(const Deps& deps, CUgraphConditionalHandle handle,
@@ -87,18 +88,19 @@ class GraphDefinition {
   // driver would say) for a node of another graph, a destroyed one, a self-edge or a cycle.
   void connect(CUgraphNode from, CUgraphNode to, const char* call);
   void disconnect(CUgraphNode from, CUgraphNode to, const char* call);
-  // Removes the node and its edges (cuGraphDestroyNode).
-  void destroy_node(CUgraphNode node);
+  // Removes the node and its edges (cuGraphDestroyNode) and releases what it holds; returns
+  // the nodes gone with it (itself, and those of its bodies or child copy, recursively).
+  std::vector<CUgraphNode> destroy_node(CUgraphNode node);
   [[nodiscard]] static CUgraphNodeType node_type(CUgraphNode node);
   // The node as built here; nullptr for nodes this tree did not add (captured ones).
   [[nodiscard]] const GraphNodeRecord* record(CUgraphNode node) const;
 
-  // Keeps `object` alive as long as the tree and every Graph instantiated from it.
-  void keep_alive(std::shared_ptr<void> object);
+  // Keeps `object` alive as long as `node` (of this graph) and every Graph instantiated while
+  // it was there: a CUDA user object per attachment, retained by the node's graph and released
+  // when the node is destroyed. Without a node: as long as this graph, its clones and Graphs.
+  void keep_alive(std::shared_ptr<void> object, CUgraphNode node = nullptr);
   [[nodiscard]] Graph instantiate(const GraphCompleteOptions& options = {}) const;
-  // A root definition's keepalives are also held by a CUDA user object retained by its
-  // graph, so graphs cloned from it (cuGraphClone) and executables made from those keep
-  // them too. The driver drops that hold on a thread of its own, where nothing may be
+  // The driver drops a user object's hold on a thread of its own, where nothing may be
   // released (it may call CUDA): the hold is queued, then freed by release_dropped(), which
   // runs at the next GraphDefinition call and after `hook` (set by the Python face to
   // schedule it on the main thread; the hook itself must not call CUDA or take locks).
@@ -127,6 +129,7 @@ class GraphDefinition {
   CUgraphNode add(CUgraphNodeParams& params, const Deps& deps, const char* call);
   void require_own(CUgraphNode node, const char* call) const;
   void require_alive(const char* call) const;
+  void import_pins(const GraphDefinition& child, CUgraphNode node);
   std::shared_ptr<State> state_;
   CUgraph graph_ = nullptr;
 };

@@ -108,6 +108,30 @@ std::int64_t build_graph(const Kernel& k, std::uint64_t counter, int count) {
   return t;
 }
 
+// cuGraphCreate, `count` cuGraphAddKernelNode of step(int*) with no dependencies, instantiate:
+// the explicit build + instantiate time.
+std::int64_t build_explicit(const Kernel& k, std::uint64_t counter, int count) {
+  Device dev(0);
+  CurrentContext guard(*dev.context());
+  const auto& api = detail::driver();
+  CUdeviceptr p = counter;
+  void* params[] = {&p};
+  CUDA_KERNEL_NODE_PARAMS kp{};
+  kp.func = k.function(*dev.context());
+  kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = params;
+  auto t0 = Clock::now();
+  NativeLoop g;
+  detail::check(api.cuGraphCreate(&g.graph, 0), "cuGraphCreate");
+  for (int i = 0; i < count; ++i) {
+    CUgraphNode node = nullptr;
+    detail::check(api.cuGraphAddKernelNode(&node, g.graph, nullptr, 0, &kp), "cuGraphAddKernelNode");
+  }
+  detail::check(api.cuGraphInstantiateWithFlags(&g.exec, g.graph, 0), "cuGraphInstantiate");
+  return ns_since(t0);
+}
+
 // cuGraphExecKernelNodeSetParams on every kernel node of `graph` with step(int*)-shaped
 // arguments (pointer `counter`): the per-node update without Python.
 std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
@@ -148,6 +172,8 @@ void bind_graph_loops(nb::module_& parent) {
         "the counter reaches n; best launch+sync time of `repeats`, nanoseconds (bench).");
   m.def("cpp_graph_build", &build_graph, nb::arg("kernel"), nb::arg("counter"), nb::arg("count"),
         "Native capture of `count` launches + instantiate; nanoseconds (bench).");
+  m.def("cpp_graph_build_explicit", &build_explicit, nb::arg("kernel"), nb::arg("counter"),
+        nb::arg("count"), "Native cuGraphAddKernelNode x `count` + instantiate; nanoseconds (bench).");
   m.def("cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
         "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
 }

@@ -297,7 +297,7 @@ void bind_graph_definition(nb::module_& m) {
              p.host.fn = run;
              p.host.userData = cb.get();
              g.set_params(node_of(node), p, "HostCallbackNode.update", exec_of(graph));
-             g.keep_alive(cb);
+             g.keep_alive(cb, graph.is_none() ? node_of(node) : nullptr);
            }, nb::arg("node"), nb::arg("fn"), nb::arg("graph").none() = nb::none(),
            "Make a host node call the Python callable `fn` (in `graph` only, when given).")
       .def("set_child", [](GraphDefinition& g, std::uintptr_t node, const GraphDefinition& child, nb::handle graph) {
@@ -305,7 +305,7 @@ void bind_graph_definition(nb::module_& m) {
              p.type = CU_GRAPH_NODE_TYPE_GRAPH;
              p.graph.graph = child.handle();
              g.set_params(node_of(node), p, "ChildGraphNode.update", exec_of(graph));
-             g.keep_alive(child.owner());
+             g.keep_alive(child.owner(), graph.is_none() ? node_of(node) : nullptr);
            }, nb::arg("node"), nb::arg("child"), nb::arg("graph").none() = nb::none(),
            "Make a child-graph node run a copy of `child` (in `graph` only, when given).")
       .def("nodes", [](const GraphDefinition& g) {
@@ -326,15 +326,20 @@ void bind_graph_definition(nb::module_& m) {
       .def("disconnect", [](GraphDefinition& g, std::uintptr_t a, std::uintptr_t b, const char* call) {
              g.disconnect(node_of(a), node_of(b), call);
            }, nb::arg("src"), nb::arg("dst"), nb::arg("call"), "Remove the edge src -> dst.")
-      .def("destroy_node", [](GraphDefinition& g, std::uintptr_t n) { g.destroy_node(node_of(n)); },
-           nb::arg("node"), "Remove the node and its edges.")
+      .def("destroy_node", [](GraphDefinition& g, std::uintptr_t n) {
+             std::vector<std::uintptr_t> gone;
+             for (CUgraphNode m : g.destroy_node(node_of(n))) gone.push_back(id_of(m));
+             return gone;
+           }, nb::arg("node"),
+           "Remove the node and its edges; returns the handles of the nodes gone with it.")
       .def_static("node_type", [](std::uintptr_t n) { return static_cast<int>(GraphDefinition::node_type(node_of(n))); },
                   nb::arg("node"), "The node's CUgraphNodeType value.")
       .def("record", &record_dict, nb::arg("node"),
            "The parameters the node was built with, as a dict; None for nodes not added here.")
-      .def("keep_alive", [](GraphDefinition& g, nb::handle obj) {
-             g.keep_alive(hold_py(obj));
-           }, nb::arg("obj"), "Keep `obj` alive as long as the graph and Graphs made from it.")
+      .def("keep_alive", [](GraphDefinition& g, nb::handle obj, std::uintptr_t node) {
+             g.keep_alive(hold_py(obj), node ? node_of(node) : nullptr);
+           }, nb::arg("obj"), nb::arg("node") = 0,
+           "Keep `obj` alive as long as `node` (0: the graph) and Graphs made while it is there.")
       .def("instantiate", [](const GraphDefinition& g, const GraphCompleteOptions& options) {
              PyGraph out;
              out.set(g.instantiate(options));

@@ -6,7 +6,10 @@ Sections (each Python row has the C++ row it is divided by, and a target):
     C++ (target 1.05); for scale, a Python loop of Launcher calls and a C++ cuLaunchKernel
     loop doing the same steps from the host;
   - building and instantiating a 1000-node graph (capture + complete) (target 1.3);
-  - updating the arguments of all 100 kernel nodes of a graph (target 1.2);
+  - the same built explicitly (GraphDefinition.launch x1000 + instantiate) vs C++
+    cuGraphAddKernelNode x1000 + cuGraphInstantiate (target 1.3);
+  - updating the arguments of all 100 kernel nodes of a graph (target 1.2), captured
+    (Graph.update) and explicit (graph[node].update, the executable nodes fetched once);
   - replaying a 1-node and a 200-node graph (target 1.05).
 Workloads run interleaved in a shuffled order each round; the table gives min and median.
 """
@@ -122,6 +125,38 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
             launch(counter)
         return b.end_building().complete()
 
+    from nanocuda.graph import GraphDefinition
+
+    def py_build_explicit() -> float:
+        t0 = clock()
+        d = GraphDefinition()
+        add = d.launch
+        for _ in range(1000):
+            add(one, step, counter)
+        graph = d.instantiate()
+        t = clock() - t0
+        del graph, d  # destroyed outside the timed region, as in C++
+        return t / 1000.0
+
+    def cpp_build_explicit() -> float:
+        return ext.cpp_graph_build_explicit(step, counter.ptr, 1000) / 1000.0
+
+    d100 = GraphDefinition()
+    for _ in range(100):
+        d100.launch(one, step, counter)
+    e100 = d100.instantiate()
+    e100_nodes = [e100[n] for n in d100.nodes()]
+    args = (counter,)
+
+    def py_update_explicit() -> float:
+        t0 = clock()
+        for n in e100_nodes:
+            n.update(args=args)
+        return (clock() - t0) / 100.0
+
+    def cpp_update_explicit() -> float:
+        return ext.cpp_graph_update(e100, counter.ptr) / 100.0
+
     g100, g1, g200 = graph_of(100), graph_of(1), graph_of(200)
     g100.update(0, counter)  # sizes the argument caches
 
@@ -157,13 +192,15 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
     pairs = [
         ("build+instantiate 1000 nodes", cpp_build, py_build),
         ("update args of 100 kernel nodes", cpp_update, py_update),
+        ("explicit build+instantiate 1000 nodes", cpp_build_explicit, py_build_explicit),
+        ("explicit update of 100 kernel nodes", cpp_update_explicit, py_update_explicit),
         ("replay 1-node graph", r1[1], r1[0]),
         ("replay 200-node graph", r200[1], r200[0]),
     ]
     for label, cpp, py in pairs:
         c = Workload(f"{label}: C++", cpp)
         out += [c, Workload(f"{label}: Python", py, c.name)]
-    out[0].keep = (counter, build_stream, g100, g1, g200)
+    out[0].keep = (counter, build_stream, g100, g1, g200, d100, e100, e100_nodes)
     return out, stream
 
 
@@ -175,6 +212,8 @@ class Graphs(Subcommand):
         "while_loop N=10000: nanocuda GraphBuilder": 1.05,
         "build+instantiate 1000 nodes: Python": 1.3,
         "update args of 100 kernel nodes: Python": 1.2,
+        "explicit build+instantiate 1000 nodes: Python": 1.3,
+        "explicit update of 100 kernel nodes: Python": 1.2,
         "replay 1-node graph: Python": 1.05,
         "replay 200-node graph: Python": 1.05,
     }

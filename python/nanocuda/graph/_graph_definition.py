@@ -239,7 +239,7 @@ class GraphDefinition:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
         h = self._core.add_kernel(deps, config, kernel, tuple(args))
-        self._core.keep_alive(kernel)
+        self._core.keep_alive(kernel, h)
         return self._new(h, KernelNode, kernel=kernel, args=tuple(args), config=config)
 
     def _join(self, nodes):
@@ -275,7 +275,7 @@ class GraphDefinition:
         ptr, keep = _operand(dst, dst_owner, call, "dst")
         v, size = _memset_value(value, call)
         h = self._core.add_memset(deps, ptr, v, size, width, height, pitch)
-        self._keep(keep)
+        self._keep(keep, h)
         return self._new(h, MemsetNode)
 
     def _memcpy(self, deps, dst, src, size, dst_owner, src_owner):
@@ -284,13 +284,13 @@ class GraphDefinition:
         call = "GraphDefinition.memcpy"
         (d, dkeep), (sp, skeep) = _operand(dst, dst_owner, call, "dst"), _operand(src, src_owner, call, "src")
         h = self._core.add_memcpy(deps, d, sp, size)
-        self._keep(dkeep)
-        self._keep(skeep)
+        self._keep(dkeep, h)
+        self._keep(skeep, h)
         return self._new(h, MemcpyNode)
 
-    def _keep(self, obj) -> None:
+    def _keep(self, obj, node: int) -> None:
         if obj is not None:
-            self._core.keep_alive(obj)
+            self._core.keep_alive(obj, node)
 
     def _embed(self, deps, child):
         from ._graph_node import ChildGraphNode
@@ -309,7 +309,7 @@ class GraphDefinition:
         if not isinstance(event, Event):
             raise TypeError(f"{call}: event must be an Event, got {type(event).__name__}")
         h = self._core.add_event_record(deps, event) if record else self._core.add_event_wait(deps, event)
-        self._core.keep_alive(event)
+        self._core.keep_alive(event, h)
         return self._new(h, EventRecordNode if record else EventWaitNode, event=event)
 
     def _callback(self, deps, fn, user_data):
@@ -341,7 +341,7 @@ class GraphDefinition:
     # -- updates (called by the node classes) ------------------------------------------------
     def _set_kernel(self, node, config, kernel, args):
         self._core.set_kernel(node._checked(), config, kernel, args)
-        self._core.keep_alive(kernel)
+        self._core.keep_alive(kernel, node._handle)
         self._tree.extras.setdefault(node._handle, {}).update(kernel=kernel, args=args, config=config)
 
     def _set_memset(self, node, dst, value, width, height, pitch, dst_owner):
@@ -352,7 +352,7 @@ class GraphDefinition:
         self._core.set_memset(node._handle, ptr, v, size, r.get("width", 0) if width is None else width,
                               r.get("height", 1) if height is None else height,
                               r.get("pitch", 0) if pitch is None else pitch)
-        self._keep(keep)
+        self._keep(keep, node._handle)
 
     def _set_memcpy(self, node, dst, src, size, dst_owner, src_owner):
         call = "MemcpyNode.update"
@@ -360,8 +360,8 @@ class GraphDefinition:
         d, dkeep = (r.get("dst", 0), None) if dst is None else _operand(dst, dst_owner, call, "dst")
         sp, skeep = (r.get("src", 0), None) if src is None else _operand(src, src_owner, call, "src")
         self._core.set_memcpy(node._handle, d, sp, r.get("size", 0) if size is None else size)
-        self._keep(dkeep)
-        self._keep(skeep)
+        self._keep(dkeep, node._handle)
+        self._keep(skeep, node._handle)
 
     def _set_child(self, node, child, graph):
         call = "ChildGraphNode.update" if graph is None else "ExecutableChildGraphNode.update"
@@ -375,7 +375,7 @@ class GraphDefinition:
         if not isinstance(event, Event):
             raise TypeError(f"{type(node).__name__}.update: event must be an Event, got {type(event).__name__}")
         self._core.set_event(node._checked(), event)
-        self._core.keep_alive(event)
+        self._core.keep_alive(event, node._handle)
         self._tree.extras.setdefault(node._handle, {})["event"] = event
 
     def _set_callback(self, node, fn, user_data):

@@ -116,8 +116,10 @@ class GraphNode:
         """Remove this node and its edges from the graph; later calls do nothing."""
         if not self.is_valid or self._handle is None:
             return
-        self._graph._core.destroy_node(self._handle)  # a refusal (CudaError) leaves it valid
+        gone = self._graph._core.destroy_node(self._handle)  # a refusal (CudaError) leaves it valid
         self._valid = False
+        for h in gone:  # what they were built with goes with them (callbacks, kernels, bodies)
+            self._graph._tree.extras.pop(h, None)
         if _node_registry.get(self._handle) is self:
             del _node_registry[self._handle]
 

@@ -1,0 +1,56 @@
+// GraphDefinition::State: what the views of one definition tree share (private to src/launch).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/launch/graph_definition.h"
+
+namespace nanocuda {
+
+// One per tree: the root graph (owned, or borrowed with an owner), the conditions made in it,
+// the records of the nodes added here and where each node's attachments are pinned (bodies
+// and child copies share the tree's).
+struct GraphDefinition::State {
+  // A user object holding one node's attachments, and the graph holding it for that node.
+  struct Pin {
+    CUgraph graph;
+    CUuserObject object;
+  };
+
+  std::uint64_t id = 0;
+  Device device;
+  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;
+  std::shared_ptr<void> borrowed_owner;  // a view's owner
+  std::mutex mutex;                      // everything below
+  // Per node: released (cuGraphReleaseUserObject) when the node is destroyed; the driver
+  // releases those of a graph it destroys (the root, a destroyed node's bodies or copy).
+  std::unordered_multimap<CUgraphNode, Pin> pins;
+  // Attachments when the driver has no user objects: they live as long as the tree.
+  std::vector<std::shared_ptr<void>> kept;
+  std::vector<CUgraphConditionalHandle> conditions;
+  std::unordered_map<CUgraphNode, GraphNodeRecord> records;
+  // Graphs owned by a node (conditional bodies, child clones) -> (the node, the graph it is in):
+  // destroying the node destroys them, so their views must stop using the handle.
+  std::unordered_map<CUgraph, std::pair<CUgraphNode, CUgraph>> owner_of;
+  std::unordered_map<CUgraphNode, bool> destroyed;  // owner nodes destroyed
+
+  bool alive(CUgraph g) const {  // callers hold `mutex`
+    for (auto it = owner_of.find(g); it != owner_of.end(); it = owner_of.find(it->second.second))
+      if (destroyed.count(it->second.first)) return false;
+    return true;
+  }
+
+  explicit State(Device d) : device(d) {
+    static std::atomic<std::uint64_t> next{1};
+    id = next.fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+}  // namespace nanocuda

@@ -1,0 +1,151 @@
+"""Per-node attachment lifetimes of explicit graphs, for the mock driver (tools/mock_libcuda.c
+models CUDA user objects, node destruction, child-graph copies and executables): what a node
+holds goes when the node, the node owning its graph or the last graph holding it goes. Run by
+test_graph_lifetime.py in a process of its own with NANOCUDA_LIBCUDA set to the mock."""
+
+import gc
+import time
+import weakref
+
+import pytest
+
+import nanocuda
+from nanocuda.graph import ChildGraphNode, ConditionalNode, GraphDefinition, HostCallbackNode
+
+
+class Held:
+    """Something a node holds, observed through a weak reference."""
+
+    def __call__(self):
+        pass
+
+
+def eventually(predicate, seconds=2.0):
+    """The driver drops holds on its own terms; the release runs at the next pending call."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        gc.collect()
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def test_destroying_a_node_releases_only_what_it_holds():
+    g = GraphDefinition()
+    a, b = Held(), Held()
+    ra, rb = weakref.ref(a), weakref.ref(b)
+    na = g.callback(a)
+    g.callback(b)
+    del a, b
+    gc.collect()
+    assert ra() is not None and rb() is not None
+    na.destroy()
+    assert eventually(lambda: ra() is None)
+    assert rb() is not None
+    del g, na  # a node keeps its graph
+    assert eventually(lambda: rb() is None)
+
+
+@pytest.mark.parametrize("kind", ["if_then", "if_else", "while_loop", "switch"])
+def test_destroying_a_conditional_node_releases_its_bodies_attachments(kind):
+    g = GraphDefinition()
+    cond = g.create_condition()
+    node = g.switch(cond, 3) if kind == "switch" else getattr(g, kind)(cond)
+    bodies = {"if_then": lambda: [node.then], "if_else": lambda: [node.then, node.else_],
+              "while_loop": lambda: [node.body], "switch": lambda: list(node.branches)}[kind]()
+    refs = []
+    for body in bodies:
+        held = Held()
+        refs.append(weakref.ref(held))
+        body.callback(held)
+    del held, bodies, node
+    gc.collect()
+    assert all(r() is not None for r in refs)
+    next(n for n in g.nodes() if isinstance(n, ConditionalNode)).destroy()
+    assert eventually(lambda: all(r() is None for r in refs))
+
+
+def nested(levels):
+    """A callback `levels` child graphs deep: (outer definition, its child node, weak ref)."""
+    held = Held()
+    ref = weakref.ref(held)
+    g = GraphDefinition()
+    g.callback(held)
+    node = None
+    for _ in range(levels):
+        outer = GraphDefinition()
+        node = outer.embed(g)
+        g = outer
+    return g, node, ref
+
+
+def test_a_child_copy_holds_what_its_original_held_until_its_node_goes():
+    for levels in (1, 2, 3):
+        outer, node, ref = nested(levels)
+        gc.collect()
+        assert ref() is not None, levels
+        graph = node.child_graph
+        for _ in range(levels - 1):
+            graph = next(n for n in graph.nodes() if isinstance(n, ChildGraphNode)).child_graph
+        cb = next(n for n in graph.nodes() if isinstance(n, HostCallbackNode))
+        cb.destroy()
+        del cb, graph, node
+        assert eventually(lambda: ref() is None), levels
+        assert outer.nodes()  # the outer graph is still there
+
+
+def test_destroying_a_child_node_releases_the_whole_copy():
+    outer, node, ref = nested(3)
+    gc.collect()
+    assert ref() is not None
+    node.destroy()
+    del node
+    assert eventually(lambda: ref() is None)
+
+
+def test_a_child_view_made_again_sees_the_same_attachments():
+    parent = GraphDefinition()
+    parent.embed(GraphDefinition()).child_graph.callback(Held())
+    gc.collect()
+    child = next(n for n in parent.nodes() if isinstance(n, ChildGraphNode)).child_graph
+    cb = next(n for n in child.nodes() if isinstance(n, HostCallbackNode))
+    ref = weakref.ref(cb.callback)
+    cb.destroy()
+    del cb
+    assert eventually(lambda: ref() is None)
+
+
+def test_executables_keep_what_they_were_made_with():
+    g = GraphDefinition()
+    old = Held()
+    ref_old = weakref.ref(old)
+    node = g.callback(old)
+    first = g.instantiate()
+    node.destroy()
+    new = Held()
+    ref_new = weakref.ref(new)
+    g.callback(new)
+    second = g.instantiate()
+    del old, new, node, g
+    gc.collect()
+    assert ref_old() is not None and ref_new() is not None
+    del first
+    assert eventually(lambda: ref_old() is None)
+    assert ref_new() is not None
+    del second
+    assert eventually(lambda: ref_new() is None)
+
+
+def test_kernels_and_buffers_go_with_their_nodes():
+    g = GraphDefinition()
+    dev = nanocuda.Device()
+    buf = dev.memory_resource.allocate(64)
+    ref = weakref.ref(buf)
+    node = g.memset(buf, 0, 64)
+    del buf
+    gc.collect()
+    assert ref() is not None
+    node.destroy()
+    assert eventually(lambda: ref() is None)
+

@@ -1,0 +1,86 @@
+/* The mock driver's CUDA user objects and graph copies (included by mock_libcuda.c): an object
+ * is refcounted; a graph's references go with it, are copied by cuGraphClone and into a child
+ * graph node's copy, and a graph destroyed (or destroyed with its node) drops them, its child
+ * copies' and bodies' too, as the driver documents. */
+static CUresult uo_release(void* o, unsigned n) {
+  MockUserObject* u = o;
+  if (!u || u->magic != MOCK_MAGIC) return 1;
+  u->refs -= (int)n;
+  if (u->refs <= 0) { u->magic = 0; if (u->destroy) u->destroy(u->ptr); }
+  return 0;
+}
+static CUresult uo_create(void** out, void* ptr, void (*destroy)(void*), unsigned refs, unsigned flags) {
+  MockUserObject* u = keep(calloc(1, sizeof *u));
+  (void)flags;
+  u->magic = MOCK_MAGIC; u->refs = (int)refs; u->ptr = ptr; u->destroy = destroy;
+  *out = u;
+  return 0;
+}
+static CUresult graph_retain_uo(void* g, void* o, unsigned n, unsigned flags) {
+  MockGraph* m = mock_graph(g);
+  MockUserObject* u = o;
+  if (!m || !u || u->magic != MOCK_MAGIC || m->nuo == MOCK_MAX_UO) return 1;
+  if (!(flags & 1)) u->refs += (int)n; /* CU_GRAPH_USER_OBJECT_MOVE takes the caller's */
+  m->uo[m->nuo++] = u;
+  return 0;
+}
+/* Drops one of the graph's references (CUDA_ERROR_INVALID_VALUE when it holds none). */
+static CUresult graph_release_uo(void* g, void* o, unsigned n) {
+  MockGraph* m = mock_graph(g);
+  if (!m) return 1;
+  for (int i = 0; i < m->nuo; ++i)
+    if (m->uo[i] == o) { m->uo[i] = m->uo[--m->nuo]; return uo_release(o, n); }
+  return 1;
+}
+static CUresult graph_destroy(void* g);
+static void node_drop_graphs(MockNode* node) {
+  if (node->child) graph_destroy(node->child);
+  for (int i = 0; i < node->nbodies; ++i) graph_destroy(node->bodies[i]);
+}
+static CUresult graph_destroy(void* g) {
+  MockGraph* m = mock_graph(g);
+  if (!m) return 0;
+  m->magic = 0;
+  for (int i = 0; i < m->nuo; ++i) uo_release(m->uo[i], 1);
+  for (size_t i = 0; i < m->n; ++i) if (m->nodes[i]->alive) node_drop_graphs(m->nodes[i]);
+  return 0;
+}
+/* A child graph node's copy of `src`: its live nodes (each remembering its original), edges,
+ * child copies and user-object references. */
+static MockGraph* graph_copy(MockGraph* src) {
+  MockGraph* c = new_graph();
+  if (!src) return c;
+  for (size_t i = 0; i < src->n; ++i) {
+    MockNode* o = src->nodes[i];
+    if (!o->alive) continue;
+    MockNode* n = keep(calloc(1, sizeof *n));
+    n->magic = MOCK_MAGIC; n->type = o->type; n->alive = 1; n->g = c; n->origin = o;
+    if (o->child) n->child = graph_copy(o->child);
+    c->nodes[c->n++] = n;
+  }
+  for (size_t i = 0; i < src->ne; ++i)
+    for (size_t a = 0; a < c->n; ++a)
+      for (size_t b = 0; b < c->n; ++b)
+        if (c->nodes[a]->origin == src->from[i] && c->nodes[b]->origin == src->to[i]) {
+          c->from[c->ne] = c->nodes[a]; c->to[c->ne++] = c->nodes[b];
+        }
+  for (int i = 0; i < src->nuo; ++i) { src->uo[i]->refs++; c->uo[c->nuo++] = src->uo[i]; }
+  return c;
+}
+static CUresult find_in_clone(void** out, void* original, void* cloned) {
+  MockGraph* c = mock_graph(cloned);
+  *out = NULL;
+  if (!c) return 1;
+  for (size_t i = 0; i < c->n; ++i) if (c->nodes[i]->origin == original) { *out = c->nodes[i]; return 0; }
+  return 1;
+}
+/* Exported too, so CPU tests can clone a graph through ctypes as cuda.bindings users do. */
+CUresult cuGraphClone(void** out, void* g) {
+  MockGraph* m = mock_graph(g);
+  if (!m) return 1;
+  MockGraph* c = new_graph();
+  for (int i = 0; i < m->nuo; ++i) { m->uo[i]->refs++; c->uo[c->nuo++] = m->uo[i]; }
+  *out = c;
+  return 0;
+}
+CUresult cuGraphDestroy(void* g) { return graph_destroy(g); }
