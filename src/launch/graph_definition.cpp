@@ -57,7 +57,14 @@ void GraphDefinition::require_alive(const char* call) const {
 }
 
 void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
-  if (!contains(node))  // a CUDA error, as cuda.core reports the driver's refusal (CUDAError)
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    auto it = state_->member_of.find(node);
+    if (it != state_->member_of.end() && it->second == graph_) return;
+  }
+  // Nodes added otherwise (captured, embedded copies): the driver's list. A CUDA error, as
+  // cuda.core reports the driver's refusal (CUDAError).
+  if (!contains(node))
     throw Error(CUDA_ERROR_INVALID_VALUE, call, describe(),
                 "the node is not in this graph (a node of another graph, or a destroyed one)");
 }
@@ -70,6 +77,7 @@ CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, co
   NANOCUDA_CALL(cuGraphAddNode, [&] { return std::string(call) + " on " + describe(); }, &node,
                 graph_, deps.data(), nullptr, deps.size(), &params);
   std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->member_of[node] = graph_;
   GraphNodeRecord& r = state_->records[node];
   r.type = params.type;
   r.params = params;

@@ -36,6 +36,9 @@ struct GraphDefinition::State {
   std::vector<std::shared_ptr<void>> kept;
   std::vector<CUgraphConditionalHandle> conditions;
   std::unordered_map<CUgraphNode, GraphNodeRecord> records;
+  // Nodes added through add() and not destroyed, and their graph: require_own's O(1) answer
+  // (listing the graph's nodes per dependency made a chained build quadratic).
+  std::unordered_map<CUgraphNode, CUgraph> member_of;
   // Graphs owned by a node (conditional bodies, child clones) -> (the node, the graph it is in):
   // destroying the node destroys them, so their views must stop using the handle.
   std::unordered_map<CUgraph, std::pair<CUgraphNode, CUgraph>> owner_of;

@@ -147,7 +147,10 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
   auto [first, last] = state_->pins.equal_range(node);
   for (auto it = first; it != last; ++it) unpin_from_graph(it->second.graph, it->second.object);
   // The driver released the references of the graphs it destroyed with the node.
-  for (CUgraphNode m : gone) state_->pins.erase(m);
+  for (CUgraphNode m : gone) {
+    state_->pins.erase(m);
+    state_->member_of.erase(m);
+  }
   for (const auto& [g, owner] : state_->owner_of)
     if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it
   return gone;
