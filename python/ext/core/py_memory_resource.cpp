@@ -4,6 +4,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -62,6 +63,24 @@ void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Strea
   nb::detail::ticket ticket(nb_trampoline, "deallocate", hash, true);
   // As allocate: stream by keyword (cuda.core's deallocate(self, ptr, size, *, stream=None)).
   nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream);
+}
+
+bool PyMemoryResource::report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept {
+  auto* error = dynamic_cast<const nb::python_error*>(&e);
+  if (!error) return false;
+  nb::gil_scoped_acquire gil;
+  nb::error_scope in_flight;  // an exception propagating while the Buffer was dropped stays
+  try {
+    char at[48];
+    std::snprintf(at, sizeof at, "0x%llx", static_cast<unsigned long long>(ptr));
+    std::string where = std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) + ".deallocate(" + at + ", " +
+                        std::to_string(size) + ") while a Buffer was freed";
+    // Consumes the error (caught by reference: the Buffer's destructor's catch owns the object).
+    const_cast<nb::python_error*>(error)->discard_as_unraisable(where.c_str());
+  } catch (...) {
+    return false;
+  }
+  return true;
 }
 
 // The three queries are properties in Python (cuda.core's interface): read the subclass's

@@ -351,6 +351,17 @@ Stream to_stream(nb::handle obj, const char* where) {
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
 }
 
+void warn_foreign_stream(nb::handle obj) {
+  if (nb::isinstance<Stream>(obj) || !nb::hasattr(obj, "__cuda_stream__")) return;  // errors: to_stream's
+  nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr()))), "__module__", nb::none());
+  if (nb::isinstance<nb::str>(module) && nb::cast<std::string>(module).rfind("nanocuda", 0) == 0) return;
+  if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                   "Passing foreign stream objects to this function via the stream protocol is deprecated. "
+                   "Convert the object explicitly using Stream(obj) instead. (nanocuda: Stream.adopt(obj).)",
+                   1) != 0)
+    throw nb::python_error();  // warnings turned into errors
+}
+
 // The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
 // None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
 // the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
