@@ -121,5 +121,38 @@ def test_launch_warns_for_a_foreign_stream_object(mock_libcuda):
         warnings.simplefilter("error")
         nanocuda.launch(s, cfg, k, 0, 0, 0, 4)  # nanocuda's own Stream: no warning
         raises(lambda: nanocuda.launch(Foreign(s), cfg, k, 0, 0, 0, 4), DeprecationWarning, "Stream(obj)")
+        CoreLike = type("Stream", (Foreign,), {"__module__": "cuda.core._stream"})
+        nanocuda.launch(CoreLike(s), cfg, k, 0, 0, 0, 4)  # cuda.core's own streams are not foreign
+    print("ok")
+    """)
+
+
+def test_python_deallocate_raising_in_a_destructor_is_unraisable(mock_libcuda):
+    # As an exception in __del__: reported through sys.unraisablehook where it happens, not
+    # recorded for the next checked call (which cuda.core's suite met one test later).
+    run_on_mock(mock_libcuda, PRELUDE + """
+    import gc, sys
+
+    class Failing(nanocuda.MemoryResource):
+        is_device_accessible, is_host_accessible, device_id = True, False, 0
+        def allocate(self, size, stream=None): raise NotImplementedError
+        def deallocate(self, ptr, size, stream=None): raise RuntimeError("deallocate boom")
+
+    seen = []
+    sys.unraisablehook = seen.append
+    b = nanocuda.Buffer.from_handle(0x10000, 8, mr=Failing())
+    del b
+    gc.collect()
+    d.create_stream().sync()  # no deferred error waits here
+    sys.unraisablehook = sys.__unraisablehook__
+    assert len(seen) == 1, seen
+    assert seen[0].object == "Failing.deallocate(0x10000, 8) while a Buffer was freed", seen[0].object
+    assert repr(seen[0].exc_value) == "RuntimeError('deallocate boom')"
+    # An explicit close still raises to its caller.
+    b = nanocuda.Buffer.from_handle(0x10000, 8, mr=Failing())
+    raises(lambda: b.close(), RuntimeError, "deallocate boom")
+    assert not b.is_closed  # a failed free leaves the buffer open
+    Failing.deallocate = lambda self, ptr, size, stream=None: None
+    b.close()
     print("ok")
     """)

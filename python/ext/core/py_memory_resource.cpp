@@ -70,16 +70,11 @@ bool PyMemoryResource::report_failed_free(const std::exception& e, CUdeviceptr p
   if (!error) return false;
   nb::gil_scoped_acquire gil;
   nb::error_scope in_flight;  // an exception propagating while the Buffer was dropped stays
-  try {
-    char at[48];
-    std::snprintf(at, sizeof at, "0x%llx", static_cast<unsigned long long>(ptr));
-    std::string where = std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) + ".deallocate(" + at + ", " +
-                        std::to_string(size) + ") while a Buffer was freed";
-    // Consumes the error (caught by reference: the Buffer's destructor's catch owns the object).
-    const_cast<nb::python_error*>(error)->discard_as_unraisable(where.c_str());
-  } catch (...) {
-    return false;
-  }
+  char where[256];  // no allocation: nothing here may throw
+  std::snprintf(where, sizeof where, "%s.deallocate(0x%llx, %zu) while a Buffer was freed",
+                Py_TYPE(nb_trampoline.base().ptr())->tp_name, static_cast<unsigned long long>(ptr), size);
+  // Consumes the error (caught by reference: the Buffer's destructor's catch owns the object).
+  const_cast<nb::python_error*>(error)->discard_as_unraisable(where);
   return true;
 }
 

@@ -351,10 +351,23 @@ Stream to_stream(nb::handle obj, const char* where) {
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
 }
 
+// Per type (decided once): a type with __cuda_stream__ that is neither nanocuda's (Stream,
+// GraphBuilder) nor cuda.core's own (code moving from cuda.core may still hold its streams).
+static TypeCache<bool, 8> g_foreign_stream_types;
+
 void warn_foreign_stream(nb::handle obj) {
-  if (nb::isinstance<Stream>(obj) || !nb::hasattr(obj, "__cuda_stream__")) return;  // errors: to_stream's
-  nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr()))), "__module__", nb::none());
-  if (nb::isinstance<nb::str>(module) && nb::cast<std::string>(module).rfind("nanocuda", 0) == 0) return;
+  PyTypeObject* t = Py_TYPE(obj.ptr());
+  const bool* foreign = g_foreign_stream_types.find(t);
+  if (!foreign) {
+    bool warn = !nb::isinstance<Stream>(obj) && nb::hasattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__cuda_stream__");
+    if (warn) {
+      nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__module__", nb::none());
+      std::string name = nb::isinstance<nb::str>(module) ? nb::cast<std::string>(module) : std::string();
+      warn = name.rfind("nanocuda", 0) != 0 && name.rfind("cuda.core", 0) != 0;
+    }
+    foreign = &g_foreign_stream_types.put(t, warn);
+  }
+  if (!*foreign) return;  // not foreign; errors (no protocol at all) are to_stream's
   if (PyErr_WarnEx(PyExc_DeprecationWarning,
                    "Passing foreign stream objects to this function via the stream protocol is deprecated. "
                    "Convert the object explicitly using Stream(obj) instead. (nanocuda: Stream.adopt(obj).)",
