@@ -88,7 +88,7 @@ def test_program_options_instance_may_replace_as_bytes():
         raise TypeError("boom")
 
     opts.as_bytes = boom  # shadows the method on this instance only
-    with pytest.raises(TypeError, match="^boom$"):
+    with pytest.raises(TypeError, match="boom"):
         make_program_cache_key(code="a", code_type="c++", options=opts, target_type="cubin")
     assert nanocuda.ProgramOptions(arch="sm_90").as_bytes("nvrtc", "cubin")
     del opts.as_bytes
