@@ -50,7 +50,7 @@ def test_green_context_closes_after_a_launch_left_it_current(mock_libcuda):
     assert current == d.context and not current.is_green  # the primary, current before the launches
     raises(lambda: b.create_stream(), RuntimeError, "closed")
     print("ok")
-    """, NANOCUDA_MOCK_CTX_STACK="1")
+    """, version="13.0", NANOCUDA_MOCK_CTX_STACK="1")
 
 
 def test_green_context_launch_after_user_context_restores_it(mock_libcuda):
@@ -67,7 +67,7 @@ def test_green_context_launch_after_user_context_restores_it(mock_libcuda):
     assert d.set_current(d.context) == a
     a.close()
     print("ok")
-    """, NANOCUDA_MOCK_CTX_STACK="1")
+    """, version="13.0", NANOCUDA_MOCK_CTX_STACK="1")
 
 
 @pytest.mark.parametrize("kind", ["object", "library"])
@@ -124,7 +124,7 @@ def test_launch_warns_for_a_foreign_stream_object(mock_libcuda):
         CoreLike = type("Stream", (Foreign,), {"__module__": "cuda.core._stream"})
         nanocuda.launch(CoreLike(s), cfg, k, 0, 0, 0, 4)  # cuda.core's own streams are not foreign
     print("ok")
-    """)
+    """, version="13.0")
 
 
 def test_python_deallocate_raising_in_a_destructor_is_unraisable(mock_libcuda):
@@ -155,4 +155,4 @@ def test_python_deallocate_raising_in_a_destructor_is_unraisable(mock_libcuda):
     Failing.deallocate = lambda self, ptr, size, stream=None: None
     b.close()
     print("ok")
-    """)
+    """, version="13.0")
