@@ -114,6 +114,7 @@ Context create_green_context(const Device& device, const std::vector<SmResource>
   auto state = std::make_shared<detail::GreenContextState>(green, ordinal);
   CUcontext ctx = nullptr;
   NANOCUDA_CALL(cuCtxFromGreenCtx, [&] { return what; }, &ctx, green);
+  state->context = ctx;
   return Context(ctx, ordinal, std::move(state));
 }
 
@@ -148,6 +149,13 @@ GreenContextState::~GreenContextState() {
   if (!handle) return;
   const auto* api = loaded_driver();
   if (!api) return;
+  // Its last stream went after close(): a launch on that stream may have left it current on
+  // this thread, and a destroyed current context would fail every later call here.
+  CUcontext current = nullptr;
+  if (context && api->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context) {
+    forget_closed_context(context);
+    api->cuCtxSetCurrent(nullptr);  // none current: the runtime and nanocuda's guards pick the primary
+  }
   if (CUresult rc = api->cuGreenCtxDestroy(handle); rc != CUDA_SUCCESS)
     record_deferred_error(rc, "cuGreenCtxDestroy", "green context");
 }

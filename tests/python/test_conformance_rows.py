@@ -70,6 +70,27 @@ def test_green_context_launch_after_user_context_restores_it(mock_libcuda):
     """, version="13.0", NANOCUDA_MOCK_CTX_STACK="1")
 
 
+def test_a_closed_green_context_lives_while_its_stream_does(mock_libcuda):
+    # close() with a stream still made on it: closed at once, destroyed when the stream goes;
+    # a launch on that stream made it current, so the destroy leaves nothing current instead.
+    run_on_mock(mock_libcuda, PRELUDE + """
+    import gc
+    groups, _ = d.resources.sm.split(SMResourceOptions(count=(16, 16)))
+    ctx = d.create_context(ContextOptions(resources=[groups[0]]))
+    s = ctx.create_stream()
+    ctx.close()
+    assert ctx.is_closed and s.context.is_closed
+    raises(lambda: ctx.create_stream(), RuntimeError, "closed")
+    nanocuda.launch(s, cfg, k, 0, 0, 0, 4)  # the stream still works, and leaves ctx current
+    assert d.set_current(d.context) == ctx  # (the primary now)
+    nanocuda.launch(s, cfg, k, 0, 0, 0, 4)  # ctx current again
+    del s, ctx
+    gc.collect()
+    assert d.set_current(d.context) is None  # the destroyed context was not left current
+    print("ok")
+    """, version="13.0", NANOCUDA_MOCK_CTX_STACK="1")
+
+
 @pytest.mark.parametrize("kind", ["object", "library"])
 def test_get_kernel_refuses_relocatable_code(kind):
     code = getattr(nanocuda.ObjectCode, f"from_{kind}")(b"\x7fELF not loaded")

@@ -55,6 +55,7 @@ struct GreenContextState {
   CUgreenCtx handle = nullptr;
   int ordinal = 0;
   bool closed = false;
+  CUcontext context = nullptr;  // its cuCtxFromGreenCtx view, never left current once destroyed
   GreenContextState(CUgreenCtx h, int o) noexcept : handle(h), ordinal(o) {}
   ~GreenContextState();
   GreenContextState(const GreenContextState&) = delete;
