@@ -142,8 +142,9 @@ def test_launch_warns_for_a_foreign_stream_object(mock_libcuda):
         warnings.simplefilter("error")
         nanocuda.launch(s, cfg, k, 0, 0, 0, 4)  # nanocuda's own Stream: no warning
         raises(lambda: nanocuda.launch(Foreign(s), cfg, k, 0, 0, 0, 4), DeprecationWarning, "Stream(obj)")
-        CoreLike = type("Stream", (Foreign,), {"__module__": "cuda.core._stream"})
-        nanocuda.launch(CoreLike(s), cfg, k, 0, 0, 0, 4)  # cuda.core's own streams are not foreign
+        for module in ("cuda.core._stream", "torch.cuda.streams", "cupy.cuda.stream"):
+            own = type("Stream", (Foreign,), {"__module__": module})
+            nanocuda.launch(own(s), cfg, k, 0, 0, 0, 4)  # cuda.core's, torch's, CuPy's: not foreign
     print("ok")
     """, version="13.0")
 

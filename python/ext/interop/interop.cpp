@@ -351,8 +351,9 @@ Stream to_stream(nb::handle obj, const char* where) {
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
 }
 
-// Per type (decided once): a type with __cuda_stream__ that is neither nanocuda's (Stream,
-// GraphBuilder) nor cuda.core's own (code moving from cuda.core may still hold its streams).
+// Per type (decided once): a type with __cuda_stream__ that is not nanocuda's (Stream,
+// GraphBuilder), cuda.core's (code moving from it may still hold its streams), or torch's or
+// CuPy's (streams nanocuda documents as stream arguments).
 static TypeCache<bool, 8> g_foreign_stream_types;
 
 void warn_foreign_stream(nb::handle obj) {
@@ -363,7 +364,7 @@ void warn_foreign_stream(nb::handle obj) {
     if (warn) {
       nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__module__", nb::none());
       std::string name = nb::isinstance<nb::str>(module) ? nb::cast<std::string>(module) : std::string();
-      warn = name.rfind("nanocuda", 0) != 0 && name.rfind("cuda.core", 0) != 0;
+      for (const char* own : {"nanocuda", "cuda.core", "torch", "cupy"}) warn = warn && name.rfind(own, 0) != 0;
     }
     foreign = &g_foreign_stream_types.put(t, warn);
   }
