@@ -395,9 +395,9 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
     *fn = (void*)dev_resource;
   else if (!strcmp(symbol, "cuGreenCtxGetDevResource")) *fn = (void*)green_resource;
   else if (!strcmp(symbol, "cuDevSmResourceSplitByCount")) *fn = (void*)sm_split;
-  else if (!strcmp(symbol, "cuDevResourceGenerateDesc") || !strcmp(symbol, "cuGreenCtxCreate") ||
-           !strcmp(symbol, "cuGreenCtxStreamCreate")) *fn = (void*)handle;
-  else if (!strcmp(symbol, "cuCtxFromGreenCtx")) *fn = (void*)handle2; /* not the primary's (0) */
+  else if (!strcmp(symbol, "cuDevResourceGenerateDesc") || !strcmp(symbol, "cuGreenCtxStreamCreate")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuGreenCtxCreate")) *fn = (void*)green_create;
+  else if (!strcmp(symbol, "cuCtxFromGreenCtx")) *fn = (void*)green_as_context;
   else if (!strcmp(symbol, "cuMemGetAllocationGranularity")) *fn = (void*)vmm_granularity;
   else if (!strcmp(symbol, "cuMemAddressReserve")) *fn = (void*)vmm_reserve;
   else if (!strcmp(symbol, "cuMemCreate")) *fn = (void*)vmm_create;

@@ -38,6 +38,15 @@ static CUresult sm_split(unsigned char* result, unsigned* groups, const unsigned
   return 0;
 }
 
+/* Each green context its own handle, and its CUcontext (cuCtxFromGreenCtx) one of its own,
+ * neither 0 nor a primary context's, as the driver gives. */
+static CUresult green_create(void** out) {
+  static long made;
+  *out = (void*)(0x20000 + 0x100 * ++made);
+  return 0;
+}
+static CUresult green_as_context(void** ctx, void* green) { *ctx = (char*)green + 0x10; return 0; }
+
 /* NANOCUDA_MOCK_CTX_STACK=1 models each thread's context stack as the driver keeps it
  * (cuCtxPushCurrent/PopCurrent/SetCurrent/GetCurrent; device 0's primary context is 0x5000).
  * Unset, the current context stays the fixed answer of NANOCUDA_MOCK_CURRENT_DEVICE. */

@@ -90,7 +90,7 @@ class Context:
 
     def close(self) -> None:
         """
-        Destroy a green context (not while it is current); a no-op on a primary context.
+        Close a green context (destroyed once its streams are gone; not while set_current made it current); a no-op on a primary context.
         """
 
     def create_stream(self, options: _cuda_core.StreamOptions | dict[str, Any] | None = None) -> Stream:
@@ -2694,6 +2694,11 @@ class ProgramOptions:
 
     def __getattr__(self, name: str) -> object:
         """A cuda.core option by name (None when unset)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """
+        Set a field (arch, std, ...) or shadow a method on this instance; cuda.core names are set at construction.
+        """
 
     def named_flags(self) -> list[str]:
         """The NVRTC flags of the cuda.core-named options."""

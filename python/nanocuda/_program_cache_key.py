@@ -130,6 +130,10 @@ def make_program_cache_key(*, code: Union[str, bytes], code_type: str, options: 
         _check_nvrtc_inputs(options, extra_digest)
         names = _names(name_expressions)
         try:
+            # The options' flags as cuda.core's key reads them: through the instance's as_bytes
+            # (which a caller may replace), whose errors reach the caller.
+            for flag in options.as_bytes("nvrtc", target):
+                h.update(b"\0flag\0" + flag)
             key = Program(code, "c++", options=options).cache_key(target, [n for _, n in names])
         except (ValueError, TypeError) as e:
             if type(e) not in (ValueError, TypeError) or str(e).startswith(_CALL):

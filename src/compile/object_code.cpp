@@ -8,6 +8,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "nanocuda/driver/driver_api.h"
 #include "nanocuda/driver/driver_version.h"
@@ -94,6 +95,12 @@ ObjectCode ObjectCode::with_arch(std::string arch) const {
 }
 
 std::shared_ptr<Library> ObjectCode::library() const {
+  // Relocatable device code (a host object or library holding it) is linker input, not a
+  // loadable image: cuda.core's words, which its users match on; LTO-IR is linked below.
+  if (type() == CodeType::object || type() == CodeType::library)
+    throw std::runtime_error(std::string("Unsupported code type \"") + code_type_name(type()) +
+                             "\" for loading kernels (cubin, ptx, fatbin and ltoir load); link " +
+                             code_type_name(type()) + " code with a Linker first");
   std::call_once(state_->load_once, [&] {
     std::string description =
         std::string(code_type_name(type())) + (name().empty() ? "" : " " + name());
@@ -108,7 +115,7 @@ std::shared_ptr<Library> ObjectCode::library() const {
                                     detail::cuda_version_text(compiler_version()),
                                 driver, needed, detail::newer_nvrtc_advice(driver, needed));
     }
-    if (type() == CodeType::ltoir || type() == CodeType::object || type() == CodeType::library) {
+    if (type() == CodeType::ltoir) {
       LinkerOptions opts;
       opts.arch = arch();
       ObjectCode linked = link({*this}, opts);

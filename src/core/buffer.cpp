@@ -76,8 +76,9 @@ void Buffer::free_on(CUstream stream) noexcept {
     } catch (const Error& e) {
       detail::record_deferred_error(e.code(), e.call().c_str(), "Buffer (memory resource)");
     } catch (const std::exception& e) {
-      // A Python resource's exception (or any other) keeps its text: the next checked call
-      // reports which resource failed to free what, and why.
+      if (resource_->report_failed_free(e, ptr, size_)) return;  // a Python resource's exception
+      // Any other keeps its text: the next checked call reports which resource failed to
+      // free what, and why.
       try {
         char at[64];
         std::snprintf(at, sizeof at, " bytes at 0x%llx: ", static_cast<unsigned long long>(ptr));

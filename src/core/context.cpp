@@ -30,7 +30,43 @@ std::shared_ptr<Context> Context::primary(int ordinal) {
 
 void Context::set_current() const {
   NANOCUDA_CALL(cuCtxSetCurrent, [&] { return "device " + std::to_string(ordinal_); }, handle_);
+  detail::forget_launch_switch();
 }
+
+namespace detail {
+
+namespace {
+// The context the last launch switch made current on this thread, and what was current
+// before a run of launch switches began (a chain of them keeps the first: the user's).
+thread_local CUcontext t_launch_made = nullptr;
+thread_local CUcontext t_before_launches = nullptr;
+}  // namespace
+
+void note_launch_switch(CUcontext before, CUcontext made) noexcept {
+  if (t_launch_made == nullptr || before != t_launch_made) t_before_launches = before;
+  t_launch_made = made;
+}
+
+void forget_launch_switch() noexcept { t_launch_made = t_before_launches = nullptr; }
+
+// Context::close's half (core/green_context.cpp): if `ctx` is current only because a launch
+// made it so, makes current again what was before (`fallback` when that was nothing, `ctx`
+// itself, or a context closed since) and returns true.
+bool undo_launch_switch(CUcontext ctx, CUcontext fallback) {
+  if (ctx == nullptr || ctx != t_launch_made) return false;
+  CUcontext restore = t_before_launches && t_before_launches != ctx ? t_before_launches : fallback;
+  NANOCUDA_CALL(cuCtxSetCurrent, [] { return "Context::close (restoring the context current before a launch)"; },
+                restore);
+  forget_launch_switch();
+  return true;
+}
+
+void forget_closed_context(CUcontext ctx) noexcept {
+  if (t_before_launches == ctx) t_before_launches = nullptr;
+  if (t_launch_made == ctx) t_launch_made = nullptr;
+}
+
+}  // namespace detail
 
 CurrentContext::CurrentContext(const Context& ctx) {
   const auto& api = detail::driver();

@@ -223,6 +223,7 @@ std::optional<Context> Device::push_context(const Context& ctx) const {
     else popped = Context(out, static_cast<int>(dev));
   }
   NANOCUDA_CALL(cuCtxPushCurrent, what, ctx.handle());
+  detail::forget_launch_switch();
   return popped;
 }
 

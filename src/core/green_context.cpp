@@ -114,19 +114,30 @@ Context create_green_context(const Device& device, const std::vector<SmResource>
   auto state = std::make_shared<detail::GreenContextState>(green, ordinal);
   CUcontext ctx = nullptr;
   NANOCUDA_CALL(cuCtxFromGreenCtx, [&] { return what; }, &ctx, green);
+  state->context = ctx;
   return Context(ctx, ordinal, std::move(state));
 }
 
-bool Context::is_closed() const noexcept { return green_ && green_->handle == nullptr; }
+bool Context::is_closed() const noexcept { return green_ && green_->closed; }
 
 void Context::close() {
   if (!green_) return;  // primary contexts are shared with PyTorch and stay (cuda.core: a no-op)
-  if (!green_->handle) return;
+  if (green_->closed) return;
   CUcontext current = nullptr;
   NANOCUDA_CALL(cuCtxGetCurrent, [&] { return "Context::close"; }, &current);
+  // A launch on one of its streams left it current (nanocuda's launch policy, not the user's
+  // choice): put back what was current before, as cuda.core (whose launches switch nothing) has.
+  if (current == handle_ && detail::undo_launch_switch(handle_, Context::primary(ordinal_)->handle()))
+    current = nullptr;
   if (current == handle_)
     throw std::runtime_error("Context::close: cannot close the green context on " + device_text(ordinal_) +
                              " while it is current; make another context current first");
+  green_->closed = true;
+  detail::forget_closed_context(handle_);
+  // Streams (and their buffers) still made on it keep it until they go, as cuda.core's close
+  // releases only the wrapper's reference: destroying it under a live stream would fail that
+  // stream's own destroy later.
+  if (green_.use_count() > 1) return;
   CUgreenCtx h = green_->handle;
   green_->handle = nullptr;
   NANOCUDA_CALL(cuGreenCtxDestroy, [&] { return "green context on " + device_text(ordinal_); }, h);
@@ -138,6 +149,13 @@ GreenContextState::~GreenContextState() {
   if (!handle) return;
   const auto* api = loaded_driver();
   if (!api) return;
+  // Its last stream went after close(): a launch on that stream may have left it current on
+  // this thread, and a destroyed current context would fail every later call here.
+  CUcontext current = nullptr;
+  if (context && api->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context) {
+    forget_closed_context(context);
+    api->cuCtxSetCurrent(nullptr);  // none current: the runtime and nanocuda's guards pick the primary
+  }
   if (CUresult rc = api->cuGreenCtxDestroy(handle); rc != CUDA_SUCCESS)
     record_deferred_error(rc, "cuGreenCtxDestroy", "green context");
 }

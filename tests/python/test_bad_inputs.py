@@ -170,8 +170,6 @@ RT = [
          r"PyMR.allocate returned a Buffer of 8 bytes for a request of 4096 bytes", rt=True),
     Case("pymr-too-small-buffer", "dev.memory_resource = PyMR(); nanocuda.Buffer(4096)", V, r"8 bytes for a request of 4096", rt=True),
     Case("pymr-returns-str", "dev.memory_resource = PyMR(give='x'); dev.allocate(64)", T, r"PyMR.allocate must return a nanocuda.Buffer .* got str", rt=True),
-    Case("pymr-deallocate-raises-in-gc", "mr = PyMR(fail=True); b = nanocuda.Buffer.from_handle(0x10000, 8, mr=mr); del b; gc.collect(); s.sync()",
-         "CudaError", r"(?s)PyMR.*failed to free 8 bytes at 0x10000: .*RuntimeError: deallocate boom", rt=True),
     # --- events and views ---
     Case("event-elapsed-unrecorded", "a, b = timed(), timed(); b - a", "RuntimeError", r"^Both Events must be recorded .*Event.elapsed_time: the start Event .* was never recorded", rt=True),
     Case("event-elapsed-end-unrecorded", "a, b = timed(), timed(); s.record(a); b - a", "RuntimeError", r"the end Event .* was never recorded", rt=True),

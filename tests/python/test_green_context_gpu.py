@@ -93,3 +93,23 @@ def test_close_while_current_raises():
         dev.set_current()
     ctx.close()
     assert ctx.is_closed
+
+
+def test_close_after_launching_on_its_stream(kernel):
+    # A launch leaves its stream's context current; closing the green context afterwards
+    # (never made current by the user) puts the primary back, with a live stream and buffer.
+    dev = Device(0)
+    dev.set_current()
+    groups, _ = dev.resources.sm.split(SMResourceOptions(count=None))
+    ctx = dev.create_context(ContextOptions(resources=[groups[0]]))
+    s = ctx.create_stream()
+    assert 0 < len(_sms_used(dev, s, kernel)) <= groups[0].sm_count
+    ctx.close()
+    assert ctx.is_closed
+    with pytest.raises(RuntimeError, match="closed"):
+        ctx.create_stream()
+    current = dev.set_current(dev.context)  # pops what was current
+    assert current == dev.context and not current.is_green
+    s.sync()  # the stream outlives close(): the context goes when the stream does
+    del s
+    dev.sync()

@@ -26,6 +26,7 @@ ALLOWED_OPEN = {
     ("Buffer.from_ipc_descriptor", "dtype"): "as Buffer.__init__",
     ("Buffer.from_ipc_descriptor", "shape"): "as Buffer.__init__ (left to the IPC code's reader)",
     ("Buffer.from_handle", "owner"): "any object, kept alive with the buffer",
+    ("ProgramOptions.__setattr__", "value"): "the attribute protocol: a field's value or a replacement method",
     ("Graph.__exit__", "exc_type"): "the context-manager protocol",
     ("Graph.__exit__", "exc"): "the context-manager protocol",
     ("Graph.__exit__", "traceback"): "the context-manager protocol",

@@ -9,6 +9,13 @@ namespace nanocuda {
 
 namespace detail {
 struct GreenContextState;  // owns a CUgreenCtx (core/green_context.h)
+// Launches leave their stream's context current (launch/launch_context.h). These per-thread
+// notes tell Context::close a green context current only because a launch made it so (which
+// it may swap out: cuda.core's launches leave nothing current) from one the user made current.
+void note_launch_switch(CUcontext before, CUcontext made) noexcept;
+void forget_launch_switch() noexcept;  // the user chose the current context
+bool undo_launch_switch(CUcontext ctx, CUcontext fallback);  // for Context::close (context.cpp)
+void forget_closed_context(CUcontext ctx) noexcept;         // a destroyed context is never restored
 }  // namespace detail
 
 // A retained primary context. One per device per process, created on first use and kept
@@ -31,10 +38,11 @@ class Context {
       : handle_(handle), ordinal_(ordinal), green_(std::move(green)) {}
 
   [[nodiscard]] bool is_green() const noexcept { return green_ != nullptr; }
-  // True once close() destroyed a green context; a primary context is never closed.
+  // True once close() was called on a green context (any copy); a primary one never closes.
   [[nodiscard]] bool is_closed() const noexcept;
-  // Destroys a green context now (its streams must be gone); throws if it is current on
-  // this thread or if this is a primary context (shared with PyTorch: never closed).
+  // Closes a green context: no new streams; destroyed now, or when the last stream made on it
+  // goes. Throws if the user made it current on this thread (a context a launch left current
+  // is swapped back first); a no-op on a primary context (shared with PyTorch).
   void close();
   [[nodiscard]] const std::shared_ptr<detail::GreenContextState>& green() const noexcept { return green_; }
 

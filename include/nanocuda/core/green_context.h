@@ -49,10 +49,13 @@ struct SmSplit {
 
 namespace detail {
 
-// Owns a CUgreenCtx; destroyed by Context::close() or when the last Context copy goes.
+// Owns a CUgreenCtx, destroyed when the last Context copy (a stream's, a buffer's) goes, or
+// at Context::close() when nothing else holds it; `closed` is what close() says to every copy.
 struct GreenContextState {
   CUgreenCtx handle = nullptr;
   int ordinal = 0;
+  bool closed = false;
+  CUcontext context = nullptr;  // its cuCtxFromGreenCtx view, never left current once destroyed
   GreenContextState(CUgreenCtx h, int o) noexcept : handle(h), ordinal(o) {}
   ~GreenContextState();
   GreenContextState(const GreenContextState&) = delete;

@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,13 @@ class MemoryResource : public std::enable_shared_from_this<MemoryResource> {
   [[nodiscard]] virtual bool is_mapped() const { return false; }
   // "DeviceMemoryResource(device 0, current pool)", for error messages.
   [[nodiscard]] virtual std::string describe() const { return "MemoryResource"; }
+  // deallocate() threw `e` inside a Buffer's destructor, which cannot throw. By default the
+  // next checked call reports it (false); a resource written in another language may report
+  // it as that language does its finalizers' errors and return true.
+  virtual bool report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept {
+    (void)e, (void)ptr, (void)size;
+    return false;
+  }
 
   // The resource Device::allocate-style calls on `device` use: set_for_device's, else the
   // device's current pool (a DeviceMemoryResource made on first use). Thread-safe.

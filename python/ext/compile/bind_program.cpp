@@ -63,6 +63,20 @@ ObjectCode to_object_code(CodeType type, const nb::handle& data, const nb::handl
   return code;
 }
 
+// ProgramOptions.__setattr__: what the class defines (fields, methods) is set as Python sets
+// it; any other name is refused rather than stored where no compile would read it.
+void set_program_options_attr(nb::handle self, nb::str name, nb::handle value) {
+  if (!nb::hasattr(self.type(), name)) {
+    std::string key = nb::cast<std::string>(name);
+    bool cuda_core_name = false;
+    for (const auto& n : ProgramOptions::option_names()) cuda_core_name = cuda_core_name || n == key;
+    throw nb::attribute_error(("ProgramOptions has no attribute '" + key + "' to set" +
+                               (cuda_core_name ? "; pass it when constructing: ProgramOptions(" + key + "=...)"
+                                               : std::string())).c_str());
+  }
+  if (PyObject_GenericSetAttr(self.ptr(), name.ptr(), value.ptr()) != 0) throw nb::python_error();
+}
+
 std::string kernel_name(const nb::handle& name) {
   if (nb::isinstance<nb::bytes>(name)) return nb::borrow<nb::bytes>(name).c_str();
   return nb::cast<std::string>(name);
@@ -77,7 +91,9 @@ struct PyLinker {
 }  // namespace
 
 void bind_program(nb::module_& m) {
-  nb::class_<ProgramOptions>(m, "ProgramOptions",
+  // dynamic_attr: an instance may shadow a method (cuda.core's dataclass lets monkeypatch
+  // replace as_bytes); __setattr__ below keeps every other name from becoming a silent attribute.
+  nb::class_<ProgramOptions>(m, "ProgramOptions", nb::dynamic_attr(),
                              "NVRTC options: nanocuda's keywords and every cuda.core ProgramOptions name.")
       .def("__init__",
            [](ProgramOptions* self, nb::kwargs kwargs) {
@@ -103,6 +119,8 @@ void bind_program(nb::module_& m) {
       .def_rw("default_device", &ProgramOptions::default_device, "-default-device: unannotated functions are device code (on by default).")
       .def_rw("extra_flags", &ProgramOptions::extra_flags, "Further NVRTC flags, passed as given.")
       .def("__getattr__", &program_option, nb::arg("name"), "A cuda.core option by name (None when unset).")
+      .def("__setattr__", &set_program_options_attr, nb::arg("name"), nb::arg("value"),
+           "Set a field (arch, std, ...) or shadow a method on this instance; cuda.core names are set at construction.")
       .def("named_flags", &ProgramOptions::named_flags, "The NVRTC flags of the cuda.core-named options.")
       .def("as_bytes",
            [](const ProgramOptions& o, const std::string& backend, nb::object target) {

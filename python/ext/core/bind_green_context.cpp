@@ -177,10 +177,11 @@ void bind_green_context(nb::module_& m) {
   nb::setattr(nb::type<Context>(), "is_closed",
               property(
                   nb::cpp_function([](const Context& c) { return c.is_closed(); }, nb::is_method()), nb::none(),
-                  nb::none(), "True once close() destroyed a green context."));
+                  nb::none(), "True once close() closed a green context."));
   nb::setattr(nb::type<Context>(), "close",
               nb::cpp_function([](Context& c) { c.close(); }, nb::is_method(), nb::name("close"),
-                               "Destroy a green context (not while it is current); a no-op on a primary context."));
+                               "Close a green context (destroyed once its streams are gone; not while set_current made it current); "
+                               "a no-op on a primary context."));
   nb::setattr(nb::type<Context>(), "create_stream",
               nb::cpp_function(&context_create_stream, nb::is_method(), nb::name("create_stream"),
                                nb::arg("options") = nb::none(),

@@ -4,6 +4,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -62,6 +63,19 @@ void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Strea
   nb::detail::ticket ticket(nb_trampoline, "deallocate", hash, true);
   // As allocate: stream by keyword (cuda.core's deallocate(self, ptr, size, *, stream=None)).
   nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream);
+}
+
+bool PyMemoryResource::report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept {
+  auto* error = dynamic_cast<const nb::python_error*>(&e);
+  if (!error) return false;
+  nb::gil_scoped_acquire gil;
+  nb::error_scope in_flight;  // an exception propagating while the Buffer was dropped stays
+  char where[256];  // no allocation: nothing here may throw
+  std::snprintf(where, sizeof where, "%s.deallocate(0x%llx, %zu) while a Buffer was freed",
+                Py_TYPE(nb_trampoline.base().ptr())->tp_name, static_cast<unsigned long long>(ptr), size);
+  // Consumes the error (caught by reference: the Buffer's destructor's catch owns the object).
+  const_cast<nb::python_error*>(error)->discard_as_unraisable(where);
+  return true;
 }
 
 // The three queries are properties in Python (cuda.core's interface): read the subclass's

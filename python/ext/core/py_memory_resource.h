@@ -28,6 +28,9 @@ struct PyMemoryResource : MemoryResource {
   int device_id() const override;
   bool is_managed() const override;
   std::string describe() const override;
+  // A Python deallocate() that raised while a Buffer was freed by the garbage collector goes
+  // to sys.unraisablehook, as an exception in __del__ does (not into the next test's call).
+  bool report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept override;
 };
 
 // TypeError/ValueError unless a Python resource's allocate() gave an open Buffer of at least

@@ -377,6 +377,31 @@ Stream to_stream(nb::handle obj, const char* where) {
   return Stream::borrow(reinterpret_cast<CUstream>(handle));
 }
 
+// Per type (decided once): a type with __cuda_stream__ that is not nanocuda's (Stream,
+// GraphBuilder), cuda.core's (code moving from it may still hold its streams), or torch's or
+// CuPy's (streams nanocuda documents as stream arguments).
+static TypeCache<bool, 8> g_foreign_stream_types;
+
+void warn_foreign_stream(nb::handle obj) {
+  PyTypeObject* t = Py_TYPE(obj.ptr());
+  const bool* foreign = g_foreign_stream_types.find(t);
+  if (!foreign) {
+    bool warn = !nb::isinstance<Stream>(obj) && nb::hasattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__cuda_stream__");
+    if (warn) {
+      nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__module__", nb::none());
+      std::string name = nb::isinstance<nb::str>(module) ? nb::cast<std::string>(module) : std::string();
+      for (const char* own : {"nanocuda", "cuda.core", "torch", "cupy"}) warn = warn && name.rfind(own, 0) != 0;
+    }
+    foreign = &g_foreign_stream_types.put(t, warn);
+  }
+  if (!*foreign) return;  // not foreign; errors (no protocol at all) are to_stream's
+  if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                   "Passing foreign stream objects to this function via the stream protocol is deprecated. "
+                   "Convert the object explicitly using Stream(obj) instead. (nanocuda: Stream.adopt(obj).)",
+                   1) != 0)
+    throw nb::python_error();  // warnings turned into errors
+}
+
 // The consumer's stream of __dlpack__(stream=...), as the DLPack standard defines it for CUDA:
 // None or -1: no ordering; 1: the legacy default stream; 2: the per-thread one; a larger int:
 // the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that

@@ -39,7 +39,10 @@ NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* arg
     throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
   // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
   std::optional<Stream> adopted;
-  if (Py_TYPE(args[0]) != g_stream_type) adopted.emplace(to_stream(args[0], "launch"));
+  if (Py_TYPE(args[0]) != g_stream_type) {
+    warn_foreign_stream(args[0]);
+    adopted.emplace(to_stream(args[0], "launch"));
+  }
   const Stream& stream = adopted ? *adopted : *nb::inst_ptr<Stream>(args[0]);
   if (!PyObject_TypeCheck(args[1], g_config_type))
     throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
