@@ -179,10 +179,13 @@ Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where) {
 }
 
 LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s)
-    : bound(k, c, s), slots(k.param_layout().count() + 1) {}
+    : bound(k, c, s),
+      bound_device(bound.stream().device().ordinal()),
+      slots(k.param_layout().count() + 1) {}
 
 void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
-  const int device = on.device().ordinal();
+  // The bound stream's device is known (the common call); another stream= is asked.
+  const int device = &on == &bound.stream() ? bound_device : on.device().ordinal();
   if (!bound.try_pack_and_launch(on, [&](ParamPacker& packer) NANOCUDA_INLINE {
         pack_args(packer, args, n, device, slots.data());
       })) [[unlikely]]

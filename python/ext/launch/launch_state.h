@@ -16,6 +16,7 @@ namespace nanocuda::py {
 
 struct LaunchState {
   Launcher bound;
+  int bound_device;  // bound.stream()'s device ordinal
   std::vector<ArgSlot> slots;
   std::vector<std::unique_ptr<BoundTensorMap>> bound_maps;  // per parameter, mostly empty
 
