@@ -11,6 +11,7 @@
  * context of device K current on every thread (unset: none is), for the default-device rule.
  * NANOCUDA_MOCK_FAIL="cuX:720" makes entry point cuX return that CUresult (failure injection).
  * NANOCUDA_MOCK_CC ("9.0") is the compute capability device attributes 75/76 report (default 0.0). */
+#define _GNU_SOURCE /* dladdr (mock_libcuda_launch.h) */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,7 @@ static CUresult fail(void) { return fail_code; }
 
 #include "mock_libcuda_green.h"
 #include "mock_libcuda_gmem.h"
+#include "mock_libcuda_launch.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
@@ -344,6 +346,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
+  else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;

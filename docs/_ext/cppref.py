@@ -89,7 +89,7 @@ INPUT = {HEADERS}
 RECURSIVE = YES
 FILE_PATTERNS = *.h *.cuh
 EXTENSION_MAPPING = cuh=C++
-EXCLUDE_PATTERNS = */nvrtc_decls.h */driver_api.h
+EXCLUDE_PATTERNS = */nvrtc_decls.h */driver_api.h */detail/*
 EXCLUDE_SYMBOLS = detail *::detail internal *::internal
 INPUT_FILTER = "{sys.executable} {os.path.abspath(__file__)}"
 FILTER_SOURCE_FILES = NO

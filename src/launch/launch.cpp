@@ -1,11 +1,11 @@
 // The checked raw launch: cuLaunchKernel for plain configs, cuLaunchKernelEx otherwise.
-#include "nanocuda/launch/launch.h"
+#include "nanocuda/launch/detail/launch_packed.h"
 
 #include <string>
 
 #include "nanocuda/driver/check.h"
 
-namespace nanocuda {
+namespace nanocuda::detail {
 
 namespace {
 
@@ -40,7 +40,7 @@ void launch_packed(const Stream& stream, const LaunchConfig& config, const Launc
     if (!t.shared_mem_limit) t.shared_mem_limit = &unused;
     if (config.shared_mem > *t.shared_mem_limit) raise_shared_mem_limit(stream, config, t);
   }
-  const auto& api = detail::driver();
+  const auto& api = driver();
   if (config.is_simple()) [[likely]] {
     CUresult rc = api.cuLaunchKernel(target.function, config.grid.x, config.grid.y,
                                      config.grid.z, config.block.x, config.block.y,
@@ -84,8 +84,6 @@ void launch_packed(const Stream& stream, const LaunchConfig& config, const Launc
   detail::check(rc, "cuLaunchKernelEx", [&] { return describe_launch(stream, config, target); });
 }
 
-namespace detail {
-
 void throw_typed_mismatch(std::string_view kernel, std::size_t index, std::size_t expected,
                           std::size_t given) {
   throw ValueError("kernel '" + std::string(kernel) + "', parameter " + std::to_string(index) +
@@ -98,5 +96,4 @@ void throw_typed_count(std::string_view kernel, std::size_t expected, std::size_
                   " arguments, got " + std::to_string(given));
 }
 
-}  // namespace detail
-}  // namespace nanocuda
+}  // namespace nanocuda::detail

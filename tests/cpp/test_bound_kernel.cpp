@@ -12,7 +12,7 @@
 #include "nanocuda/core/buffer.h"
 #include "nanocuda/core/copy.h"
 #include "nanocuda/driver/error.h"
-#include "nanocuda/launch/bound_kernel.h"
+#include "nanocuda/launch/launcher.h"
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/launch/param_packer.h"
 
@@ -70,7 +70,7 @@ extern "C" __global__ void scale(float a, float* x, unsigned n) {
 }
 )";
 
-TEST(BoundKernelGpu, BindOnceAndCallWithArguments) {
+TEST(LauncherGpu, BindOnceAndCallWithArguments) {
   NANOCUDA_REQUIRE_GPU();
   nanocuda::Device dev(0);
   auto stream = nanocuda::Stream::create(dev);
@@ -83,7 +83,7 @@ TEST(BoundKernelGpu, BindOnceAndCallWithArguments) {
   auto scale = kernel.bind(config, stream);
   float* x = reinterpret_cast<float*>(buf.ptr());
   scale(2.0f, x, n);
-  nanocuda::BoundKernel moved = std::move(scale);  // still bound after a move
+  nanocuda::Launcher moved = std::move(scale);  // still bound after a move
   moved(3.0f, x, n);
   nanocuda::launch(stream, config, kernel, 0.5f, x, n);  // the one-off form
   nanocuda::copy_async(reinterpret_cast<CUdeviceptr>(host.data()), buf.ptr(), n * 4, stream);
@@ -91,7 +91,7 @@ TEST(BoundKernelGpu, BindOnceAndCallWithArguments) {
   for (float v : host) ASSERT_EQ(v, 3.0f);
 }
 
-TEST(BoundKernelGpu, WrongArgumentsRaiseBeforeTheDriver) {
+TEST(LauncherGpu, WrongArgumentsRaiseBeforeTheDriver) {
   NANOCUDA_REQUIRE_GPU();
   nanocuda::Device dev(0);
   auto stream = nanocuda::Stream::create(dev);
@@ -113,7 +113,7 @@ TEST(BoundKernelGpu, WrongArgumentsRaiseBeforeTheDriver) {
   stream.sync();
 }
 
-TEST(BoundKernelGpu, BadConfigIsRejectedAtBind) {
+TEST(LauncherGpu, BadConfigIsRejectedAtBind) {
   NANOCUDA_REQUIRE_GPU();
   nanocuda::Device dev(0);
   auto stream = nanocuda::Stream::create(dev);

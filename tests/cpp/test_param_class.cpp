@@ -2,7 +2,7 @@
 // declarations in the comments), and the names the reader must refuse rather than guess.
 #include <gtest/gtest.h>
 
-#include "nanocuda/launch/param_class.h"
+#include "nanocuda/compile/param_class.h"
 
 namespace nanocuda {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "nanocuda/driver/error.h"
-#include "nanocuda/launch/launch.h"
+#include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/param_packer.h"
 
 using namespace nanocuda;
@@ -100,8 +100,8 @@ TEST(ParamPacker, ErrorsNameKernelParameterAndSizes) {
 
 TEST(TypedLaunch, ChecksCountAndSizesBeforeTheDriver) {
   ParamLayout layout{{{0, 8}, {8, 4}}};
-  LaunchTarget target{nullptr, "typed", &layout, nullptr};
-  EXPECT_NO_THROW((check_typed_args<const void*, int>(target)));
-  EXPECT_THROW((check_typed_args<const void*>(target)), TypeError);
-  EXPECT_THROW((check_typed_args<const void*, double>(target)), ValueError);  // 8 != 4
+  detail::LaunchTarget target{nullptr, "typed", &layout, nullptr};
+  EXPECT_NO_THROW((detail::check_typed_args<const void*, int>(target)));
+  EXPECT_THROW((detail::check_typed_args<const void*>(target)), TypeError);
+  EXPECT_THROW((detail::check_typed_args<const void*, double>(target)), ValueError);  // 8 != 4
 }

@@ -165,13 +165,7 @@ CORE_INCLUDES = {
     "device": {"device"},  # kernel-side headers, compiled by NVRTC/nvcc
 }
 # (file, included folder) pairs that break the rule today, each with its reason.
-CORE_INCLUDE_EXCEPTIONS = {
-    ("include/nanocuda/compile/kernel.h", "launch"):
-        "param_layout.h (a kernel's parameters, read from its cubin) lives in launch/; it moves "
-        "down when bind() moves to the launch layer (issue 22 item 2)",
-    ("include/nanocuda/compile/cubin_info.h", "launch"):
-        "the same param_layout.h: cubin_info reads the layout from the ELF",
-}
+CORE_INCLUDE_EXCEPTIONS: dict = {}
 INCLUDE_RX = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nanocuda/launch/param_layout.h"
+#include "nanocuda/compile/param_layout.h"
 
 namespace nanocuda {
 

@@ -10,12 +10,12 @@
 #include <utility>
 
 #include "nanocuda/core/device.h"
-#include "nanocuda/launch/param_layout.h"
+#include "nanocuda/compile/param_layout.h"
 
 namespace nanocuda {
 
 class Library;
-class BoundKernel;
+class Launcher;
 class Stream;
 struct LaunchConfig;
 
@@ -101,9 +101,9 @@ class Kernel {
                                         std::size_t dynamic_shared_memory = 0,
                                         const Device& device = Device()) const;
 
-  // Binds this kernel to `config` and `stream`: a C++ Launcher that takes only the kernel's
-  // arguments (nanocuda/launch/bound_kernel.h, which defines it; included by nanocuda.h).
-  [[nodiscard]] BoundKernel bind(const LaunchConfig& config, const Stream& stream) const;
+  // Binds this kernel to `config` and `stream`: a Launcher that takes only the kernel's
+  // arguments. Declared here, defined by the launch layer (nanocuda/launch/launcher.h).
+  [[nodiscard]] Launcher bind(const LaunchConfig& config, const Stream& stream) const;
 
   // "Kernel saxpy in <library description>".
   [[nodiscard]] std::string describe() const;

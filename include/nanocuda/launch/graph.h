@@ -11,7 +11,7 @@
 
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/launch/launch_config.h"
-#include "nanocuda/launch/param_layout.h"
+#include "nanocuda/compile/param_layout.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/launch/graph_complete_options.h"
 #include "nanocuda/launch/graph_debug_print_options.h"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "nanocuda/launch/param_layout.h"
+#include "nanocuda/compile/param_layout.h"
 
 namespace nanocuda {
 

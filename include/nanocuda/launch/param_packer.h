@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "nanocuda/launch/param_layout.h"
+#include "nanocuda/compile/param_layout.h"
 
 namespace nanocuda {
 

@@ -19,12 +19,12 @@ namespace {
 
 // `count` cuLaunchKernel calls with the launcher's packed parameters; returns nanoseconds.
 std::int64_t cpp_launch_burst(nb::handle launcher, int count) {
-  BoundKernel& b = launcher_state(launcher).bound;
+  Launcher& b = launcher_state(launcher).bound;
   const auto& api = detail::driver();
   make_launch_context_current(b.context());
   const LaunchConfig& c = b.config();
   CUstream h = b.stream().handle();
-  CUfunction f = b.target().function;
+  CUfunction f = b.function();
   void** params = b.params().pointers();
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < count; ++i)
@@ -40,7 +40,7 @@ std::int64_t cpp_launch_burst(nb::handle launcher, int count) {
 std::int64_t cpp_tma_burst(std::uint64_t a, std::uint64_t b, std::uint64_t c, int count,
                            nb::handle launcher) {
   const auto& api = detail::driver();
-  BoundKernel* st = launcher.is_none() ? nullptr : &launcher_state(launcher).bound;
+  Launcher* st = launcher.is_none() ? nullptr : &launcher_state(launcher).bound;
   if (st) make_launch_context_current(st->context());
   const cuuint64_t dims[2] = {512, 512};
   const cuuint64_t strides[1] = {512 * 2};
@@ -59,7 +59,7 @@ std::int64_t cpp_tma_burst(std::uint64_t a, std::uint64_t b, std::uint64_t c, in
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (st) {
       const LaunchConfig& cfg = st->config();
-      api.cuLaunchKernel(st->target().function, cfg.grid.x, cfg.grid.y, cfg.grid.z,
+      api.cuLaunchKernel(st->function(), cfg.grid.x, cfg.grid.y, cfg.grid.z,
                          cfg.block.x, cfg.block.y, cfg.block.z, cfg.shared_mem,
                          st->stream().handle(), params, nullptr);
     }

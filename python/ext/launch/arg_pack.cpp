@@ -9,7 +9,7 @@
 #include "fastpath/py_int.h"
 #include "nanocuda/core/array_view.h"
 #include "nanocuda/driver/error.h"
-#include "nanocuda/launch/param_class.h"
+#include "nanocuda/compile/param_class.h"
 #include "nanocuda/launch/param_buffer.h"
 
 namespace nb = nanobind;

@@ -1,5 +1,5 @@
 // Python launch API: LaunchConfig, the general launch(), and the bound Launcher whose call
-// is a raw vectorcall (no argument tuple, no dispatch) over the C++ BoundKernel.
+// is a raw vectorcall (no argument tuple, no dispatch) over the C++ Launcher.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -18,6 +18,9 @@
 #include "tma/py_tensor_map.h"
 
 namespace nb = nanobind;
+
+// The packing lambdas are inlined into the Launcher's pipeline (a call each, otherwise).
+#define NANOCUDA_INLINE __attribute__((always_inline))
 
 namespace nanocuda::py {
 
@@ -52,23 +55,10 @@ NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* arg
                           std::string(Py_TYPE(args[2])->tp_name)).c_str());
   const LaunchConfig& config = *nb::inst_ptr<LaunchConfig>(args[1]);
   const Kernel& kernel = *nb::inst_ptr<Kernel>(args[2]);
-  const ParamLayout& layout = kernel.param_layout();
-  alignas(16) unsigned char storage[4096];
-  void* pointers[512];
-  ParamBuffer big;
-  unsigned char* buf = storage;
-  void** ptrs = pointers;
-  if (layout.total_size() > sizeof storage || layout.count() > 512) [[unlikely]] {
-    big = ParamBuffer(layout);
-    buf = big.data();
-    ptrs = big.pointers();
-  }
-  ParamPacker packer(layout, kernel.name(), buf, ptrs);
-  pack_args(packer, args + 3, static_cast<std::size_t>(nargs - 3), stream.device().ordinal(),
-            g_general_slots);
-  make_launch_context_current(stream.context().handle());
-  LaunchTarget target{kernel.function(stream.context()), kernel.name(), &layout, nullptr};
-  launch_packed(stream, config, target, ptrs);
+  const int device = stream.device().ordinal();
+  Launcher::launch_once(stream, config, kernel, [&](ParamPacker& packer) NANOCUDA_INLINE {
+    pack_args(packer, args + 3, static_cast<std::size_t>(nargs - 3), device, g_general_slots);
+  });
   Py_RETURN_NONE;
 }
 
@@ -119,7 +109,7 @@ void launcher_dealloc(PyObject* self) {
 
 PyObject* launcher_repr(PyObject* self) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
-  const BoundKernel& b = l->state->bound;
+  const Launcher& b = l->state->bound;
   std::string text = "<nanocuda.Launcher " + b.kernel().name() + " " + b.config().describe() +
                      " on " + b.stream().describe() + ">";
   return PyUnicode_FromString(text.c_str());
@@ -193,34 +183,31 @@ Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where) {
 
 LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s)
     : bound(k, c, s),
-      slots(k.param_layout().count() + 1),
-      packer(bound.kernel().param_layout(), bound.kernel().name(), bound.params().data(),
-             bound.params().pointers()) {}
+      bound_device(bound.stream().device().ordinal()),
+      slots(k.param_layout().count() + 1) {}
 
 void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
-  if (busy_) [[unlikely]] return call_unshared(args, n, on);
-  busy_ = true;
-  struct Done {
-    bool& busy;
-    ~Done() { busy = false; }
-  } done{busy_};
-  pack_args(packer, args, n, on.device().ordinal(), slots.data());
-  bound.launch_buffer(on);
+  // The bound stream's device is known (the common call); another stream= is asked.
+  const int device = &on == &bound.stream() ? bound_device : on.device().ordinal();
+  if (!bound.try_pack_and_launch(on, [&](ParamPacker& packer) NANOCUDA_INLINE {
+        pack_args(packer, args, n, device, slots.data());
+      })) [[unlikely]]
+    call_nested(args, n, on);
 }
 
-void LaunchState::call_unshared(PyObject* const* args, std::size_t n, const Stream& on) {
-  const Kernel& kernel = bound.kernel();
-  ParamBuffer buffer(kernel.param_layout());
+void LaunchState::call_nested(PyObject* const* args, std::size_t n, const Stream& on) {
+  // A nested call: the shared slots and bound maps may be mid-update, so it packs with
+  // copies (each slot's checks and bound-map geometry, not its cached kind).
   std::vector<ArgSlot> local(slots.size());
-  std::vector<BoundTensorMap> copies;  // the shared ones may be mid-update
+  std::vector<BoundTensorMap> copies;
   copies.reserve(slots.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
     local[i].checks = slots[i].checks;
     if (slots[i].bound) local[i].bound = &copies.emplace_back(*slots[i].bound);
   }
-  ParamPacker p(kernel.param_layout(), kernel.name(), buffer.data(), buffer.pointers());
-  pack_args(p, args, n, on.device().ordinal(), local.data());
-  bound.launch_params(on, buffer.pointers());
+  bound.pack_and_launch_unshared(on, [&](ParamPacker& packer) {
+    pack_args(packer, args, n, on.device().ordinal(), local.data());
+  });
 }
 
 void bind_launch(nb::module_& m) {

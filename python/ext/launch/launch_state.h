@@ -1,6 +1,6 @@
-// What a Python Launcher keeps between calls: the C++ bound launch (function, config, stream,
-// aligned parameter buffer, context policy) plus the Python side's per-slot type decisions
-// and bound tensor maps. Shared by the Launcher fast path and the _testing baseline loops.
+// What a Python Launcher keeps between calls: the C++ Launcher (function, config, stream,
+// parameter buffer and packer, re-entrancy, context policy) plus the Python side's per-slot
+// type decisions and bound tensor maps. Shared by the Launcher fast path and the bench loops.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -10,30 +10,29 @@
 
 #include "launch/arg_pack.h"
 #include "tma/bound_tensor_map.h"
-#include "nanocuda/launch/bound_kernel.h"
+#include "nanocuda/launch/launcher.h"
 
 namespace nanocuda::py {
 
 struct LaunchState {
-  BoundKernel bound;
+  Launcher bound;
+  int bound_device;  // bound.stream()'s device ordinal
   std::vector<ArgSlot> slots;
   std::vector<std::unique_ptr<BoundTensorMap>> bound_maps;  // per parameter, mostly empty
-  ParamPacker packer;  // over bound.params()
 
   LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s);
   LaunchState(const LaunchState&) = delete;
   LaunchState& operator=(const LaunchState&) = delete;
 
   // Packs `args` and launches on `on` (the bound stream unless overridden).
+  // Packing can run Python code (a __cuda_array_interface__ property, the first-sight hook),
+  // and with it another thread or a nested call of this Launcher: the Launcher gives such a
+  // call a buffer of its own, and it packs with slots and bound-map copies of its own.
   void call(PyObject* const* args, std::size_t n, const Stream& on);
 
  private:
-  // The same with a buffer, slots and bound-map copies of its own: for a call that arrives
-  // while another is still packing into the shared buffer. Packing can run Python code (a
-  // __cuda_array_interface__ property, the first-sight hook), and with it another thread,
-  // or a nested call of this Launcher, may run before the first call has launched.
-  void call_unshared(PyObject* const* args, std::size_t n, const Stream& on);
-  bool busy_ = false;  // read and set under the GIL
+  // A call that arrives while another is still packing: the Launcher's own buffer is in use.
+  [[gnu::noinline]] void call_nested(PyObject* const* args, std::size_t n, const Stream& on);
 };
 
 // The state of a nanocuda.Launcher; TypeError for anything else.

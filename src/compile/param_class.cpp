@@ -1,6 +1,6 @@
 // A small reader for the parameter list of Itanium-mangled names (what NVRTC and nvcc emit
 // for kernels that are not extern "C"): only what kernel signatures use, giving up otherwise.
-#include "nanocuda/launch/param_class.h"
+#include "nanocuda/compile/param_class.h"
 
 #include <cstddef>
 #include <optional>
