@@ -131,6 +131,41 @@ def test_bad_probes_and_calls_are_refused(fake_torch):
     """)
 
 
+@pytest.mark.needs_torch
+def test_real_torch_cpu_tensors_read_as_the_exchange_api_reads_them():
+    hooks.read_tensor  # the child calls it: skip where the build has no test hooks
+    code = """
+        import sys, nanocuda
+        from nanocuda import torch_bridge as b
+        from testing_hooks import hooks
+        assert "torch" not in sys.modules, "import nanocuda imported torch"
+        import torch
+        x = torch.arange(30.0).reshape(5, 6)
+        hooks.read_tensor(x)  # the first torch tensor: the reader readies itself
+        assert b.status()["reader"] == "abi", b.status()
+        def read(t):
+            try:
+                return hooks.read_tensor(t)
+            except Exception as e:
+                return type(e).__name__ + str(e).splitlines()[0]
+        for t in (x, x[1:, 2:].t(), torch.tensor(2, dtype=torch.int8), torch.empty(0, 4),
+                  torch.nn.Parameter(torch.zeros(3)), torch.zeros(2, 3, dtype=torch.bool),
+                  torch.zeros(4, dtype=torch.float8_e5m2), torch.zeros(3, dtype=torch.complex64).conj(),
+                  torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last),
+                  torch.randn(4, 4).to_sparse()):
+            b.select("exchange")
+            expected = read(t)
+            b.select("abi")
+            assert read(t) == expected, (t, expected)
+        print("ok")
+    """
+    out = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(HERE)!r})\n" +
+                          textwrap.dedent(code)], capture_output=True, text=True, timeout=300, cwd="/tmp",
+                         env={k: v for k, v in os.environ.items()
+                              if k not in ("NANOCUDA_TORCH_ABI", "NANOCUDA_TORCH_BRIDGE")} | {"NANOCUDA_TORCH_BRIDGE": "0"})
+    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+
+
 def test_select_and_status_without_torch():
     with pytest.raises(ValueError, match="reader must be 'abi', 'bridge' or 'exchange'"):
         torch_bridge.select("fast")
