@@ -44,6 +44,7 @@ _module = None
 _disabled_by_user = False
 _abi_why = "no torch tensor read yet"  # why the C ABI reader is (not) in use
 _abi_types: tuple = ()  # the types it was installed for
+_abi_failed = False
 
 
 def _types():
@@ -185,7 +186,7 @@ def _abi_probes(torch) -> list:
 def _try_abi(types: tuple, libraries: list[str], probes: list) -> bool:
     """Readies the C ABI reader against `probes` and installs it for `types`; on any problem
     records why and leaves the exchange API in place. True when installed."""
-    global _abi_why, _abi_types
+    global _abi_why, _abi_types, _abi_failed
     from . import _nanocuda
 
     try:
@@ -197,6 +198,7 @@ def _try_abi(types: tuple, libraries: list[str], probes: list) -> bool:
     except Exception as e:  # noqa: BLE001 - never breaks the read: the exchange API stays
         why = f"{type(e).__name__}: {e}"
     _abi_why = why or "checked against torch's DLPack exchange on probe tensors"
+    _abi_failed = bool(why)  # first sight does not retry; select("abi") does
     return not why
 
 
@@ -259,7 +261,7 @@ def _autoload(type_: type) -> None:
     if not (type_.__module__ or "").startswith("torch"):
         return
     _autoload_bridge(type_)
-    if _module is None and type_ in _types():
+    if _module is None and type_ in _types() and not _abi_failed:
         if os.environ.get("NANOCUDA_TORCH_ABI") == "0":
             _abi_why = "NANOCUDA_TORCH_ABI=0"
         else:
