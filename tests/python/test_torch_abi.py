@@ -141,9 +141,9 @@ def test_real_torch_cpu_tensors_read_as_the_exchange_api_reads_them():
         assert "torch" not in sys.modules, "import nanocuda imported torch"
         import torch
         x = torch.arange(30.0).reshape(5, 6)
-        v = nanocuda.StridedMemoryView.from_dlpack(x[1:, 2:], -1)  # the first torch tensor
-        assert b.status()["reader"] == "abi", b.status()
-        assert (v.ptr, v.shape, v.strides) == (x[1:, 2:].data_ptr(), (4, 4), (6, 1))
+        v = nanocuda.StridedMemoryView.from_dlpack(x[1:, 2:], -1)
+        assert (v.ptr, v.shape, v.strides) == (x[1:, 2:].data_ptr(), (4, 4), (6, 1))  # read now
+        assert b.status()["reader"] == "abi", b.status()  # the first torch tensor readied it
         def read(t):
             try:
                 return hooks.read_tensor(t)
