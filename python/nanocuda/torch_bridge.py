@@ -202,11 +202,18 @@ def _try_abi(types: tuple, libraries: list[str], probes: list) -> bool:
     return not why
 
 
-def _abi_types_and_probes():
-    import torch
+def _ready_abi() -> bool:
+    """_try_abi with torch's own types, libraries and probes; never raises (first sight must
+    not break the read): a failure is recorded in status()."""
+    global _abi_why, _abi_failed
+    try:
+        import torch
 
-    types = _types()
-    return types, _torch_libraries(torch), _abi_probes(torch)
+        types, libraries, probes = _types(), _torch_libraries(torch), _abi_probes(torch)
+    except Exception as e:  # noqa: BLE001 - an odd torch: the exchange API stays
+        _abi_why, _abi_failed = f"could not make the probe tensors: {type(e).__name__}: {e}", True
+        return False
+    return _try_abi(types, libraries, probes)
 
 
 def select(reader: str) -> None:
@@ -221,10 +228,10 @@ def select(reader: str) -> None:
         disable()
     elif reader == "abi":
         try:
-            types, libraries, probes = _abi_types_and_probes()
+            import torch  # noqa: F401
         except ImportError as e:
             raise ImportError("nanocuda.torch_bridge.select: needs PyTorch") from e
-        if not _try_abi(types, libraries, probes):
+        if not _ready_abi():
             raise ValueError(f"nanocuda.torch_bridge.select: the torch C ABI reader is not "
                              f"usable here: {_abi_why}")
         _disabled_by_user = False
@@ -265,7 +272,7 @@ def _autoload(type_: type) -> None:
         if os.environ.get("NANOCUDA_TORCH_ABI") == "0":
             _abi_why = "NANOCUDA_TORCH_ABI=0"
         else:
-            _try_abi(*_abi_types_and_probes())
+            _ready_abi()
 
 
 def _autoload_bridge(type_: type) -> None:
