@@ -175,12 +175,15 @@ def _torch_libraries(torch) -> list[str]:
 def _abi_probes(torch) -> list:
     """CPU tensors covering what the reader decides on: dtypes, views with an offset and
     strides, 0-d, empty, broadcast (stride 0), a Parameter; each with torch's TensorImpl address."""
-    base = torch.arange(30, dtype=torch.float32).reshape(6, 5)
-    tensors = [base, base[1:, 2:].t(), torch.zeros((), dtype=torch.float16),
-               torch.empty(0, 3, dtype=torch.int64), torch.zeros(4, dtype=torch.bool),
-               torch.zeros(3, dtype=torch.bfloat16).expand(2, 3), torch.zeros(2, 2, dtype=torch.uint8),
-               torch.nn.Parameter(torch.zeros(3))]
-    return [(t, t._cdata) for t in tensors]
+    # Plain CPU tensors whatever the caller's modes (default device, inference mode).
+    with torch.inference_mode(False):
+        cpu = {"device": "cpu"}
+        base = torch.arange(30, dtype=torch.float32, **cpu).reshape(6, 5)
+        tensors = [base, base[1:, 2:].t(), torch.zeros((), dtype=torch.float16, **cpu),
+                   torch.empty(0, 3, dtype=torch.int64, **cpu), torch.zeros(4, dtype=torch.bool, **cpu),
+                   torch.zeros(3, dtype=torch.bfloat16, **cpu).expand(2, 3),
+                   torch.zeros(2, 2, dtype=torch.uint8, **cpu), torch.nn.Parameter(torch.zeros(3, **cpu))]
+        return [(t, t._cdata) for t in tensors]
 
 
 def _try_abi(types: tuple, libraries: list[str], probes: list) -> bool:
