@@ -107,8 +107,8 @@ def _print_torch_bridge() -> None:
     if os.path.isfile(os.path.join(directory, os.path.basename(directory) + ".so")):
         print(f"torch    bridge built, loaded at the first torch tensor ({directory})")
     else:
-        print("torch    bridge not built: nanocuda.torch_bridge.enable() builds it once (~15-60 s), "
-              "for faster torch tensor arguments")
+        print("torch    bridge not built: torch tensors are read through torch's stable C ABI "
+              "(no setup; nanocuda.torch_bridge.status() after the first one says which reader)")
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:

@@ -20,6 +20,13 @@ only when that folder and the library are the user's own and writable by nobody 
 otherwise a warning says so once and nothing is loaded (``enable()`` builds in a fresh
 private folder instead).
 
+Without a built bridge nanocuda needs no setup either: the first time it sees a torch tensor
+it reads tensors through torch's stable C ABI (the ``aoti_torch_*`` functions libtorch
+exports), found in the libtorch already loaded (nothing is loaded or compiled), after checking
+on a few probe tensors that it reports exactly what torch's exchange function reports. If
+anything is missing or differs it stays with the exchange API; ``status()`` says which reader
+is in use and why. ``NANOCUDA_TORCH_ABI=0`` turns the C ABI reader off.
+
 A Launcher decides how to read each argument on its first call and keeps that choice, so
 enable the bridge before binding. ``disable()`` returns to the exchange API.
 """
@@ -30,11 +37,14 @@ import hashlib
 import os
 import time
 
-__all__ = ["enable", "disable", "is_enabled", "build_directory"]
+__all__ = ["enable", "disable", "is_enabled", "build_directory", "select", "status"]
 
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_bridge", "bridge.cpp")
 _module = None
 _disabled_by_user = False
+_abi_why = "no torch tensor read yet"  # why the C ABI reader is (not) in use
+_abi_types: tuple = ()  # the types it was installed for
+_abi_failed = False
 
 
 def _types():
@@ -147,28 +157,129 @@ def disable() -> None:
     from . import _nanocuda
 
     _disabled_by_user = True
-    if _module is None:
-        return
-    for t in _types():
+    for t in set(_abi_types) | (set(_types()) if _module is not None else set()):
         _nanocuda._internal.set_tensor_reader(t, None)
 
 
 def is_enabled() -> bool:
+    """Whether the compiled bridge is torch.Tensor's reader."""
+    return status()["reader"] == "bridge"
+
+
+def _torch_libraries(torch) -> list[str]:
+    # The libtorch that exports aoti_torch_*, by path and by soname: only matched if loaded.
+    lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    return [os.path.join(lib, "libtorch_cpu.so"), "libtorch_cpu.so", os.path.join(lib, "libtorch.so")]
+
+
+def _abi_probes(torch) -> list:
+    """CPU tensors covering what the reader decides on: dtypes, views with an offset and
+    strides, 0-d, empty, broadcast (stride 0), a Parameter; each with torch's TensorImpl address."""
+    # Plain CPU tensors whatever the caller's modes (default device, inference mode).
+    with torch.inference_mode(False):
+        cpu = {"device": "cpu"}
+        base = torch.arange(30, dtype=torch.float32, **cpu).reshape(6, 5)
+        tensors = [base, base[1:, 2:].t(), torch.zeros((), dtype=torch.float16, **cpu),
+                   torch.empty(0, 3, dtype=torch.int64, **cpu), torch.zeros(4, dtype=torch.bool, **cpu),
+                   torch.zeros(3, dtype=torch.bfloat16, **cpu).expand(2, 3),
+                   torch.zeros(2, 2, dtype=torch.uint8, **cpu), torch.nn.Parameter(torch.zeros(3, **cpu))]
+        return [(t, t._cdata) for t in tensors]
+
+
+def _try_abi(types: tuple, libraries: list[str], probes: list) -> bool:
+    """Readies the C ABI reader against `probes` and installs it for `types`; on any problem
+    records why and leaves the exchange API in place. True when installed."""
+    global _abi_why, _abi_types, _abi_failed
     from . import _nanocuda
 
     try:
+        why = _nanocuda._internal.torch_abi_prepare(types[0], libraries, probes)
+        if not why:
+            for t in types:
+                _nanocuda._internal.torch_abi_install(t)
+            _abi_types = tuple(types)
+    except Exception as e:  # noqa: BLE001 - never breaks the read: the exchange API stays
+        why = f"{type(e).__name__}: {e}"
+    _abi_why = why or "checked against torch's DLPack exchange on probe tensors"
+    _abi_failed = bool(why)  # first sight does not retry; select("abi") does
+    return not why
+
+
+def _ready_abi() -> bool:
+    """_try_abi with torch's own types, libraries and probes; never raises (first sight must
+    not break the read): a failure is recorded in status()."""
+    global _abi_why, _abi_failed
+    try:
         import torch
-    except ImportError:
+
+        types, libraries, probes = _types(), _torch_libraries(torch), _abi_probes(torch)
+    except Exception as e:  # noqa: BLE001 - an odd torch: the exchange API stays
+        _abi_why, _abi_failed = f"could not make the probe tensors: {type(e).__name__}: {e}", True
         return False
-    return bool(_nanocuda._internal.tensor_reader_is_replaced(torch.Tensor))
+    return _try_abi(types, libraries, probes)
+
+
+def select(reader: str) -> None:
+    """Chooses how torch tensors are read from now on (Launchers keep the reader they chose at
+    their first call): "abi" (torch's stable C ABI, no build), "bridge" (builds or loads the
+    compiled bridge, as enable()) or "exchange" (torch's DLPack exchange API, as disable()).
+    Raises ValueError naming the reason when "abi" cannot be used here."""
+    global _disabled_by_user
+    if reader == "bridge":
+        enable()
+    elif reader == "exchange":
+        disable()
+    elif reader == "abi":
+        try:
+            import torch  # noqa: F401
+        except ImportError as e:
+            raise ImportError("nanocuda.torch_bridge.select: needs PyTorch") from e
+        if not _ready_abi():
+            raise ValueError(f"nanocuda.torch_bridge.select: the torch C ABI reader is not "
+                             f"usable here: {_abi_why}")
+        _disabled_by_user = False
+    else:
+        raise ValueError(f"nanocuda.torch_bridge.select: reader must be 'abi', 'bridge' or "
+                         f"'exchange', not {reader!r}")
+
+
+def status() -> dict:
+    """{"reader": "abi" | "bridge" | "exchange", "why": str}: how torch.Tensor is read from
+    now on, and why the C ABI reader is or is not the one (never imports torch)."""
+    import sys
+
+    from . import _nanocuda
+
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    if tensor is None:
+        return {"reader": "exchange", "why": "torch is not imported"}
+    reader = _nanocuda._internal.tensor_reader_kind(tensor)
+    if reader == "bridge":
+        return {"reader": reader, "why": "the compiled bridge is installed (enable())"}
+    if reader == "exchange" and _disabled_by_user:
+        return {"reader": reader, "why": "disable() was called"}
+    return {"reader": reader, "why": _abi_why}
 
 
 def _autoload(type_: type) -> None:
-    """First-sight hook (see _set_first_sight_hook): loads an already-built bridge when a
-    torch tensor type is first read. Never builds; silent when there is nothing to load."""
-    if _module is not None or _disabled_by_user or os.environ.get("NANOCUDA_TORCH_BRIDGE") == "0":
+    """First-sight hook (see _set_first_sight_hook): when a torch tensor type is first read,
+    loads an already-built bridge, or else readies the C ABI reader. Never builds; silent."""
+    global _abi_why
+    if _module is not None or _disabled_by_user:
         return
     if not (type_.__module__ or "").startswith("torch"):
+        return
+    _autoload_bridge(type_)
+    if _module is None and type_ in _types() and not _abi_failed:
+        if os.environ.get("NANOCUDA_TORCH_ABI") == "0":
+            _abi_why = "NANOCUDA_TORCH_ABI=0"
+        else:
+            _ready_abi()
+
+
+def _autoload_bridge(type_: type) -> None:
+    if os.environ.get("NANOCUDA_TORCH_BRIDGE") == "0":
         return
     import importlib.machinery
     import importlib.util

@@ -185,9 +185,12 @@ def test_bridge_autoload_never_loads_an_untrusted_library(tmp_path, monkeypatch)
     monkeypatch.delenv("NANOCUDA_TORCH_BRIDGE", raising=False)
     monkeypatch.setattr(torch_bridge, "_disabled_by_user", False)
     monkeypatch.setattr(torch_bridge, "_module", None)
+    monkeypatch.setattr(torch_bridge, "_abi_failed", False)  # restored after: the C ABI reader's
+    monkeypatch.setattr(torch_bridge, "_abi_why", "")  # attempt on the fake torch fails
     with pytest.warns(RuntimeWarning, match=r"not loading the cached bridge library: .*writable by group"):
         torch_bridge._autoload(FakeTensor)  # loading the fake .so would raise ImportError
     assert torch_bridge._module is None
+    assert "could not make the probe tensors" in torch_bridge._abi_why  # recorded, not raised
 
 
 def test_bridge_without_cache_folder(monkeypatch):

@@ -60,10 +60,12 @@ TensorViewReader exchange_reader(PyTypeObject* type) {
 
 TensorViewReader producer_reader(PyTypeObject* type) { return lookup(type); }
 
-bool reader_overridden(PyTypeObject* type) {
+bool reader_overridden(PyTypeObject* type) { return replacement_reader(type) != nullptr; }
+
+TensorViewReader replacement_reader(PyTypeObject* type) {
   for (auto& [t, r] : g_overrides)
-    if (t == type) return r != nullptr;
-  return false;
+    if (t == type) return r;
+  return nullptr;
 }
 
 void set_first_sight_hook(PyObject* hook) {

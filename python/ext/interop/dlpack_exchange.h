@@ -19,6 +19,9 @@ TensorViewReader producer_reader(PyTypeObject* type);
 // Whether `type` has a replacement reader installed (no lookup, no hook).
 bool reader_overridden(PyTypeObject* type);
 
+// The replacement reader installed for `type` (nullptr: none).
+TensorViewReader replacement_reader(PyTypeObject* type);
+
 // Called with each type the first time a reader is looked up for it (None: no hook).
 void set_first_sight_hook(PyObject* hook);
 

@@ -247,7 +247,8 @@ def _measure(run: Run) -> dict:
     cpu_rows = run.summarize([p.cpu for p in paths])
     from .. import torch_bridge
 
-    reader = "the torch bridge" if torch_bridge.is_enabled() else "torch's DLPack exchange API"
+    reader = {"bridge": "the torch bridge", "abi": "torch's stable C ABI"}.get(
+        torch_bridge.status()["reader"], "torch's DLPack exchange API")
     title = (f"fp16 GEMM {SIZE}x{SIZE}x{SIZE} (C = A·Bᵀ, 3 TMA maps; tensors read through {reader}), "
              f"{CALLS} calls after {WARMUP} warm-up, {rounds} rounds")
     run.table(f"{title}: CUDA-event time per call (µs)", gpu_rows)

@@ -24,6 +24,7 @@ CPP16 = "C++ cuLaunchKernel loop (16 args)"
 CPP_GRAPH = "C++ cuGraphLaunch loop, 1-kernel graph"
 TORCH_EXCHANGE = "nanocuda Launcher: 3 torch tensors + int (DLPack exchange)"
 TORCH_BRIDGE = "nanocuda Launcher: 3 torch tensors + int (torch bridge)"
+TORCH_ABI = "nanocuda Launcher: 3 torch tensors + int (torch C ABI, no setup)"
 
 
 def torch_workloads(run: Run, kernel, config, stream) -> list[Workload]:
@@ -43,6 +44,13 @@ def torch_workloads(run: Run, kernel, config, stream) -> list[Workload]:
     by_exchange = kernel.bind(config, stream=stream)
     by_exchange(ta, tb, tc, 1)
     out = [calls(TORCH_EXCHANGE, by_exchange, (ta, tb, tc, 1), run.burst, CPP4)]
+    try:
+        torch_bridge.select("abi")
+        by_abi = kernel.bind(config, stream=stream)
+        by_abi(ta, tb, tc, 1)
+        out.append(calls(TORCH_ABI, by_abi, (ta, tb, tc, 1), run.burst, CPP4))
+    except Exception as e:  # noqa: BLE001 - reported, the exchange row still runs
+        run.skip("torch C ABI reader", e)
     if not run.option("use_bridge", True):
         return out
     try:
@@ -127,6 +135,7 @@ class Launch(Subcommand):
         "nanocuda Launcher: 3 pointers (int) + int": 1.05,
         TORCH_EXCHANGE: 1.10,
         TORCH_BRIDGE: 1.10,
+        TORCH_ABI: 1.10,
         "nanocuda Launcher: 16 mixed arguments": 1.10,
         "nanocuda launch(): 3 pointers (int) + int": 1.15,
         "nanocuda Graph.launch(), 1-kernel graph": 1.05,

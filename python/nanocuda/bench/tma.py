@@ -29,6 +29,8 @@ extern "C" __global__ void take3(const __grid_constant__ CUtensorMap a,
 ENCODE = "C++ cuTensorMapEncodeTiled loop, 3 descriptors"
 NAIVE = "C++ 3 encodes + cuLaunchKernel (naive)"
 BRIDGE = " [torch bridge]"  # suffix of the rows reading tensors through nanocuda.torch_bridge
+ABI = " [torch C ABI]"  # suffix of the rows reading them through torch's stable C ABI (no setup)
+SUFFIX = {"exchange": "", "abi": ABI, "bridge": BRIDGE}
 BOX = (64, 64)
 # The rows reading torch tensors: each runs twice when the bridge builds, with the same target.
 TORCH_TARGETS = {
@@ -38,16 +40,13 @@ TORCH_TARGETS = {
 }
 
 
-def _reading(bridge: bool, burst_fn):
-    """The burst, run with torch tensors read through the bridge or through torch's DLPack
-    exchange API (switched outside the timed region)."""
+def _reading(reader: str, burst_fn):
+    """The burst, run with torch tensors read through `reader` (torch_bridge.select: "exchange",
+    "abi" or "bridge"; switched outside the timed region)."""
     from .. import torch_bridge
 
     def run() -> int:
-        if bridge:
-            torch_bridge.enable()
-        else:
-            torch_bridge.disable()
+        torch_bridge.select(reader)
         return burst_fn()
 
     return run
@@ -92,7 +91,8 @@ class Tma(Subcommand):
     help = "TMA descriptor creation vs C++, and the GEMM loop's descriptors + launch"
     needs = ("torch",)
     targets = {"nanocuda TensorMap.tiled_from_pointer x3": 2.5, **TORCH_TARGETS,
-               **{name + BRIDGE: t for name, t in TORCH_TARGETS.items()}}
+               **{name + BRIDGE: t for name, t in TORCH_TARGETS.items()},
+               **{name + ABI: t for name, t in TORCH_TARGETS.items()}}
 
     def workloads(self, run: Run) -> list[Workload]:
         import torch
@@ -162,6 +162,14 @@ class Tma(Subcommand):
             ("nanocuda 3x TensorMap.tiled(torch) + Launcher", call_loop(naive_python, (), burst), NAIVE),
             ("nanocuda bound Launcher(a, b, c), new tensors each call", bound_alternating, NAIVE),
         ]
+        from .. import torch_bridge
+
+        abi = False
+        try:
+            torch_bridge.select("abi")
+            abi = True
+        except Exception as e:  # noqa: BLE001 - reported; the exchange rows still run
+            run.skip("torch C ABI reader", e)
         bridge = False
         if run.option("use_bridge", True):
             from .. import torch_bridge
@@ -174,8 +182,8 @@ class Tma(Subcommand):
 
         def torch_pair(i: int) -> list[Workload]:
             name, fn, base = torch_rows[i]
-            readers = [False, True] if bridge else [False]
-            return [Workload(name + (BRIDGE if r else ""), _reading(r, fn), base) for r in readers]
+            readers = ["exchange"] + (["abi"] if abi else []) + (["bridge"] if bridge else [])
+            return [Workload(name + SUFFIX[r], _reading(r, fn), base) for r in readers]
 
         out = [
             cpp_encode_loop(ENCODE, (a, b, c), burst),
