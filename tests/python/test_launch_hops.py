@@ -28,7 +28,8 @@ print("ok")
 
 def stacks(mock_libcuda, tmp_path):
     record = tmp_path / "frames.txt"
-    run_on_mock(mock_libcuda, LAUNCHES, NANOCUDA_MOCK_LAUNCH_FRAMES=str(record))
+    run_on_mock(mock_libcuda, LAUNCHES, version="13.0",  # NVRTC 13 cubins, also in test-driver-versions
+                NANOCUDA_MOCK_LAUNCH_FRAMES=str(record))
     return [s.splitlines() for s in record.read_text().strip().split("\n\n")]
 
 
@@ -60,7 +61,7 @@ last = (ctypes.c_ulonglong * 2).in_dll(ctypes.CDLL(__import__("os").environ["NAN
                                         "nanocuda_mock_last_launch")
 assert (last[0], last[1]) == (5, 0x1200), (last[0], last[1])
 print("ok")''')
-    run_on_mock(mock_libcuda, code, NANOCUDA_MOCK_LAUNCH_FRAMES=str(tmp_path / "f.txt"))
+    run_on_mock(mock_libcuda, code, version="13.0", NANOCUDA_MOCK_LAUNCH_FRAMES=str(tmp_path / "f.txt"))
 
 
 def test_a_launcher_re_entered_while_packing_launches_both_calls_with_their_own_bytes(
@@ -83,5 +84,5 @@ run(Reentrant(), 0x2000, 0x3000, 4)
 # (the property may be read twice: once to classify the argument, once to pack it)
 assert seen and set(seen) == {0x5000} and last[1] == 0x6000, (seen, hex(last[1]))
 print("ok")''')
-    run_on_mock(mock_libcuda, code, NANOCUDA_MOCK_LAUNCH_FRAMES=str(tmp_path / "f.txt"),
+    run_on_mock(mock_libcuda, code, version="13.0", NANOCUDA_MOCK_LAUNCH_FRAMES=str(tmp_path / "f.txt"),
                 NANOCUDA_MOCK_POINTER="device")  # CAI pointers are on device 0
