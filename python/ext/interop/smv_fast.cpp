@@ -10,7 +10,7 @@
 
 #include "bindings.h"
 #include "fastpath/fastcall.h"
-#include "fastpath/type_cache.h"
+#include "interop/dlpack_exchange.h"
 #include "tma/tensor_map_create.h"
 
 namespace nb = nanobind;
@@ -27,13 +27,6 @@ PyObject* g_call = nullptr;              // "StridedMemoryView.from_dlpack", as 
 PyObject* g_box_dim = nullptr;           // "box_dim", interned
 PyObject* g_stream_ptr = nullptr;        // "stream_ptr", interned
 std::string g_from_dlpack_doc, g_as_tensor_map_doc;
-TypeCache<bool, 16> g_exchange;  // producer type -> has __dlpack_c_exchange_api__
-
-bool has_exchange_api(PyTypeObject* t) {
-  if (const bool* known = g_exchange.find(t)) return *known;
-  int has = PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack_c_exchange_api__");
-  return g_exchange.put(t, has == 1);
-}
 
 // `slow(first, *args, **kw)` from a vectorcall's arguments (first: cls or self).
 PyObject* call_slow(PyObject* slow, PyObject* first, PyObject* const* args, Py_ssize_t nargs,
@@ -68,7 +61,7 @@ PyObject* from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   int overflow = 0;
   if (cls == reinterpret_cast<PyObject*>(g_view) && stream && PyLong_CheckExact(stream) &&
       PyLong_AsLongAndOverflow(stream, &overflow) == -1 && !overflow &&
-      has_exchange_api(Py_TYPE(args[1]))) [[likely]] {
+      exchange_reader(Py_TYPE(args[1])) != nullptr) [[likely]] {
     // The view reads its object on first use, as the Python method's lazy path does.
     PyObject* obj = args[1];
     PyObject* self = g_view->tp_alloc(g_view, 0);
