@@ -9,7 +9,8 @@
 // Kernels: hopper_gemm_f16, hopper_gemm_bf16 with arguments (CUtensorMap A, CUtensorMap B, C,
 // int M, int N, int K), C a `T*` (T a 16-bit type) or, with -DGEMM_TMA_STORE=1, a CUtensorMap.
 //
-// Host side (run_hopper_gemm_fast.py does all of this), BM = 128, BK = 64, BN = GEMM_BN:
+// Host side (run_hopper_gemm_fast.py does all of this), BM = 128, BK = 64, BN = GEMM_BN (128, 192
+// or 256: the shape chooser there picks it against wave quantization):
 //   A: TensorMap.tiled(a, (BM, BK), swizzle="128B")
 //   B: N×K: TensorMap.tiled(b, (BN / CLUSTER, BK), swizzle="128B")
 //      K×N: TensorMap.tiled(b, (BK, 64), swizzle="128B")        (N padded to a multiple of 8)
@@ -49,7 +50,7 @@
 #define GEMM_BN 256
 #endif
 #ifndef GEMM_STAGES
-#define GEMM_STAGES (GEMM_BN == 256 ? 4 : 6)
+#define GEMM_STAGES (GEMM_BN == 128 ? 6 : 4)
 #endif
 #ifndef GEMM_GROUP_M
 #define GEMM_GROUP_M 8
@@ -85,7 +86,8 @@ constexpr unsigned B_BOX_BYTES = BK * 128;  // K×N B: one [BK][64] box (64 colu
 #if GEMM_TMA_STORE
 constexpr unsigned C_CHUNK_BYTES = 64 * 64 * 2;  // a 64×64 chunk of C
 #endif
-static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
+static_assert(BN == 128 || BN == 192 || BN == 256, "BN is 128, 192 or 256");
+static_assert(!GEMM_B_KN || (BN / 64) % CLUSTER == 0, "a K×N B tile splits into whole 64-column boxes");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "GEMM_CLUSTER is 1 or 2");
 // The block starts with 168 registers a thread (64K / 384, rounded down to 8); what the
 // producer gives back is all the consumers can take.

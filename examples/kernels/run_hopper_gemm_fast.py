@@ -28,6 +28,11 @@ VARIANTS = {
     "cluster2": {"cluster": 2},
     "tma_store": {"tma_store": True},
     "cluster2_tma_store": {"cluster": 2, "tma_store": True},
+    # the shape chooser's candidates (all with TMA stores): N tile 256 / 192 / 128, cluster 1 / 2
+    "bn192": {"bn": 192, "tma_store": True},
+    "bn192_c2": {"bn": 192, "cluster": 2, "tma_store": True},
+    "bn128": {"bn": 128, "tma_store": True},
+    "bn128_c2": {"bn": 128, "cluster": 2, "tma_store": True},
 }
 
 
@@ -37,17 +42,20 @@ class HopperGemm:
 
     def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8, l2_promotion=None, *,
                  b_layout: str = "nk", cluster: int = 1, tma_store: bool = False):
-        if bn not in (128, 256):
-            raise ValueError(f"HopperGemm: bn must be 128 or 256, got {bn}")
+        if bn not in (128, 192, 256):
+            raise ValueError(f"HopperGemm: bn must be 128, 192 or 256, got {bn}")
         if b_layout not in ("nk", "kn"):
             raise ValueError(f"HopperGemm: b_layout must be 'nk' (B is N×K, C = A·Bᵀ) or 'kn' (B is K×N, "
                              f"C = A·B), got {b_layout!r}")
         if cluster not in (1, 2):
             raise ValueError(f"HopperGemm: cluster must be 1 or 2, got {cluster}")
+        if b_layout == "kn" and (bn // 64) % cluster:
+            raise ValueError(f"HopperGemm: a K×N B tile of {bn} columns does not split into whole 64-column "
+                             f"boxes between {cluster} clustered blocks")
         if group_m % cluster:
             raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
-        self.stages = stages or (4 if bn == 256 else 6)
+        self.stages = stages or (6 if bn == 128 else 4)
         self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m,
                         "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster}
         self.modules = {}  # (dtype, tma_store) -> module with that dtype's kernel only (half the compile)

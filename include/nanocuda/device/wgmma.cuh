@@ -1,6 +1,6 @@
 // Kernel-side wgmma (sm_90a): shared-memory matrix descriptors for 128B-swizzled tiles (K-major,
 // and MN-major for a transposed B), wgmma.mma_async m64nNk16 for fp16/bf16 inputs with fp32
-// accumulators (N = 64, 128, 256), and the fence / commit / wait that order them. Header-only.
+// accumulators (N = 64, 128, 192, 256), and the fence / commit / wait that order them. Header-only.
 //
 // K-major tile (what TMA writes with swizzle "128B" and a box whose inner extent is 64 fp16/bf16
 // = 128 bytes along K): rows of 128 bytes, 8-row groups of 1024 bytes, the 16-byte chunks of
@@ -81,6 +81,7 @@ __device__ __forceinline__ void fence_operands(float (&d)[N]) {
 #define NANOCUDA_WGMMA_D32(o) \
   NANOCUDA_WGMMA_D8(o), NANOCUDA_WGMMA_D8(o + 8), NANOCUDA_WGMMA_D8(o + 16), NANOCUDA_WGMMA_D8(o + 24)
 #define NANOCUDA_WGMMA_D64(o) NANOCUDA_WGMMA_D32(o), NANOCUDA_WGMMA_D32(o + 32)
+#define NANOCUDA_WGMMA_D96(o) NANOCUDA_WGMMA_D64(o), NANOCUDA_WGMMA_D32(o + 64)
 #define NANOCUDA_WGMMA_D128(o) NANOCUDA_WGMMA_D64(o), NANOCUDA_WGMMA_D64(o + 64)
 
 // The register lists "%0, %1, ..." of 32, 64 and 128 accumulators.
@@ -88,6 +89,8 @@ __device__ __forceinline__ void fence_operands(float (&d)[N]) {
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define NANOCUDA_WGMMA_R64 NANOCUDA_WGMMA_R32 ", " "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define NANOCUDA_WGMMA_R96 NANOCUDA_WGMMA_R64 ", " "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define NANOCUDA_WGMMA_R128 NANOCUDA_WGMMA_R64 ", " "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
@@ -116,10 +119,13 @@ NANOCUDA_WGMMA_SPEC(64, F16, "f16", NANOCUDA_WGMMA_D32(0), NANOCUDA_WGMMA_R32, 3
 NANOCUDA_WGMMA_SPEC(64, BF16, "bf16", NANOCUDA_WGMMA_D32(0), NANOCUDA_WGMMA_R32, 32, 33, 34, 35)
 NANOCUDA_WGMMA_SPEC(128, F16, "f16", NANOCUDA_WGMMA_D64(0), NANOCUDA_WGMMA_R64, 64, 65, 66, 67)
 NANOCUDA_WGMMA_SPEC(128, BF16, "bf16", NANOCUDA_WGMMA_D64(0), NANOCUDA_WGMMA_R64, 64, 65, 66, 67)
+NANOCUDA_WGMMA_SPEC(192, F16, "f16", NANOCUDA_WGMMA_D96(0), NANOCUDA_WGMMA_R96, 96, 97, 98, 99)
+NANOCUDA_WGMMA_SPEC(192, BF16, "bf16", NANOCUDA_WGMMA_D96(0), NANOCUDA_WGMMA_R96, 96, 97, 98, 99)
 NANOCUDA_WGMMA_SPEC(256, F16, "f16", NANOCUDA_WGMMA_D128(0), NANOCUDA_WGMMA_R128, 128, 129, 130, 131)
 NANOCUDA_WGMMA_SPEC(256, BF16, "bf16", NANOCUDA_WGMMA_D128(0), NANOCUDA_WGMMA_R128, 128, 129, 130, 131)
 #undef NANOCUDA_WGMMA_SPEC
 #undef NANOCUDA_WGMMA_R128
+#undef NANOCUDA_WGMMA_R96
 #undef NANOCUDA_WGMMA_R64
 #undef NANOCUDA_WGMMA_R32
 
@@ -134,6 +140,7 @@ __device__ __forceinline__ void mma(float (&d)[N / 2], unsigned long long desc_a
 }
 
 #undef NANOCUDA_WGMMA_D128
+#undef NANOCUDA_WGMMA_D96
 #undef NANOCUDA_WGMMA_D64
 #undef NANOCUDA_WGMMA_D32
 #undef NANOCUDA_WGMMA_D8
