@@ -87,7 +87,6 @@ constexpr unsigned B_BOX_BYTES = BK * 128;  // K×N B: one [BK][64] box (64 colu
 constexpr unsigned C_CHUNK_BYTES = 64 * 64 * 2;  // a 64×64 chunk of C
 #endif
 static_assert(BN == 128 || BN == 192 || BN == 256, "BN is 128, 192 or 256");
-static_assert(!GEMM_B_KN || (BN / 64) % CLUSTER == 0, "a K×N B tile splits into whole 64-column boxes");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "GEMM_CLUSTER is 1 or 2");
 // The block starts with 168 registers a thread (64K / 384, rounded down to 8); what the
 // producer gives back is all the consumers can take.
@@ -198,10 +197,13 @@ __device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const 
 __device__ __forceinline__ void load_b(const CUtensorMap& B, unsigned char* dst,
                                        unsigned long long* bar, int kt, int n0, unsigned rank) {
 #if GEMM_B_KN
-  constexpr int boxes = BN / 64 / CLUSTER;  // [BK][64] boxes this block loads
+  // [BK][64] boxes this block loads: rank 0 takes the first half, rounded up (BN = 192 in a
+  // cluster: 2 and 1); every box is multicast, so both blocks' barriers see all of B.
+  constexpr int boxes = (BN / 64 + CLUSTER - 1) / CLUSTER;
 #pragma unroll
   for (int i = 0; i < boxes; ++i) {
     const int j = static_cast<int>(rank) * boxes + i;
+    if (j >= BN / 64) break;
     if constexpr (CLUSTER == 1)
       tma::load_tile(&B, dst + j * B_BOX_BYTES, bar, n0 + 64 * j, kt * BK);
     else

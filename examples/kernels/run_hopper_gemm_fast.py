@@ -9,26 +9,32 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
     HopperGemm(b_layout="kn")            the same for C = A·B
     HopperGemm(cluster=2)                2-block clusters sharing (multicasting) the B tile
     HopperGemm(tma_store=True)           C staged through shared memory, TMA stores
-    HopperGemm(bn=128, stages=6)         128×128 tiles
-VARIANTS names the combinations that scripts/gemm-gpu times.
+    HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
+VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
+configuration per shape (hopper_gemm_plan.choose) and cache each prepared launch, so a repeated
+call costs a plan lookup and one launch (hopper_gemm_plan.Plans).
 """
 import os
+import sys
 
 import torch
 
-import nanocuda
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hopper_gemm_plan import BM, BK, CANDIDATES, SWEEP_EXTRAS, THREADS, Config, Plans, choose  # noqa: E402,F401
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BM, BK, THREADS = 128, 64, 384  # fixed in hopper_gemm_fast.cu
-C_STAGE_BYTES = 2 * 2 * 64 * 64 * 2  # GEMM_TMA_STORE: two 64×64 buffers per consumer warpgroup
+sys.path.pop(0)
+
+import nanocuda  # noqa: E402
+
 KERNELS = {torch.float16: "hopper_gemm_f16", torch.bfloat16: "hopper_gemm_bf16"}
+NAMES = {torch.float16: "float16", torch.bfloat16: "bfloat16"}
 # The variants scripts/gemm-gpu checks and times (HopperGemm keyword arguments; b_layout apart).
 VARIANTS = {
     "base": {},
     "cluster2": {"cluster": 2},
     "tma_store": {"tma_store": True},
     "cluster2_tma_store": {"cluster": 2, "tma_store": True},
-    # the shape chooser's candidates (all with TMA stores): N tile 256 / 192 / 128, cluster 1 / 2
+    # the shape chooser's other candidates (all with TMA stores): N tile 192 / 128, cluster 1 / 2
     "bn192": {"bn": 192, "tma_store": True},
     "bn192_c2": {"bn": 192, "cluster": 2, "tma_store": True},
     "bn128": {"bn": 128, "tma_store": True},
@@ -36,47 +42,9 @@ VARIANTS = {
 }
 
 
-class HopperGemm:
-    """One compiled configuration: N tile (128 or 256), ring depth, tile grouping, B layout,
-    cluster size (1, or 2 with B multicast) and epilogue (registers, or TMA stores)."""
-
-    def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8, l2_promotion=None, *,
-                 b_layout: str = "nk", cluster: int = 1, tma_store: bool = False):
-        if bn not in (128, 192, 256):
-            raise ValueError(f"HopperGemm: bn must be 128, 192 or 256, got {bn}")
-        if b_layout not in ("nk", "kn"):
-            raise ValueError(f"HopperGemm: b_layout must be 'nk' (B is N×K, C = A·Bᵀ) or 'kn' (B is K×N, "
-                             f"C = A·B), got {b_layout!r}")
-        if cluster not in (1, 2):
-            raise ValueError(f"HopperGemm: cluster must be 1 or 2, got {cluster}")
-        if b_layout == "kn" and (bn // 64) % cluster:
-            raise ValueError(f"HopperGemm: a K×N B tile of {bn} columns does not split into whole 64-column "
-                             f"boxes between {cluster} clustered blocks")
-        if group_m % cluster:
-            raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
-        self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
-        self.stages = stages or (6 if bn == 128 else 4)
-        self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m,
-                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster}
-        self.modules = {}  # (dtype, tma_store) -> module with that dtype's kernel only (half the compile)
-        self.launchers = {}  # (dtype, tma_store, grid) -> bound Launcher
-        self.clusters = {}  # (dtype, tma_store) -> co-resident clusters
-        self.sms = nanocuda.Device(0).multiprocessor_count
-
-    def smem(self, tma_store: bool) -> int:
-        """Dynamic shared memory: the ring, the C staging buffers, alignment slack and barriers."""
-        return self.stages * (BM + self.bn) * BK * 2 + (C_STAGE_BYTES if tma_store else 0) + 1024 + 256
-
-    def kernel(self, dtype, tma_store: bool | None = None):
-        """The compiled kernel for fp16 or bf16 (compiled on first use, then cached). The TMA-store
-        configuration also keeps a register-store module for outputs TMA cannot address."""
-        tma = self.tma_store if tma_store is None else tma_store
-        key = (dtype, tma)
-        if key not in self.modules:
-            only = "GEMM_ONLY_F16" if dtype == torch.float16 else "GEMM_ONLY_BF16"
-            self.modules[key] = nanocuda.load(os.path.join(HERE, "hopper_gemm_fast.cu"), arch="sm_90a",
-                                              defines={**self.defines, "GEMM_TMA_STORE": int(tma), only: None})
-        return getattr(self.modules[key], KERNELS[dtype])
+class HopperGemm(Config):
+    """One compiled configuration (hopper_gemm_plan.Config) applied to torch tensors: checks,
+    pads and launches on torch's current stream."""
 
     def tensor_maps(self, a, b):
         """TMA descriptors for A and B with 128B swizzle: boxes 128 bytes wide along the
@@ -86,37 +54,8 @@ class HopperGemm:
         box = (BK, 64) if self.b_layout == "kn" else (self.bn // self.cluster, BK)
         return a_map, nanocuda.TensorMap.tiled(b, box, swizzle="128B", l2_promotion=self.l2)
 
-    def max_clusters(self, dtype, tma: bool) -> int:
-        """2-block clusters that fit on the device at once (GPCs may leave SMs unpaired)."""
-        key = (dtype, tma)
-        if key not in self.clusters:
-            kernel, smem = self.kernel(dtype, tma).kernel, self.smem(tma)
-            try:
-                kernel.set_max_dynamic_shared_memory(smem)
-                n = kernel.occupancy.max_active_clusters((self.sms // 2, 1, 1), (THREADS, 1, 1), (2, 1, 1),
-                                                         dynamic_shared_memory=smem)
-            except nanocuda.NanocudaError:  # an old driver without the query: assume SM pairs
-                n = 0
-            self.clusters[key] = n if n > 0 else self.sms // 2
-        return self.clusters[key]
-
-    def grid(self, m: int, n: int, dtype=torch.float16, tma: bool | None = None) -> int:
-        """Persistent grid: one block per SM (one cluster per SM pair), fewer when there are
-        fewer tiles."""
-        tiles_m, tiles_n = -(-m // BM), -(-n // self.bn)
-        if self.cluster == 1:
-            return min(tiles_m * tiles_n, self.sms)
-        tma = self.tma_store if tma is None else tma
-        return 2 * min(-(-tiles_m // 2) * tiles_n, self.max_clusters(dtype, tma))
-
     def launcher(self, dtype, tma: bool, grid: int):
-        key = (dtype, tma, grid)
-        if key not in self.launchers:
-            # `grid` is in blocks; with a cluster, LaunchConfig counts clusters
-            config = nanocuda.LaunchConfig(grid=grid // self.cluster, block=THREADS, shared_mem=self.smem(tma),
-                                           cluster=self.cluster if self.cluster > 1 else None)
-            self.launchers[key] = self.kernel(dtype, tma).bind(config)
-        launch = self.launchers[key]
+        launch = self.bound(dtype, tma, grid)
         return lambda *args: launch(*args, stream=nanocuda.workflow.default_stream())
 
     def prepare(self, a, b, out=None):
@@ -156,28 +95,63 @@ class HopperGemm:
         return c
 
 
-_defaults: dict[tuple[str, int], HopperGemm] = {}
+_plans = Plans(HopperGemm)  # gemm()/matmul()'s configurations, shape choices and prepared launches
+_streams: dict[tuple[int, int], nanocuda.Stream] = {}
+# torch's current raw stream handle without building a torch Stream object (~0.2 µs, not ~2)
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
-def default_gemm(b_layout: str, a: torch.Tensor) -> HopperGemm:
-    """The fastest variant measured on the H100 (NOTES-hopper-gemm.md, 2026-11-23): TMA stores
-    always; 2-block clusters sharing B when A's rows are not 128-byte aligned (odd K: each TMA
-    row spans two lines, so halving B's traffic pays; aligned shapes run as fast without)."""
-    cluster = 1 if (a.shape[-1] * a.element_size()) % 128 == 0 else 2
-    key = (b_layout, cluster)
-    if key not in _defaults:
-        _defaults[key] = HopperGemm(b_layout=b_layout, cluster=cluster, tma_store=True)
-    return _defaults[key]
+def current_stream(device: int) -> nanocuda.Stream:
+    """torch's current stream on `device` as a nanocuda Stream (adopted once per handle)."""
+    handle = _raw_stream(device) if _raw_stream else torch.cuda.current_stream(device).cuda_stream
+    stream = _streams.get((handle, device))
+    if stream is None:
+        stream = _streams[(handle, device)] = (nanocuda.Stream.from_handle(handle, device) if handle
+                                               else nanocuda.Stream.legacy(nanocuda.Device(device)))
+    return stream
+
+
+def default_gemm(b_layout: str, a: torch.Tensor, b: torch.Tensor | None = None) -> HopperGemm:
+    """The configuration gemm()/matmul() choose for these operands (hopper_gemm_plan.choose: the
+    N tile and cluster by waves × tile cost; TMA stores always). Without b, N is taken as M."""
+    if a.dim() != 2 or (b is not None and b.dim() != 2):
+        return _plans.config(b_layout, 1, 1, 64)  # any one: its prepare() names the bad shapes
+    m, k = a.shape
+    n = m if b is None else (b.shape[1] if b_layout == "kn" else b.shape[0])
+    return _plans.config(b_layout, m, n, k + (-k % 8))
+
+
+def _run(b_layout: str, a, b, out):
+    """The cached path for the common case (contiguous CUDA operands, 16-byte aligned, K and a
+    K×N B's N multiples of 8): one plan lookup and one launch; anything else (and every error)
+    goes through HopperGemm.prepare, which pads, copies and checks."""
+    dt = a.dtype
+    name = NAMES.get(dt)
+    kn = b_layout == "kn"
+    if (name is not None and b.dtype == dt and a.dim() == 2 and b.dim() == 2 and a.is_cuda and b.is_cuda
+            and a.is_contiguous() and b.is_contiguous()):
+        m, k = a.shape
+        k2, n = b.shape if kn else (b.shape[1], b.shape[0])
+        a_ptr, b_ptr = a.data_ptr(), b.data_ptr()
+        if (k == k2 and m and n and k and k % 8 == 0 and not (kn and n % 8) and a_ptr % 16 == 0
+                and b_ptr % 16 == 0):
+            c = torch.empty((m, n), device=a.device, dtype=dt) if out is None else out
+            if c.dtype == dt and c.is_cuda and c.is_contiguous() and c.shape == (m, n):
+                _plans.launch(b_layout, name, m, n, k, a_ptr, b_ptr, c.data_ptr(), current_stream(a.get_device()))
+                return c
+    return default_gemm(b_layout, a, b)(a, b, out)
 
 
 def gemm(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-    """a (M×K) @ b (N×K)ᵀ with the default 128×256 tiles; fp16 or bf16, result in that dtype."""
-    return default_gemm("nk", a)(a, b, out)
+    """a (M×K) @ b (N×K)ᵀ with the configuration chosen for the shape; fp16 or bf16, result in
+    that dtype, on torch's current stream."""
+    return _run("nk", a, b, out)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-    """a (M×K) @ b (K×N) with the default 128×256 tiles; fp16 or bf16, result in that dtype."""
-    return default_gemm("kn", a)(a, b, out)
+    """a (M×K) @ b (K×N) with the configuration chosen for the shape; fp16 or bf16, result in
+    that dtype, on torch's current stream."""
+    return _run("kn", a, b, out)
 
 
 if __name__ == "__main__":

@@ -169,7 +169,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     results = {"environment": env}
     for bench in chosen:
         try:
-            results[bench.name] = bench(rounds, burst, use_bridge=not args.no_torch_bridge)
+            results[bench.name] = bench(rounds, burst, use_bridge=not args.no_torch_bridge, sweep=args.sweep)
         except DriverNotFoundError:  # every later subcommand needs one too: say it once, stop
             print(f"nanocuda bench: {NO_GPU}; the benchmarks need one", file=sys.stderr)
             return 1
@@ -224,6 +224,8 @@ def _add_bench(sub) -> None:
     bench.add_argument("--burst", type=int, default=0, help="launches per timed burst (default 200)")
     bench.add_argument("--json", metavar="FILE", help="write every repetition as JSON")
     bench.add_argument("--plot", metavar="FILE.png", help="chart of the ratios (needs matplotlib)")
+    bench.add_argument("--sweep", action="store_true",
+                       help="gemm_shapes: also time every candidate GEMM configuration per shape")
     bench.set_defaults(func=_cmd_bench)
 
 

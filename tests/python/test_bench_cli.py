@@ -14,7 +14,7 @@ from nanocuda.bench import native, registry, report, stats
 from nanocuda.bench.runner import Workload
 
 # The subcommands the README names, in the order `nanocuda bench` runs them.
-EXPECTED = ["launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "torch", "jax"]
+EXPECTED = ["launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "gemm_shapes", "torch", "jax"]
 
 
 def recorded_rows():

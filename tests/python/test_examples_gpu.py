@@ -139,7 +139,7 @@ FAST_SHAPES = [(128, 256, 64), (64, 64, 64), (1, 1, 8), (200, 136, 72), (1000, 3
 
 @pytest.mark.parametrize("m,n,k", FAST_SHAPES)
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("bn", [256, 128])
+@pytest.mark.parametrize("bn", [256, 192, 128])
 def test_hopper_gemm_fast_matches_torch(torch, m, n, k, dtype, bn):
     needs_sm90()
     example = fast_gemm_example()
@@ -169,7 +169,8 @@ _variant_gemms = {}
 @pytest.mark.parametrize("m,n,k", VARIANT_SHAPES)
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("b_layout", ["nk", "kn"])
-@pytest.mark.parametrize("variant", ["base", "cluster2", "tma_store", "cluster2_tma_store"])
+@pytest.mark.parametrize("variant", ["base", "cluster2", "tma_store", "cluster2_tma_store", "bn192", "bn192_c2",
+                                     "bn128", "bn128_c2"])
 def test_hopper_gemm_fast_variants_match_torch(torch, m, n, k, dtype, b_layout, variant):
     """Every variant scripts/gemm-gpu times, for C = A·Bᵀ (B N×K) and C = A·B (B K×N)."""
     needs_sm90()

@@ -39,7 +39,7 @@ def event_burst(torch, fn, repeats: int):
 
 def fast_gemm(nanocuda, torch, b_layout: str = "nk"):
     """hopper_gemm_fast.cu as examples/kernels/run_hopper_gemm_fast.py's gemm()/matmul() run it
-    (its default variant per shape; that file is installed beside the .cu): prepare(a, b, c) ->
+    (the configuration its chooser picks per shape; that file is installed beside the .cu): prepare(a, b, c) ->
     launch. b_layout "nk": b is N×K and c = a·bᵀ; "kn": b is K×N and c = a·b."""
     import importlib.util
 
@@ -49,7 +49,7 @@ def fast_gemm(nanocuda, torch, b_layout: str = "nk"):
     spec.loader.exec_module(runner)
 
     def prepare(a, b, c):
-        return runner.default_gemm(b_layout, a).prepare(a, b, c)[0]
+        return runner.default_gemm(b_layout, a, b).prepare(a, b, c)[0]
 
     return prepare
 

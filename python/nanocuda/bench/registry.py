@@ -12,7 +12,8 @@ from .runner import Run
 
 # The modules that register a subcommand, in the order `nanocuda bench` runs them. Each is
 # imported only when the CLI needs the list (never by `import nanocuda`).
-MODULES = ("launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "torch_ops", "jax")
+MODULES = ("launch", "tma", "gemm", "saxpy", "graphs", "memory", "cuda_core", "kernels", "gemm_shapes", "torch_ops",
+           "jax")
 
 _registry: dict[str, Subcommand] = {}
 
