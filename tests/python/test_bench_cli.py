@@ -102,7 +102,7 @@ def test_help_lists_every_subcommand_with_its_help():
     assert names == EXPECTED
     for s in registry.subcommands().values():
         assert " ".join(s.help.split()[:4]) in " ".join(listing.split()), s.name
-    for option in ("--quick", "--rounds", "--burst", "--json", "--plot", "--no-torch-bridge"):
+    for option in ("--quick", "--rounds", "--burst", "--json", "--plot", "--no-torch-bridge", "--sweep"):
         assert option in r.stdout
 
 
