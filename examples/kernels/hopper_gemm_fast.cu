@@ -17,7 +17,8 @@
 //   C with GEMM_TMA_STORE: TensorMap.tiled(c, (64, 64), swizzle="128B") (N a multiple of 8)
 //   block 384 threads, dynamic shared memory STAGES * (BM + BN) * BK * 2 + 1024 + 256 bytes
 //   (+ 32768 with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
-//   -DGEMM_CLUSTER=2 a cluster shape of 2 and 2 * min(#tile pairs, co-resident clusters) blocks.
+//   -DGEMM_CLUSTER=2 (4) a cluster shape of 2 (4) and 2 (4) * min(#tile pairs (quads),
+//   co-resident clusters) blocks.
 // Any M, N, K with K a multiple of 8 (TMA needs 16-byte row pitches): TMA fills the
 // out-of-bounds parts of edge tiles with zeros (they add nothing), and the epilogue's stores
 // are predicated on the bounds (TMA stores clip them).
@@ -37,7 +38,7 @@
 //  - GEMM_CLUSTER=2: two blocks of a cluster take the two M-tiles of one 256×BN pair and share
 //    its B tile: each loads half of it and multicasts it to both, so B is read from L2 once per
 //    pair. A slot is free only when the consumers of both blocks released it (they arrive on
-//    both blocks' "empty" barriers).
+//    both blocks' "empty" barriers). GEMM_CLUSTER=4: the same with four M-tiles and quarters.
 //  - tiles are visited in groups of GROUP_M tile-rows, so blocks running at the same time
 //    share A and B tiles in L2.
 #include "nanocuda/device/cluster.cuh"
@@ -67,10 +68,10 @@
 // setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
 // its multicast loop out of local memory (ptxas spills it otherwise).
 #ifndef GEMM_PRODUCER_REGS
-#define GEMM_PRODUCER_REGS (GEMM_CLUSTER == 2 ? 40 : 24)
+#define GEMM_PRODUCER_REGS (GEMM_CLUSTER > 1 ? 40 : 24)
 #endif
 #ifndef GEMM_CONSUMER_REGS
-#define GEMM_CONSUMER_REGS (GEMM_CLUSTER == 2 ? 232 : 240)
+#define GEMM_CONSUMER_REGS (GEMM_CLUSTER > 1 ? 232 : 240)
 #endif
 
 namespace {
@@ -87,7 +88,8 @@ constexpr unsigned B_BOX_BYTES = BK * 128;  // K×N B: one [BK][64] box (64 colu
 constexpr unsigned C_CHUNK_BYTES = 64 * 64 * 2;  // a 64×64 chunk of C
 #endif
 static_assert(BN == 128 || BN == 192 || BN == 256, "BN is 128, 192 or 256");
-static_assert(CLUSTER == 1 || CLUSTER == 2, "GEMM_CLUSTER is 1 or 2");
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "GEMM_CLUSTER is 1, 2 or 4");
+constexpr unsigned short PEERS = (1u << CLUSTER) - 1;  // multicast mask: every block of the cluster
 // The block starts with 168 registers a thread (64K / 384, rounded down to 8); what the
 // producer gives back is all the consumers can take.
 static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREADS,
@@ -207,14 +209,14 @@ __device__ __forceinline__ void load_b(const CUtensorMap& B, unsigned char* dst,
     if constexpr (CLUSTER == 1)
       tma::load_tile(&B, dst + j * B_BOX_BYTES, bar, n0 + 64 * j, kt * BK);
     else
-      tma::load_tile_multicast(&B, dst + j * B_BOX_BYTES, bar, 0x3, n0 + 64 * j, kt * BK);
+      tma::load_tile_multicast(&B, dst + j * B_BOX_BYTES, bar, PEERS, n0 + 64 * j, kt * BK);
   }
 #else
   if constexpr (CLUSTER == 1)
     tma::load_tile(&B, dst, bar, kt * BK, n0);
   else
-    tma::load_tile_multicast(&B, dst + rank * (B_BYTES / 2), bar, 0x3, kt * BK,
-                             n0 + static_cast<int>(rank) * (BN / 2));
+    tma::load_tile_multicast(&B, dst + rank * (B_BYTES / CLUSTER), bar, PEERS, kt * BK,
+                             n0 + static_cast<int>(rank) * (BN / CLUSTER));
 #endif
 }
 
@@ -224,8 +226,8 @@ __device__ __forceinline__ void release(unsigned long long* empty) {
     mbar::arrive(empty);
   } else {
     // No writes to publish (wgmma only read the slot): the bare remote arrive, no GPU fence.
-    mbar::arrive_cluster_cta(empty, 0);
-    mbar::arrive_cluster_cta(empty, 1);
+#pragma unroll
+    for (unsigned r = 0; r < CLUSTER; ++r) mbar::arrive_cluster_cta(empty, r);
   }
 }
 
@@ -342,7 +344,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
   }
   // Clustered: no block exits while its peer may still arrive on its barriers or multicast
   // into its shared memory. (All threads get here: the producer warp reconverged above.)
-  if constexpr (CLUSTER == 2) cluster::sync();
+  if constexpr (CLUSTER > 1) cluster::sync();
 }
 
 }  // namespace

@@ -26,10 +26,10 @@ TILE_COST = {256: 1.00, 192: 1.00, 128: 1.10}
 CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn, cluster)
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
 SWEEP_EXTRAS = {
-    "bn192_c2_l2_256": {"bn": 192, "cluster": 2, "tma_store": True, "l2_promotion": 256},
-    "bn192_c2_s5_regs": {"bn": 192, "cluster": 2, "stages": 5},
     "bn192_c2_g16": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16},
-    "bn256_c2_l2_256": {"bn": 256, "cluster": 2, "tma_store": True, "l2_promotion": 256},
+    "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},
+    "bn192_c4_g16": {"bn": 192, "cluster": 4, "tma_store": True, "group_m": 16},
+    "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }
 
 
@@ -52,8 +52,8 @@ class Config:
         if b_layout not in ("nk", "kn"):
             raise ValueError(f"HopperGemm: b_layout must be 'nk' (B is N×K, C = A·Bᵀ) or 'kn' (B is K×N, "
                              f"C = A·B), got {b_layout!r}")
-        if cluster not in (1, 2):
-            raise ValueError(f"HopperGemm: cluster must be 1 or 2, got {cluster}")
+        if cluster not in (1, 2, 4):
+            raise ValueError(f"HopperGemm: cluster must be 1, 2 or 4, got {cluster}")
         if group_m % cluster:
             raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
@@ -85,17 +85,17 @@ class Config:
         return getattr(self.modules[key], KERNELS[key[0]])
 
     def max_clusters(self, dtype, tma: bool) -> int:
-        """2-block clusters that fit on the device at once (GPCs may leave SMs unpaired)."""
+        """Clusters that fit on the device at once (GPCs may leave SMs unpaired)."""
         key = (dtype_name(dtype), tma)
         if key not in self.clusters:
             kernel, smem = self.kernel(dtype, tma).kernel, self.smem(tma)
             try:
                 kernel.set_max_dynamic_shared_memory(smem)
-                n = kernel.occupancy.max_active_clusters((self.sms // 2, 1, 1), (THREADS, 1, 1), (2, 1, 1),
-                                                         dynamic_shared_memory=smem)
+                n = kernel.occupancy.max_active_clusters((self.sms // self.cluster, 1, 1), (THREADS, 1, 1),
+                                                         (self.cluster, 1, 1), dynamic_shared_memory=smem)
             except nanocuda.NanocudaError:  # an old driver without the query: assume SM pairs
                 n = 0
-            self.clusters[key] = n if n > 0 else self.sms // 2
+            self.clusters[key] = n if n > 0 else self.sms // self.cluster
         return self.clusters[key]
 
     def grid(self, m: int, n: int, dtype="float16", tma: bool | None = None) -> int:
@@ -105,7 +105,8 @@ class Config:
         if self.cluster == 1:
             return min(tiles_m * tiles_n, self.sms)
         tma = self.tma_store if tma is None else tma
-        return 2 * min(-(-tiles_m // 2) * tiles_n, self.max_clusters(dtype, tma))
+        c = self.cluster
+        return c * min(-(-tiles_m // c) * tiles_n, self.max_clusters(dtype, tma))
 
     def bound(self, dtype, tma: bool, grid: int):
         """The Launcher for this grid (`grid` in blocks; with a cluster, LaunchConfig counts clusters)."""

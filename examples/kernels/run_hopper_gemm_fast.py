@@ -7,7 +7,7 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
 
     HopperGemm()                         128×256 tiles, 4 stages, stores from registers
     HopperGemm(b_layout="kn")            the same for C = A·B
-    HopperGemm(cluster=2)                2-block clusters sharing (multicasting) the B tile
+    HopperGemm(cluster=2)                2-block clusters sharing (multicasting) the B tile (or 4)
     HopperGemm(tma_store=True)           C staged through shared memory, TMA stores
     HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
 VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
@@ -39,6 +39,8 @@ VARIANTS = {
     "bn192_c2": {"bn": 192, "cluster": 2, "tma_store": True},
     "bn128": {"bn": 128, "tma_store": True},
     "bn128_c2": {"bn": 128, "cluster": 2, "tma_store": True},
+    "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},  # 4-block clusters: B read once per 4 tiles
+    "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }
 
 

@@ -88,6 +88,7 @@ GEMM_VARIANTS = {  # run_hopper_gemm_fast.HopperGemm's switches as -D options
     "bn128_b_kn_cluster2": ["-DGEMM_BN=128", "-DGEMM_B_KN=1", "-DGEMM_CLUSTER=2"],
     "bn192_b_kn_tma_store": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_TMA_STORE=1"],
     "bn192_cluster2_tma_store": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1"],
+    "bn192_b_kn_cluster4_tma_store": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_CLUSTER=4", "-DGEMM_TMA_STORE=1"],
 }
 
 

@@ -66,7 +66,7 @@ def test_choose_depends_on_the_sm_count():
 
 
 def test_config_rejects_bad_knobs_by_name():
-    for kw, rule in (({"bn": 160}, "bn must be 128, 192 or 256"), ({"cluster": 3}, "cluster must be 1 or 2"),
+    for kw, rule in (({"bn": 160}, "bn must be 128, 192 or 256"), ({"cluster": 3}, "cluster must be 1, 2 or 4"),
                      ({"b_layout": "mk"}, "b_layout must be"), ({"group_m": 7, "cluster": 2}, "multiple of cluster")):
         with pytest.raises(ValueError, match=rule):
             plan.Config(sms=H100, **kw)
