@@ -24,12 +24,14 @@ KERNELS = {"float16": "hopper_gemm_f16", "bfloat16": "hopper_gemm_bf16"}
 # ones 10% slower (A is reloaded twice as often per output).
 TILE_COST = {256: 1.00, 192: 1.00, 128: 1.10}
 CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn, cluster)
+# Tile-row grouping per candidate where the sweep preferred another than 8: 192 c2 gained
+# 0.8-1.2% at 3072×3072×3000 A·Bᵀ with 16 in both H100 runs, and was neutral (±1%) elsewhere.
+GROUP_M = {(192, 2): 16}
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
+# (4-block clusters lost everywhere in the H100 sweep, 0.6-0.99×; kept as a switch, not a candidate.)
 SWEEP_EXTRAS = {
-    "bn192_c2_g16": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16},
+    "bn192_c2_g8": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 8},
     "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},
-    "bn192_c4_g16": {"bn": 192, "cluster": 4, "tma_store": True, "group_m": 16},
-    "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }
 
 
@@ -57,6 +59,7 @@ class Config:
         if group_m % cluster:
             raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
+        self.group_m = group_m
         self.stages = stages or (6 if bn == 128 else 4)
         self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m,
                         "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster}
@@ -66,8 +69,8 @@ class Config:
         self.sms = sms or nanocuda.Device(0).multiprocessor_count
 
     def __repr__(self) -> str:
-        return (f"HopperGemm(bn={self.bn}, stages={self.stages}, b_layout={self.b_layout!r}, "
-                f"cluster={self.cluster}, tma_store={self.tma_store})")
+        return (f"HopperGemm(bn={self.bn}, stages={self.stages}, group_m={self.group_m}, "
+                f"b_layout={self.b_layout!r}, cluster={self.cluster}, tma_store={self.tma_store})")
 
     def smem(self, tma_store: bool) -> int:
         """Dynamic shared memory: the ring, the C staging buffers, alignment slack and barriers."""
@@ -194,7 +197,8 @@ class Plans:
         key = (b_layout, bn, cluster)
         g = self.configs.get(key)
         if g is None:
-            g = self.configs[key] = self.factory(bn, b_layout=b_layout, cluster=cluster, tma_store=True, sms=self.sms)
+            g = self.configs[key] = self.factory(bn, group_m=GROUP_M.get((bn, cluster), 8), b_layout=b_layout,
+                                                 cluster=cluster, tma_store=True, sms=self.sms)
         return g
 
     def launch(self, b_layout: str, dtype: str, m: int, n: int, k: int, a_ptr: int, b_ptr: int,

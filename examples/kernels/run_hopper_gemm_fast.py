@@ -20,7 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hopper_gemm_plan import BM, BK, CANDIDATES, SWEEP_EXTRAS, THREADS, Config, Plans, choose  # noqa: E402,F401
+from hopper_gemm_plan import BM, BK, CANDIDATES, GROUP_M, SWEEP_EXTRAS, THREADS, Config, Plans, choose  # noqa: E402,F401
 
 sys.path.pop(0)
 
@@ -39,6 +39,7 @@ VARIANTS = {
     "bn192_c2": {"bn": 192, "cluster": 2, "tma_store": True},
     "bn128": {"bn": 128, "tma_store": True},
     "bn128_c2": {"bn": 128, "cluster": 2, "tma_store": True},
+    "bn192_c2_g16": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16},  # what gemm() builds
     "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},  # 4-block clusters: B read once per 4 tiles
     "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }

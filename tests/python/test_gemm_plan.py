@@ -113,6 +113,9 @@ assert args[3:] == (m, n, k)
 assert a_map.address == A and b_map.address == B and c_map.address == C  # TMA stores: n % 8 == 0
 bn, cluster = plan.choose(m, n, k, "nk", 132)
 assert (bn, cluster) == (192, 2)
+g = plans.config("nk", m, n, k)
+assert g.defines["GEMM_GROUP_M"] == 16 and "group_m=16" in repr(g)  # GROUP_M's entry for 192 c2
+assert plans.config("kn", 2048, 2048, 2048).defines["GEMM_GROUP_M"] == 8
 assert tuple(b_map.geometry["box"]) == (bn // cluster, 64), b_map.geometry  # N×K B: rows, 64 K
 assert tuple(a_map.geometry["shape"]) == (m, k) and tuple(c_map.geometry["box"]) == (64, 64)
 assert launcher is not None and calls[0] == min(-(-m // 128) * -(-n // bn), 132 // cluster * cluster)

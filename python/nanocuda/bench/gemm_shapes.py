@@ -61,10 +61,11 @@ def warm_up(torch) -> None:
 
 
 def candidate_launches(ex, layout, a, b, c):
-    """name -> prepared launch of every candidate configuration (hopper_gemm_plan.CANDIDATES,
-    TMA stores) and of the extra ones the sweep tries (SWEEP_EXTRAS)."""
-    configs = {f"bn{bn}_c{cluster}": {"bn": bn, "cluster": cluster, "tma_store": True}
-               for bn, cluster in ex.CANDIDATES}
+    """name -> prepared launch of every candidate configuration as the chooser builds it
+    (hopper_gemm_plan.CANDIDATES and GROUP_M, TMA stores) and of the extra ones the sweep
+    tries (SWEEP_EXTRAS)."""
+    configs = {f"bn{bn}_c{cluster}": {"bn": bn, "cluster": cluster, "tma_store": True,
+                                      "group_m": ex.GROUP_M.get((bn, cluster), 8)} for bn, cluster in ex.CANDIDATES}
     out = {}
     # variants a smoke run found hanging or failing (scripts/gemm-sweep): left out, prefix match
     skip = [v for v in os.environ.get("NANOCUDA_GEMM_SKIP_VARIANTS", "").split(",") if v]
