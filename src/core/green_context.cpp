@@ -56,9 +56,6 @@ SmSplit split_sm_resource(const SmResource& input, unsigned groups, unsigned min
                           bool dry_run) {
   const std::string what = "nanocuda::split_sm_resource on " + device_text(input.device_ordinal);
   if (groups == 0) throw ValueError(what + ": the number of groups must be at least 1");
-  if (min_count > input.sm_count())
-    throw ValueError("nanocuda::split_sm_resource", "count " + std::to_string(min_count) + " is larger than the resource's " +
-                                                        std::to_string(input.sm_count()) + " SMs");
   // 0 asks for the smallest group (cuda.core's discovery mode).
   if (min_count == 0) min_count = input.min_partition_size();
   // Each group gets min_count rounded up to the minimum partition size and the alignment;

@@ -4,8 +4,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -113,10 +111,13 @@ void bind_green_context(nb::module_& m) {
       .def("split", [](const SmResource& r, nb::handle options, nb::handle dry_run) {
              nb::tuple req = split_request(options);
              long long groups = nb::cast<long long>(req[0]);
-             // Clamped, not wrapped: the core refuses a count past the resource's SMs.
-             auto min_count = static_cast<unsigned>(std::min<long long>(nb::cast<long long>(req[1]), UINT_MAX));
+             long long min_count = nb::cast<long long>(req[1]);
              unsigned flags = nb::cast<unsigned>(req[2]);
-             SmSplit s = split_sm_resource(r, static_cast<unsigned>(groups), min_count,
+             if (min_count > r.sm_count())
+               throw nb::value_error(("SMResource.split: count " + std::to_string(min_count) +
+                                      " is larger than the resource's " + std::to_string(r.sm_count()) +
+                                      " SMs").c_str());
+             SmSplit s = split_sm_resource(r, static_cast<unsigned>(groups), static_cast<unsigned>(min_count),
                                            flags, bool_arg(dry_run, "SMResource.split", "dry_run"));
              return std::make_pair(s.groups, s.remainder);
            }, nb::arg("options"), nb::kw_only(), nb::arg("dry_run") = false,
