@@ -24,6 +24,9 @@ typedef int CUresult;
 unsigned long long nanocuda_mock_calls = 0;
 
 static CUresult ok(void) { ++nanocuda_mock_calls; return 0; }
+/* cuStreamDestroy calls: the C++ tests check that only a stream's owner destroys it. */
+unsigned long long nanocuda_mock_stream_destroys = 0;
+static CUresult stream_destroy(void* s) { (void)s; ++nanocuda_mock_calls; ++nanocuda_mock_stream_destroys; return 0; }
 static CUresult count_one(int* n) {
   ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_DEVICES");
@@ -344,6 +347,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuDriverGetVersion")) *fn = (void*)version;
   else if (!strcmp(symbol, "cuDeviceGetAttribute")) *fn = (void*)device_attribute;
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
+  else if (!strcmp(symbol, "cuStreamDestroy")) *fn = (void*)stream_destroy;
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;

@@ -32,7 +32,6 @@
 #include "nanocuda/launch/graph_builder.h"
 #include "nanocuda/launch/graph_topology.h"
 #include "nanocuda/launch/launch_config.h"
-#include "nanocuda/launch/launch_context.h"
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/compile/param_layout.h"
 #include "nanocuda/launch/param_packer.h"

@@ -80,6 +80,18 @@ std::vector<std::string> LinkerOptions::option_names() {
   return names;
 }
 
+namespace {
+
+// What an unknown name is compared with: cuda.core's names and nanocuda's (lto, extra_flags).
+std::vector<std::string> settable_names() {
+  std::vector<std::string> names = LinkerOptions::option_names();
+  names.push_back("lto");
+  names.push_back("extra_flags");
+  return names;
+}
+
+}  // namespace
+
 LinkerOptions& LinkerOptions::set(const std::string& option, OptionValue value) {
   auto text = [&] {
     if (const auto* s = std::get_if<std::string>(&value)) return *s;
@@ -87,11 +99,12 @@ LinkerOptions& LinkerOptions::set(const std::string& option, OptionValue value) 
   };
   if (option == "name") name = text();
   else if (option == "arch") arch = text();
-  else if (option == "link_time_optimization") lto = detail::as_bool(kOwner, option.c_str(), value);
+  else if (option == "link_time_optimization" || option == "lto") lto = detail::as_bool(kOwner, option.c_str(), value);
+  else if (option == "extra_flags") extra_flags = detail::as_words(kOwner, option.c_str(), value);
   else if (option == "debug") debug = detail::as_bool(kOwner, option.c_str(), value);
   else if (option == "lineinfo") lineinfo = detail::as_bool(kOwner, option.c_str(), value);
   else {
-    detail::set_named(kOwner, kNvJitLinkOptions, &option_names, named, option, std::move(value));
+    detail::set_named(kOwner, kNvJitLinkOptions, &settable_names, named, option, std::move(value));
   }
   return *this;
 }

@@ -361,4 +361,17 @@ ObjectCode Program::compile_cxx(CodeType target, const std::vector<std::string>&
       .with_compiler_version(api.version);
 }
 
+std::vector<std::string> backend_flags(const ProgramOptions& options, std::string_view backend,
+                                       std::optional<CodeType> target) {
+  SourceType type = SourceType::cxx;
+  if (backend == "nvrtc" || backend == "NVRTC") type = SourceType::cxx;
+  else if (backend == "nvjitlink" || backend == "nvJitLink") type = SourceType::ptx;
+  else if (backend == "nvvm" || backend == "NVVM") type = SourceType::nvvm;
+  else
+    throw ValueError("nanocuda::backend_flags", "unknown backend '" + std::string(backend) +
+                                                    "': expected 'nvrtc', 'nvjitlink' or 'nvvm'");
+  const CodeType t = target ? *target : type == SourceType::nvvm ? CodeType::ptx : CodeType::cubin;
+  return Program("", type, options).flags(t);
+}
+
 }  // namespace nanocuda

@@ -1,6 +1,7 @@
 // ProgramOptions helpers: code-type names, architecture spelling, and cuda.core's option names.
 #include "nanocuda/compile/program_options.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -72,6 +73,11 @@ constexpr std::array kFieldOptions = {
     "use_fast_math", "define_macro", "include_path", "std", "device_as_default_execution_space",
 };
 
+// nanocuda's own names of the same fields (the C++ member names), also taken by set().
+constexpr std::array kOwnFieldOptions = {
+    "defines", "include_dirs", "fast_math", "max_registers", "default_device", "extra_flags",
+};
+
 constexpr const char* kOwner = "ProgramOptions";
 constexpr int kMaxRegisters = 255;  // registers per thread on every architecture NVRTC targets
 
@@ -133,6 +139,19 @@ std::vector<std::string> ProgramOptions::option_names() {
   return names;
 }
 
+namespace {
+
+// What an unknown name is compared with: nanocuda's field names, then cuda.core's.
+std::vector<std::string> settable_names() {
+  std::vector<std::string> names(kOwnFieldOptions.begin(), kOwnFieldOptions.end());
+  names.insert(names.begin(), {"arch", "std"});
+  for (std::string& n : ProgramOptions::option_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+  return names;
+}
+
+}  // namespace
+
 ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value) {
   auto words = [&] { return detail::as_words(kOwner, option.c_str(), value); };
   auto flag = [&] { return detail::as_bool(kOwner, option.c_str(), value); };
@@ -142,10 +161,12 @@ ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value
   else if (option == "relocatable_device_code") relocatable_device_code = flag();
   else if (option == "debug") debug = flag();
   else if (option == "lineinfo") lineinfo = flag();
-  else if (option == "use_fast_math") fast_math = flag();
-  else if (option == "device_as_default_execution_space") default_device = flag();
+  else if (option == "use_fast_math" || option == "fast_math") fast_math = flag();
+  else if (option == "device_as_default_execution_space" || option == "default_device") default_device = flag();
   else if (option == "max_register_count" || option == "max_registers") max_registers = as_int(option, value);
-  else if (option == "define_macro") defines = words();
+  else if (option == "define_macro" || option == "defines") defines = words();
+  else if (option == "include_dirs") include_dirs = words();
+  else if (option == "extra_flags") extra_flags = words();
   // cuda.core adds no flag for include_path/pre_include=False: neither does nanocuda.
   else if ((option == "include_path" || option == "pre_include") && std::get_if<bool>(&value) &&
            !std::get<bool>(value)) {
@@ -154,7 +175,7 @@ ProgramOptions& ProgramOptions::set(const std::string& option, OptionValue value
   }
   else if (option == "include_path") include_dirs = words();
   else {
-    detail::set_named(kOwner, kNvrtcOptions, &option_names, named, option, std::move(value));
+    detail::set_named(kOwner, kNvrtcOptions, &settable_names, named, option, std::move(value));
   }
   return *this;
 }

@@ -11,6 +11,37 @@ namespace nanocuda {
 
 namespace {
 
+constexpr const char* kKindNames[] = {"device", "host", "host_numa", "host_numa_current"};
+
+}  // namespace
+
+MemoryLocation MemoryLocation::from_name(std::string_view kind, int id, const char* call) {
+  if (kind == "device") return device(id);
+  if (kind == "host") return host();
+  if (kind == "host_numa") return {Kind::host_numa, id};
+  if (kind == "host_numa_current") return {Kind::host_numa_current, 0};
+  throw ValueError(call, "unknown location kind '" + std::string(kind) + "'");
+}
+
+const char* MemoryLocation::kind_name() const noexcept { return kKindNames[static_cast<int>(kind)]; }
+
+CUmem_advise advice_from_name(std::string_view name, const char* call) {
+  static constexpr struct {
+    std::string_view name;
+    CUmem_advise value;
+  } kAdvice[] = {{"set_read_mostly", CU_MEM_ADVISE_SET_READ_MOSTLY},
+                 {"unset_read_mostly", CU_MEM_ADVISE_UNSET_READ_MOSTLY},
+                 {"set_preferred_location", CU_MEM_ADVISE_SET_PREFERRED_LOCATION},
+                 {"unset_preferred_location", CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION},
+                 {"set_accessed_by", CU_MEM_ADVISE_SET_ACCESSED_BY},
+                 {"unset_accessed_by", CU_MEM_ADVISE_UNSET_ACCESSED_BY}};
+  for (const auto& a : kAdvice)
+    if (name == a.name) return a.value;
+  throw ValueError(call, "unknown advice '" + std::string(name) + "'");
+}
+
+namespace {
+
 std::string hex(CUdeviceptr p) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(p));

@@ -104,16 +104,16 @@ GraphBuilder& GraphBuilder::begin_building(Mode mode) {
   State& s = *state_;
   if (s.released) require_building("GraphBuilder::begin_building");  // says it is closed
   if (s.building)
-    throw StateError("Graph builder is already building. GraphBuilder.begin_building: " + describe() +
+    throw StateError("Graph builder is already building. GraphBuilder::begin_building: " + describe() +
                      " is already capturing");
   if (s.built || s.closed)
-    throw StateError("Cannot resume building after building has ended. GraphBuilder.begin_building: " +
+    throw StateError("Cannot resume building after building has ended. GraphBuilder::begin_building: " +
                      describe() + " has finished; make a new builder (a graph is built once)");
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder::begin_building", "builders from split() are already building");
   if (!s.stream.is_owned() && s.stream.raw_handle() == CU_STREAM_LEGACY)
     throw ValueError("GraphBuilder::begin_building", "the legacy default stream cannot be captured; "
-                     "build on a nanocuda.Stream (Device.create_graph_builder() makes one)");
+                     "build on a Stream of its own (Stream::create)");
   CurrentContext guard(s.stream.context());
   if (s.kind == Kind::Body)
     NANOCUDA_CALL(cuStreamBeginCaptureToGraph, [&] { return describe(); }, s.stream.handle(),
@@ -130,13 +130,13 @@ GraphBuilder& GraphBuilder::end_building() {
   if (s.released) require_building("GraphBuilder::end_building");  // says it is closed
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder::end_building", describe() + " came from split(); it ends "
-                     "by GraphBuilder.join(...) with the builder it forked from");
+                     "by GraphBuilder::join(...) with the builder it forked from");
   if (!s.building)
-    throw StateError("Graph builder is not building. GraphBuilder.end_building: " + describe() + " (" +
+    throw StateError("Graph builder is not building. GraphBuilder::end_building: " + describe() + " (" +
                      (s.built ? "end_building() was already called" : "call begin_building() first") + ")");
   if (s.shared->open_forks > 0)
     throw ValueError("GraphBuilder::end_building", std::to_string(s.shared->open_forks) +
-                     " builder(s) from split() are not joined; call GraphBuilder.join(...) first");
+                     " builder(s) from split() are not joined; call GraphBuilder::join(...) first");
   CurrentContext guard(s.stream.context());
   CUgraph graph = nullptr;
   s.building = false;  // the capture ends even when the driver reports an error
@@ -168,13 +168,13 @@ void GraphBuilder::close() {
 Graph GraphBuilder::complete(const GraphCompleteOptions& options) const {
   const State& s = *state_;
   if (s.released || s.closed)
-    throw StateError("Graph builder has been closed. GraphBuilder.complete: " + describe() +
+    throw StateError("Graph builder has been closed. GraphBuilder::complete: " + describe() +
                      (s.released ? " is closed (close() was called)" : " was joined into another builder"));
   if (s.kind != Kind::Primary)
     throw ValueError("GraphBuilder::complete", describe() + " is part of another graph; "
                      "complete the builder it came from");
   if (!s.built)
-    throw StateError("Graph has not finished building. GraphBuilder.complete: " + describe() +
+    throw StateError("Graph has not finished building. GraphBuilder::complete: " + describe() +
                      " is unfinished; call " +
                      (s.building ? "end_building()" : "begin_building(), record work, end_building()") +
                      " first");
@@ -185,7 +185,7 @@ std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
   require_building("GraphBuilder::split");
   if (count < 2)
     throw ValueError("Invalid split count: expecting >= 2, got " + std::to_string(count) +
-                     " (GraphBuilder.split: count must be at least 2)");
+                     " (GraphBuilder::split: count must be at least 2)");
   std::vector<GraphBuilder> out{*this};
   for (std::size_t i = 1; i < count; ++i) {
     Stream fork = Stream::create(state_->shared->device);
@@ -199,7 +199,7 @@ std::vector<GraphBuilder> GraphBuilder::split(std::size_t count) {
 
 GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
   if (builders.size() < 2)
-    throw ValueError("Must join with at least two graph builders (GraphBuilder.join: got " +
+    throw ValueError("Must join with at least two graph builders (GraphBuilder::join: got " +
                      std::to_string(builders.size()) + ")");
   const GraphBuilder* target = &builders[0];
   for (const auto& b : builders)
@@ -256,6 +256,21 @@ bool GraphBuilder::knows_graph(std::uint64_t id) const noexcept {
   for (const Shared* s = state_->shared.get(); s; s = s->parent.get())
     if (s->id == id) return true;
   return false;
+}
+
+void GraphBuilder::require_graph(std::uint64_t id, const char* call) const {
+  if (!knows_graph(id))
+    throw ValueError(call, "this conditional handle belongs to graph #" + std::to_string(id) + ", not to " +
+                     describe() + " (or a graph enclosing it)");
+}
+
+GraphBuilder::Mode GraphBuilder::mode_from_name(std::string_view name, std::string_view shown) {
+  if (name == "relaxed") return Mode::Relaxed;
+  if (name == "thread_local") return Mode::ThreadLocal;
+  if (name == "global") return Mode::Global;
+  // cuda.core's wording first (users match on it).
+  throw ValueError("Unsupported build mode: " + (shown.empty() ? "'" + std::string(name) + "'" : std::string(shown)) +
+                   " (GraphBuilder::begin_building: mode must be 'relaxed', 'thread_local' or 'global')");
 }
 
 std::shared_ptr<void> GraphBuilder::definition_owner() const noexcept { return state_->shared; }

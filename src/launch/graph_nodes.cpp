@@ -43,11 +43,16 @@ void GraphBuilder::keep_alive(std::shared_ptr<void> object) {
   state_->shared->root().keepalive.push_back(std::move(object));
 }
 
-void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count) {
+void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count,
+                          std::optional<std::size_t> dst_bytes) {
   require_building("GraphBuilder::memset");
   if (element_size != 1 && element_size != 2 && element_size != 4)
     throw ValueError("GraphBuilder::memset", "element_size must be 1, 2 or 4, got " +
                      std::to_string(element_size));
+  if (dst_bytes && (count > *dst_bytes || count * element_size > *dst_bytes))
+    throw ValueError("GraphBuilder::memset", std::to_string(count) + " elements of " +
+                     std::to_string(element_size) + " bytes go past the end of the destination (" +
+                     std::to_string(*dst_bytes) + " bytes)");
   if (element_size < 4 && value >> (8 * element_size))
     throw ValueError("GraphBuilder::memset", "value " + std::to_string(value) + " does not fit in " +
                      std::to_string(element_size) + " byte(s)");
@@ -62,8 +67,14 @@ void GraphBuilder::memset(CUdeviceptr dst, unsigned value, unsigned element_size
     NANOCUDA_CALL(cuMemsetD32Async, what, dst, value, count, s);
 }
 
-void GraphBuilder::memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+void GraphBuilder::memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
+                          std::optional<std::size_t> dst_bytes, std::optional<std::size_t> src_bytes) {
   require_building("GraphBuilder::memcpy");
+  if ((dst_bytes && bytes > *dst_bytes) || (src_bytes && bytes > *src_bytes)) {
+    auto size = [](std::optional<std::size_t> n) { return n ? std::to_string(*n) : std::string("?"); };
+    throw ValueError("GraphBuilder::memcpy", "nbytes " + std::to_string(bytes) + " is past the end of dst (" +
+                     size(dst_bytes) + " bytes) or src (" + size(src_bytes) + " bytes)");
+  }
   CurrentContext guard(state_->stream.context());
   NANOCUDA_CALL(cuMemcpyAsync, [&] { return describe(); }, dst, src, bytes, state_->stream.handle());
 }

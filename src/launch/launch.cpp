@@ -4,6 +4,7 @@
 #include <string>
 
 #include "nanocuda/driver/check.h"
+#include "nanocuda/launch/detail/launch_context.h"
 
 namespace nanocuda::detail {
 
@@ -31,8 +32,9 @@ void raise_shared_mem_limit(const Stream& stream, const LaunchConfig& config,
 
 }  // namespace
 
-void launch_packed(const Stream& stream, const LaunchConfig& config, const LaunchTarget& target,
-                   void** params) {
+void launch_packed(CUcontext context, const Stream& stream, const LaunchConfig& config,
+                   const LaunchTarget& target, void** params) {
+  make_launch_context_current(context);
   constexpr std::uint32_t kDefaultLimit = 48 * 1024;
   if (config.shared_mem > kDefaultLimit) [[unlikely]] {
     std::uint32_t unused = kDefaultLimit;

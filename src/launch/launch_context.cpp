@@ -1,5 +1,5 @@
 // Makes a launch's context current: the out-of-line, checked half of the policy.
-#include "nanocuda/launch/launch_context.h"
+#include "nanocuda/launch/detail/launch_context.h"
 
 #include "nanocuda/core/context.h"
 #include "nanocuda/driver/check.h"

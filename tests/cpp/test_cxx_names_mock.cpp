@@ -1,4 +1,5 @@
 // The C++ face speaks C++: core errors name the C++ call (call() and what()), and StreamRef views streams.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,6 +19,16 @@ using nanocuda::Stream;
 using nanocuda::StreamRef;
 
 bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
+
+// cuStreamDestroy calls so far (the mock nanocuda loaded: dlopen of its path gives the same copy).
+unsigned long long stream_destroys() {
+  void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return ~0ull;
+  auto* n = static_cast<unsigned long long*>(dlsym(lib, "nanocuda_mock_stream_destroys"));
+  unsigned long long v = n ? *n : ~0ull;
+  dlclose(lib);
+  return v;
+}
 
 // The call() and what() of the ValueError `f` throws; "(no ValueError)" when it throws none.
 template <class F>
@@ -107,6 +118,34 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   EXPECT_EQ(call, "StreamRef::handle");
   static_assert(!std::is_constructible_v<StreamRef, std::nullptr_t>);
   static_assert(!std::is_constructible_v<StreamRef, int>);
+}
+
+TEST(StreamOwnershipMock, OnlyTheOwnerDestroysTheCUstream) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  const unsigned long long before = stream_destroys();
+  ASSERT_NE(before, ~0ull) << "the mock's counter is not reachable";
+  CUstream raw = nullptr;
+  {
+    Stream owned = Stream::create(Device(0));
+    raw = owned.raw_handle();
+    {
+      Stream moved = std::move(owned);  // ownership travels with the move, nothing is destroyed
+      EXPECT_TRUE(moved.is_owned());
+      Stream viewed = StreamRef(raw, Device(0));  // a foreign view of the same CUstream
+      EXPECT_FALSE(viewed.is_owned());
+      viewed.close();  // closing a borrowed stream never destroys it
+      Stream borrowed = Stream::borrow(raw, 0);
+      EXPECT_FALSE(borrowed.is_owned());
+      owned = moved;  // a second reference to the owner's state
+    }
+    EXPECT_EQ(stream_destroys(), before);  // the view, the borrow and the moved-from copy did not
+  }
+  EXPECT_EQ(stream_destroys(), before + 1);  // the last owner did, once
+  Stream closed = Stream::create(Device(0));
+  closed.close();  // the owner destroys at close(), and not again at the last reference
+  EXPECT_EQ(stream_destroys(), before + 2);
+  { Stream again = closed; }
+  EXPECT_EQ(stream_destroys(), before + 2);
 }
 
 }  // namespace

@@ -120,3 +120,27 @@ def test_keepalives_released_with_the_definition_when_never_cloned(device):
     for _ in range(3):
         gc.collect()
     assert ref() is None
+
+
+def test_the_cores_rules_reach_python_with_python_names(device):
+    # Build mode, memset/memcpy extents and the legacy-stream refusal are the core's rules
+    # (C++ names in C++); Python reads them under its own call names, nothing "::" left over.
+    b = device.create_graph_builder()
+    with pytest.raises(ValueError, match=r"^Unsupported build mode: 'fast' \(GraphBuilder\.begin_building: mode must"):
+        b.begin_building("fast")
+    with pytest.raises(ValueError, match=r"^Unsupported build mode: 3 \(GraphBuilder\.begin_building:"):
+        b.begin_building(3)
+    b.begin_building("thread_local")
+    small = device.allocate(64)
+    with pytest.raises(ValueError, match=r"^GraphBuilder\.memset: 20 elements of 4 bytes go past the end of the "
+                                         r"destination \(64 bytes\)"):
+        b.memset(small, 0, 20, 4)
+    b.memset(small, 0, 16, 4)
+    with pytest.raises(ValueError, match=r"^GraphBuilder\.memcpy: nbytes 65 is past the end of dst \(64 bytes\) "
+                                         r"or src \(64 bytes\)"):
+        b.memcpy(small, small, 65)
+    b.end_building()
+    with pytest.raises(ValueError, match=r"legacy default stream cannot be captured; build on a Stream of its own "
+                                         r"\(Device\.create_stream\)") as e:
+        nanocuda.Stream.legacy(device).create_graph_builder().begin_building()
+    assert "::" not in str(e.value)

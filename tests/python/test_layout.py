@@ -352,3 +352,54 @@ def test_core_messages_name_cpp_calls():
     found = [f"{rel(p)}:{n}: {line.strip()}" for p in files("src", "include")
              for n, line in code_lines(p) if PYTHON_CALL_PREFIX.search(line)]
     assert not found, "a core message names a Python call; spell it Class::member:\n" + "\n".join(found)
+
+
+# --- The raw driver table is internal: no header a C++ user includes reaches it, directly or
+# through another header (a detail/ header included by a public one counts as public), and none
+# names it, so the C++ API is the checked RAII types alone. Internal: headers under a detail/
+# folder and the driver layer's table, checked-call and any-context helpers (src/ and _bench).
+TABLE_HEADER = "nanocuda/driver/driver_api.h"
+INTERNAL_HEADERS = {TABLE_HEADER, "nanocuda/driver/check.h", "nanocuda/core/any_context.h"}
+TABLE_NAMES = r"\bdriver\(\)|\bDriverApi\b|\bg_driver_table\b|\bloaded_driver\(|\bNANOCUDA_CALL\b"
+
+
+def table_exposures(include_root: pathlib.Path) -> list:
+    """'header: how' for each public header under include_root that exposes the driver table."""
+    def reaches(name: str, seen: set) -> bool:
+        if name == TABLE_HEADER:
+            return True
+        if name in seen or not (include_root / name).is_file():
+            return False
+        seen.add(name)
+        return any(reaches(inc, seen) for _, inc in quoted_includes(include_root / name))
+
+    found = []
+    for p in sorted(include_root.rglob("*.h")):
+        name = p.relative_to(include_root).as_posix()
+        if name in INTERNAL_HEADERS or "/detail/" in name:
+            continue
+        if reaches(name, set()):
+            found.append(f"{name}: includes {TABLE_HEADER} (directly or through another header)")
+        found += [f"{name}:{n}: {line.strip()}" for n, line in code_lines(p)
+                  if re.search(TABLE_NAMES, line)]
+    return found
+
+
+def test_no_public_header_exposes_the_driver_table():
+    bad = table_exposures(ROOT / "include")
+    assert not bad, ("public headers never expose the raw driver table (keep its use in src/ or a "
+                     "detail/ header no public header includes):\n" + "\n".join(bad))
+
+
+def test_the_table_check_catches_a_public_header_that_exposes_it(tmp_path):
+    # The check above on a made-up tree: a public header reaching the table through a detail/
+    # header, and one naming driver() in an inline function, are both reported.
+    (tmp_path / "nanocuda/driver").mkdir(parents=True)
+    (tmp_path / "nanocuda/launch/detail").mkdir(parents=True)
+    (tmp_path / TABLE_HEADER).write_text("struct DriverApi {};\n")
+    (tmp_path / "nanocuda/launch/detail/ctx.h").write_text(f'#include "{TABLE_HEADER}"\n')
+    (tmp_path / "nanocuda/launch/ok.h").write_text("// driver() is named only in prose\n")
+    (tmp_path / "nanocuda/launch/leaky.h").write_text('#include "nanocuda/launch/detail/ctx.h"\n')
+    (tmp_path / "nanocuda/launch/inline.h").write_text("inline void f() { detail::driver().x(); }\n")
+    bad = table_exposures(tmp_path)
+    assert [b.split(":")[0] for b in bad] == ["nanocuda/launch/inline.h", "nanocuda/launch/leaky.h"]

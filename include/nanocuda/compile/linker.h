@@ -25,7 +25,8 @@ struct LinkerOptions {
   // Further options by cuda.core's LinkerOptions names (max_register_count, ftz, ...).
   std::vector<NamedOption> named;
 
-  // Sets an option by its cuda.core LinkerOptions name (link_time_optimization sets `lto`).
+  // Sets an option by its cuda.core LinkerOptions name (link_time_optimization sets `lto`)
+  // or a field's own name (lto, extra_flags).
   // Unknown names and values of the wrong kind throw TypeError.
   LinkerOptions& set(const std::string& option, OptionValue value);
   // Every name set() takes, cuda.core's order.

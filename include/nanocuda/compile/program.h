@@ -1,7 +1,9 @@
 // A program compiled at run time: CUDA C++ with NVRTC (cached), PTX with nvJitLink, NVVM IR with libNVVM.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nanocuda/compile/object_code.h"
@@ -60,5 +62,11 @@ class Program {
   [[nodiscard]] ObjectCode compile_nvvm(CodeType target) const;
   [[nodiscard]] std::vector<std::string> nvvm_flags(CodeType target) const;
 };
+
+// The flags `options` compiles with on `backend`, a compiler library by cuda.core's name
+// ("nvrtc", "nvjitlink", "nvvm"; or NVRTC, nvJitLink, NVVM) for `target` (default: cubin,
+// PTX for NVVM). Throws ValueError naming the backends for any other.
+[[nodiscard]] std::vector<std::string> backend_flags(const ProgramOptions& options, std::string_view backend,
+                                                     std::optional<CodeType> target = {});
 
 }  // namespace nanocuda

@@ -54,8 +54,9 @@ struct ProgramOptions {
 
   // Sets an option by its cuda.core ProgramOptions name. Names that are fields above under
   // another name (use_fast_math, max_register_count, define_macro, include_path,
-  // device_as_default_execution_space) set those fields. An unknown name throws TypeError
-  // with the closest known names; a value of the wrong kind throws TypeError.
+  // device_as_default_execution_space) set those fields, as do the fields' own names
+  // (defines, include_dirs, fast_math, ...). An unknown name throws TypeError with the
+  // closest known names; a value of the wrong kind throws TypeError.
   ProgramOptions& set(const std::string& option, OptionValue value);
   // The value a named option was given, or nullptr (fields above are not included).
   [[nodiscard]] const OptionValue* get(const std::string& option) const;

@@ -9,7 +9,7 @@ namespace nanocuda {
 
 namespace detail {
 struct GreenContextState;  // owns a CUgreenCtx (core/green_context.h)
-// Launches leave their stream's context current (launch/launch_context.h). These per-thread
+// Launches leave their stream's context current (launch/detail/launch_context.h). These per-thread
 // notes tell Context::close a green context current only because a launch made it so (which
 // it may swap out: cuda.core's launches leave nothing current) from one the user made current.
 void note_launch_switch(CUcontext before, CUcontext made) noexcept;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nanocuda/core/stream.h"
@@ -21,8 +22,16 @@ struct MemoryLocation {
   [[nodiscard]] static MemoryLocation device(int ordinal) { return {Kind::device, ordinal}; }
   [[nodiscard]] static MemoryLocation host() { return {Kind::host, 0}; }
   [[nodiscard]] std::string describe() const;  // "device 0", "the host", "host NUMA node 1"
+  // The location of kind `kind` ("device", "host", "host_numa", "host_numa_current") at `id`
+  // (ignored by the two without one); throws ValueError naming `call` for another kind.
+  [[nodiscard]] static MemoryLocation from_name(std::string_view kind, int id, const char* call);
+  [[nodiscard]] const char* kind_name() const noexcept;  // the name from_name takes
   bool operator==(const MemoryLocation&) const = default;
 };
+
+// The advice called `name` (set_/unset_ read_mostly, preferred_location, accessed_by);
+// throws ValueError naming `call` for another name.
+[[nodiscard]] CUmem_advise advice_from_name(std::string_view name, const char* call);
 
 // A byte range of managed memory.
 struct ManagedRange {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ class GraphBuilder {
   static GraphBuilder on_stream(const Stream& stream);
 
   GraphBuilder& begin_building(Mode mode = Mode::Relaxed);
+  // The mode called `name` ("relaxed", "thread_local", "global"); any other throws ValueError
+  // showing `shown` (how the caller's language prints the value; default: 'name').
+  [[nodiscard]] static Mode mode_from_name(std::string_view name, std::string_view shown = {});
   GraphBuilder& end_building();
   // Instantiates the built graph; the Graph keeps the definition and callbacks alive.
   [[nodiscard]] Graph complete(const GraphCompleteOptions& options = {}) const;
@@ -57,10 +61,15 @@ class GraphBuilder {
   [[nodiscard]] bool knows_handle(CUgraphConditionalHandle handle) const noexcept;
   // Whether graph `id` (a graph_id()) is this builder's graph or one enclosing it.
   [[nodiscard]] bool knows_graph(std::uint64_t id) const noexcept;
+  // Throws ValueError naming `call` unless knows_graph(id) (a handle made in another graph).
+  void require_graph(std::uint64_t id, const char* call) const;
 
-  // Explicit nodes, added after everything built so far on this builder.
-  void memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count);
-  void memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
+  // Explicit nodes, added after everything built so far on this builder. `dst_bytes` and
+  // `src_bytes`, when known (a Buffer's size), are checked: nothing is written past either end.
+  void memset(CUdeviceptr dst, unsigned value, unsigned element_size, std::size_t count,
+              std::optional<std::size_t> dst_bytes = {});
+  void memcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
+              std::optional<std::size_t> dst_bytes = {}, std::optional<std::size_t> src_bytes = {});
   void host_callback(CUhostFn fn, void* user_data, std::shared_ptr<void> keepalive);
   void record_event(const Event& event);
   void wait_event(const Event& event);

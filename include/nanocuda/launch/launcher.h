@@ -11,7 +11,6 @@
 #include "nanocuda/core/stream.h"
 #include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/launch_config.h"
-#include "nanocuda/launch/launch_context.h"
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/launch/param_packer.h"
 
@@ -120,13 +119,13 @@ class Launcher {
   [[gnu::always_inline]] void launch_with(const Stream& on, void** params) {
     launch_with(context_, on, config_, target_, params);
   }
-  // The one launch function: the context policy, then the checked driver call.
+  // The one launch function: the context policy and the checked driver call, both inside
+  // detail::launch_packed (out of line, so no public header needs the driver table).
   [[gnu::always_inline]] static void launch_with(CUcontext context, const Stream& on,
                                                 const LaunchConfig& config,
                                                 const detail::LaunchTarget& target,
                                                 void** params) {
-    make_launch_context_current(context);
-    detail::launch_packed(on, config, target, params);
+    detail::launch_packed(context, on, config, target, params);
   }
   struct Release {
     bool& busy;

@@ -9,6 +9,7 @@
 #include "launch/launch_state.h"
 #include "nanocuda/core/any_context.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/launch/detail/launch_context.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

@@ -124,15 +124,10 @@ void bind_program(nb::module_& m) {
       .def("named_flags", &ProgramOptions::named_flags, "The NVRTC flags of the cuda.core-named options.")
       .def("as_bytes",
            [](const ProgramOptions& o, const std::string& backend, nb::object target) {
-             SourceType type = backend == "nvrtc" || backend == "NVRTC" ? SourceType::cxx
-                               : backend == "nvjitlink" || backend == "nvJitLink" ? SourceType::ptx
-                               : backend == "nvvm" || backend == "NVVM" ? SourceType::nvvm
-                               : throw ValueError("ProgramOptions.as_bytes: unknown backend '" + backend +
-                                                  "': expected 'nvrtc', 'nvjitlink' or 'nvvm'");
-             CodeType t = target.is_none() ? (type == SourceType::nvvm ? CodeType::ptx : CodeType::cubin)
-                                           : parse_code_type(nb::cast<std::string>(target));
+             std::optional<CodeType> t;
+             if (!target.is_none()) t = parse_code_type(nb::cast<std::string>(target));
              nb::list out;
-             for (const auto& f : Program("", type, o).flags(t)) out.append(nb::bytes(f.data(), f.size()));
+             for (const auto& f : backend_flags(o, backend, t)) out.append(nb::bytes(f.data(), f.size()));
              return out;
            },
            nb::arg("backend") = "nvrtc", nb::arg("target_type") = nb::none(),
@@ -298,20 +293,8 @@ void bind_program(nb::module_& m) {
              new (self) LinkerOptions{};
              for (auto [key, value] : kwargs) {
                if (value.is_none()) continue;
-               std::string k = nb::cast<std::string>(key);
-               if (k == "lto") self->lto = nb::cast<bool>(value);
-               else if (k == "extra_flags") self->extra_flags = words(value);
-               else {
-                 bool known = false;
-                 for (const auto& n : LinkerOptions::option_names()) known = known || n == k;
-                 if (!known) {
-                   auto all = LinkerOptions::option_names();
-                   all.push_back("lto");
-                   all.push_back("extra_flags");
-                   throw_unknown_option("LinkerOptions", k, all);
-                 }
-                 self->set(k, to_option_value("LinkerOptions", k, value));
-               }
+               std::string k = nb::cast<std::string>(key);  // the core's set() knows every name
+               self->set(k, k == "extra_flags" ? OptionValue(words(value)) : to_option_value("LinkerOptions", k, value));
              }
            },
            "Keywords: name, arch, link_time_optimization (or lto), debug, lineinfo, max_register_count, "

@@ -13,15 +13,6 @@ namespace nb = nanobind;
 
 namespace nanocuda::py {
 
-namespace {
-
-// nanocuda's own ProgramOptions keywords (cuda.core's names are ProgramOptions::option_names()).
-const std::vector<std::string> kOwnProgramOptions = {"arch", "std", "defines", "include_dirs", "fast_math",
-                                                     "lineinfo", "debug", "max_registers",
-                                                     "relocatable_device_code", "default_device", "extra_flags"};
-
-}  // namespace
-
 // One folder or flag (str or os.PathLike) or an iterable of them: a str is never split.
 std::vector<std::string> words(const nb::handle& v) {
   if (nb::isinstance<nb::str>(v)) return {nb::cast<std::string>(v)};
@@ -101,27 +92,12 @@ std::vector<std::string> source_pairs(const nb::handle& v) {
   return out;
 }
 
+// Python conversion only: the core's ProgramOptions::set knows every name and checks each value.
 void set_program_option_unchecked(ProgramOptions& o, const std::string& key, const nb::handle& value) {
-  if (key == "defines") o.defines = macros(value);
-  else if (key == "include_dirs") o.include_dirs = words(value);
-  else if (key == "extra_flags") o.extra_flags = words(value);
-  else if (key == "fast_math") o.fast_math = nb::cast<bool>(value);
-  else if (key == "default_device") o.default_device = nb::cast<bool>(value);
-  else if (key == "max_registers") o.set(key, to_option_value("ProgramOptions", key, value));
-  else if (key == "define_macro") o.defines = macros(value);
+  if (key == "defines" || key == "define_macro") o.set(key, macros(value));
+  else if (key == "include_dirs" || key == "extra_flags") o.set(key, words(value));
   else if (key == "extra_sources") o.set(key, source_pairs(value));
-  else {
-    bool known = false;
-    for (const auto& n : ProgramOptions::option_names()) known = known || n == key;
-    for (const auto& n : kOwnProgramOptions) known = known || n == key;
-    if (!known) {
-      std::vector<std::string> all = kOwnProgramOptions;
-      for (const auto& n : ProgramOptions::option_names())
-        if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
-      throw_unknown_option("ProgramOptions", key, all);
-    }
-    o.set(key, to_option_value("ProgramOptions", key, value));
-  }
+  else o.set(key, to_option_value("ProgramOptions", key, value));
 }
 
 }  // namespace

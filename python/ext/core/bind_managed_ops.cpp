@@ -18,19 +18,12 @@ namespace nanocuda::py {
 namespace {
 
 MemoryLocation location_arg(nb::handle pair, const char* call) {
-  auto kind = nb::cast<std::string>(pair[0]);
-  int id = nb::cast<int>(pair[1]);
-  if (kind == "device") return MemoryLocation::device(id);
-  if (kind == "host") return MemoryLocation::host();
-  if (kind == "host_numa") return {MemoryLocation::Kind::host_numa, id};
-  if (kind == "host_numa_current") return {MemoryLocation::Kind::host_numa_current, 0};
-  throw nb::value_error((std::string(call) + ": unknown location kind '" + kind + "'").c_str());
+  return MemoryLocation::from_name(nb::cast<std::string>(pair[0]), nb::cast<int>(pair[1]), call);
 }
 
 nb::object location_out(const std::optional<MemoryLocation>& loc) {
   if (!loc) return nb::none();
-  static const char* names[] = {"device", "host", "host_numa", "host_numa_current"};
-  return nb::make_tuple(names[static_cast<int>(loc->kind)], loc->id);
+  return nb::make_tuple(loc->kind_name(), loc->id);
 }
 
 ManagedRange range_of(nb::handle buffer, const char* call) {
@@ -54,21 +47,6 @@ std::vector<MemoryLocation> locations_of(nb::handle locations, const char* call)
   std::vector<MemoryLocation> out;
   for (nb::handle l : locations) out.push_back(location_arg(l, call));
   return out;
-}
-
-CUmem_advise advice_arg(const std::string& name, const char* call) {
-  static const struct {
-    const char* name;
-    CUmem_advise value;
-  } table[] = {{"set_read_mostly", CU_MEM_ADVISE_SET_READ_MOSTLY},
-               {"unset_read_mostly", CU_MEM_ADVISE_UNSET_READ_MOSTLY},
-               {"set_preferred_location", CU_MEM_ADVISE_SET_PREFERRED_LOCATION},
-               {"unset_preferred_location", CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION},
-               {"set_accessed_by", CU_MEM_ADVISE_SET_ACCESSED_BY},
-               {"unset_accessed_by", CU_MEM_ADVISE_UNSET_ACCESSED_BY}};
-  for (const auto& a : table)
-    if (name == a.name) return a.value;
-  throw nb::value_error((std::string(call) + ": unknown advice '" + name + "'").c_str());
 }
 
 // Set once at import (nanocuda._managed_buffer); a type object lives as long as the module.
@@ -121,7 +99,7 @@ void bind_managed_ops(nb::module_& m) {
            check_managed(r.ptr, call);
            std::optional<MemoryLocation> loc;
            if (!location.is_none()) loc = location_arg(location, call);
-           advise(r, advice_arg(advice, call), loc, call);
+           advise(r, advice_from_name(advice, call), loc, call);
          },
          nb::arg("buffer"), nb::arg("advice"), nb::arg("location").none(), nb::arg("call"),
          "cuMemAdvise on a Buffer's range by advice name.");

@@ -81,6 +81,7 @@ constexpr Rename kRenames[] = {
     {"ResourceDesc::from_pitch2d", "ResourceDescriptor.from_pitch2d"},
     {"TextureObject::TextureObject", "Device.create_texture_object"},
     {"SurfaceObject::SurfaceObject", "Device.create_surface_object"},
+    {"nanocuda::backend_flags", "ProgramOptions.as_bytes"},  // ext22: compile option rules in the core
 };
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

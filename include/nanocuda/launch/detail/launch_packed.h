@@ -22,12 +22,13 @@ struct LaunchTarget {
   std::uint32_t* shared_mem_limit = nullptr;  // the opt-in limit already set (cache)
 };
 
-// Launches `target.function` with `params` (cuLaunchKernel's void** array) on `stream`.
-// Raises the kernel's dynamic-shared-memory limit first when config.shared_mem exceeds
-// the limit already set (48 KB by default). Clusters, cooperative launch and PDL go
-// through cuLaunchKernelEx. The stream's context must be current (Launcher ensures it).
-void launch_packed(const Stream& stream, const LaunchConfig& config, const LaunchTarget& target,
-                   void** params);
+// Launches `target.function` with `params` (cuLaunchKernel's void** array) on `stream`,
+// after making `context` (the stream's) current if it is not: the one place the context
+// policy is applied (detail/launch_context.h). Raises the kernel's dynamic-shared-memory
+// limit first when config.shared_mem exceeds the limit already set (48 KB by default).
+// Clusters, cooperative launch and PDL go through cuLaunchKernelEx.
+void launch_packed(CUcontext context, const Stream& stream, const LaunchConfig& config,
+                   const LaunchTarget& target, void** params);
 
 [[noreturn]] void throw_typed_mismatch(std::string_view kernel, std::size_t index,
                                        std::size_t expected, std::size_t given);
