@@ -49,6 +49,7 @@ def workload(kind: str, pairs: int, native: str) -> None:
     import nanocuda
 
     dev = nanocuda.Device(0)
+    dev.set_current()  # as the bench's thread has it (its C++ side makes the context current)
     stream = nanocuda.Stream(device=dev)
     mr = dev.memory_resource
     if kind == "cpp":
@@ -86,7 +87,9 @@ def per_pair(mock: str, kind: str, calls: int = CALLS, native: str = "") -> tupl
 def measure(mock: str, native: str, kind: str, pairs: int) -> tuple[int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0")
+        # NANOCUDA_MOCK_CTX_STACK: the current context stays set, as on a GPU (the fixed answer
+        # of the default mock made every checked call switch contexts twice).
+        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0", NANOCUDA_MOCK_CTX_STACK="1")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                         "--compress-strings=no", "--compress-pos=no",
                         sys.executable, os.path.abspath(__file__), "--workload", kind, str(pairs), native],

@@ -21,7 +21,7 @@ std::string export_ipc_event(const Event& event) {
   if (!event.is_interprocess())
     // A RuntimeError with cuda.core's words ("not IPC-enabled"): the event is fine, only not shareable.
     throw std::runtime_error("nanocuda::export_ipc_event: " + event.describe() +
-                             " is not IPC-enabled (not interprocess); create it with Event.create_ipc()");
+                             " is not IPC-enabled (not interprocess); create it with nanocuda::create_ipc_event()");
   CUipcEventHandle handle{};
   CUevent h = event.checked_handle("nanocuda::export_ipc_event");
   if (event.is_imported()) return event.imported_handle();  // as opened: one descriptor per event

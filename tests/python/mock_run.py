@@ -5,16 +5,28 @@ import subprocess
 import sys
 import textwrap
 
+# Defined in every snippet run_on_mock runs: raises(fn, kind, *texts) calls fn, asserts it raised
+# `kind` with every one of `texts` in its message, and returns the exception.
+RAISES = """def raises(fn, kind, *texts):
+    try:
+        fn()
+    except kind as e:
+        for t in texts:
+            assert t in str(e), (t, str(e))
+        return e
+    raise AssertionError(f"{fn} did not raise {kind.__name__}")
+"""
+
 
 def run_on_mock(mock_libcuda: str, code: str, *, prelude: str = "", version: str | None = None,
                 no_leaks: bool = False, **env: str) -> str:
-    """Runs `prelude + dedent(code)` in a child process (so the mock is the only driver it sees) and
+    """Runs `RAISES + prelude + dedent(code)` in a child process (so the mock is the only driver it sees) and
     asserts it exited cleanly having printed "ok"; returns its stdout. `version` is the CUDA version
     the mock reports ("12.4", ...); `no_leaks` also asserts nanobind reported no leaked instances."""
     env = dict(os.environ, NANOCUDA_LIBCUDA=mock_libcuda, **env)
     if version is not None:
         env["NANOCUDA_MOCK_DRIVER_VERSION"] = version
-    out = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", RAISES + prelude + textwrap.dedent(code)], capture_output=True,
                          text=True, env=env, timeout=120, cwd="/tmp")
     assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
     if no_leaks:

@@ -16,15 +16,6 @@ PRELUDE = """
     import re
     import nanocuda
     from nanocuda import Device, TensorMap
-
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            for t in texts:
-                assert t in str(e), (t, str(e))
-            return e
-        raise AssertionError(f"{fn} did not raise {kind.__name__}")
 """
 
 

@@ -12,15 +12,6 @@ PRELUDE = """
     import nanocuda
     from nanocuda import ContextOptions, Device, SMResourceOptions
 
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            for t in texts:
-                assert t in str(e), (t, str(e))
-            return e
-        raise AssertionError(f"{fn} did not raise {kind.__name__}")
-
     d = Device(0)
     d.set_current()
     src = 'extern "C" __global__ void k(const float* a, float* b, float* c, int n) {}'

@@ -123,14 +123,6 @@ def test_event_close_and_options_on_mock(mock_libcuda):
         import nanocuda
         from nanocuda import Device, EventOptions
 
-        def raises(fn, kind, *texts):
-            try:
-                fn()
-            except kind as e:
-                assert all(t in str(e) for t in texts), str(e)
-            else:
-                raise AssertionError("no error from " + repr(fn))
-
         dev = Device()
         assert Device.get_all_devices() == (dev,) and Device.get_all_devices()[0] is dev
         s = dev.create_stream()
@@ -143,7 +135,8 @@ def test_event_close_and_options_on_mock(mock_libcuda):
         raises(lambda: dev.create_event({"timing_enabled": True, "enable_timing": False}), ValueError,
                "Device.create_event", "timing_enabled and its older name enable_timing different values")
         raises(lambda: dev.create_event({"timing": True}), ValueError, "unknown option 'timing'")
-        raises(lambda: e.ipc_descriptor, RuntimeError, "is not IPC-enabled")
+        err = raises(lambda: e.ipc_descriptor, RuntimeError, "is not IPC-enabled", "Event.create_ipc()")
+        assert "::" not in str(err), err  # the core's C++ names respelled in Python's
 
         s.record(e)
         e.close()
@@ -180,14 +173,6 @@ def test_event_close_and_options_on_mock(mock_libcuda):
 def test_graph_builder_and_graph_close_on_mock(mock_libcuda):
     run_on_mock(mock_libcuda, """
         from nanocuda import Device
-
-        def raises(fn, kind, *texts):
-            try:
-                fn()
-            except kind as e:
-                assert all(t in str(e) for t in texts), str(e)
-            else:
-                raise AssertionError("no error from " + repr(fn))
 
         dev = Device()
         b = dev.create_graph_builder()

@@ -84,15 +84,6 @@ PRELUDE = """
     from nanocuda import (Buffer, Device, PinnedMemoryResource, PinnedMemoryResourceOptions,
                           DeviceMemoryResourceOptions, Stream)
 
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            for t in texts:
-                assert t in str(e), (t, str(e))
-            return
-        raise AssertionError(f"{fn} did not raise {kind.__name__}")
-
     class Handle:  # what cuda.bindings' CUdeviceptr/CUstream look like: int() gives the handle
         def __init__(self, v):
             self.v = v

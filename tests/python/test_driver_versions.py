@@ -22,14 +22,6 @@ def run_on_mock(mock_libcuda, version, code, **env):
 PRELUDE = """
     import nanocuda
     from nanocuda import DriverTooOldError
-
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            assert all(t in str(e) for t in texts), str(e)
-            return e
-        raise AssertionError("no error from " + repr(fn))
 """
 
 

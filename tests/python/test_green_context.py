@@ -17,15 +17,6 @@ PRELUDE = """
     import nanocuda
     from nanocuda import ContextOptions, Device, SMResourceOptions, StreamOptions
 
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            for t in texts:
-                assert t in str(e), (t, str(e))
-            return
-        raise AssertionError(f"{fn} did not raise {kind.__name__}")
-
     d = Device(0)
     d.set_current()
     sm = d.resources.sm

@@ -305,6 +305,14 @@ def test_a_closed_pool_waits_for_its_open_buffers(mock_libcuda, tmp_path):
         assert pinned.is_closed and read().count("destroy") == 2, read()  # the same rule for pinned pools
         pb.close()
         assert read()[-4:] == ["free", "7f0000000000", "destroy", "1200"], read()  # a HOST pool (mock: 0x1200)
+        cur = nanocuda.Device(0).memory_resource  # the device's current pool: never destroyed,
+        assert "current pool" in repr(cur), repr(cur)  # so its Buffers are not counted
+        held = cur.allocate(64)
+        cur.close()
+        assert not cur.is_closed, cur
+        held.close()
+        cur.allocate(64).close()
+        assert read().count("free") == 5 and read().count("destroy") == 3, read()
         os.environ.pop("NANOCUDA_MOCK_TRACE")
     """)
 

@@ -95,6 +95,30 @@ class CallsSuper(MemoryResource):
 
 
 @on_mock
+def test_buffers_keep_their_resource_whoever_made_it(dev):
+    # allocate takes the owner of a resource wrapped from C++ (Device.memory_resource) with
+    # shared_from_this, and makes one for a resource made in Python when it has none.
+    import gc
+
+    cur = dev.memory_resource
+    bufs = [cur.allocate(64) for _ in range(3)]
+    del cur
+    gc.collect()
+    assert all(b.memory_resource is dev.memory_resource for b in bufs)
+    for b in bufs:
+        b.close()
+    own = DeviceMemoryResource(dev, nanocuda.DeviceMemoryResourceOptions())
+    for _ in range(3):  # no Buffer open between pairs: a new owner each time
+        own.allocate(64).close()
+    b = own.allocate(64)
+    del own
+    gc.collect()
+    assert not b.memory_resource.is_closed and b.handle  # the Buffer keeps its resource alive
+    b.close()
+    assert b.is_closed
+
+
+@on_mock
 def test_python_resource_needs_no_super_init(dev):
     mr = HostOnly()
     b = mr.allocate(64)

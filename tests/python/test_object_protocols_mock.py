@@ -20,15 +20,6 @@ PRELUDE = """
     import nanocuda
     from nanocuda import Buffer, Device, Kernel, LaunchConfig, MemoryResource, ObjectCode, Stream
 
-    def raises(fn, kind, *texts):
-        try:
-            fn()
-        except kind as e:
-            for t in texts:
-                assert t in str(e), (t, str(e))
-            return
-        raise AssertionError(f"{fn} did not raise {kind.__name__}")
-
     d = Device(0)
     d.set_current()
 """

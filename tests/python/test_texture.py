@@ -29,14 +29,6 @@ def run_on_mock(mock_libcuda, code):
         from nanocuda.texture import *
         from nanocuda.typing import ArrayFormatType, AddressModeType
 
-        def raises(fn, kind, *texts):
-            try:
-                fn()
-            except kind as e:
-                assert all(t in str(e) for t in texts), str(e)
-                return e
-            raise AssertionError(f"no {kind.__name__} from {fn}")
-
         d = Device(0)
         s = d.create_stream()
     """)

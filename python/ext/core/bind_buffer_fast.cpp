@@ -4,6 +4,7 @@
 #include <nanobind/stl/shared_ptr.h>
 
 #include <array>
+#include <memory>
 #include <type_traits>
 
 #include "bindings.h"
@@ -137,6 +138,18 @@ nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb
   return new_buffer(std::move(mr), n, s);
 }
 
+// The owner of a resource nanobind wrapped from a C++ shared_ptr (Device.memory_resource: its
+// instance keeps that shared_ptr for life, so shared_from_this() finds it), with one atomic
+// increment; weak_from_this().lock() took three (the weak_ptr copy, the lock, its release).
+// Null if there is none after all (a resource wrapped by reference).
+std::shared_ptr<MemoryResource> existing_owner(MemoryResource* raw) noexcept {
+  try {
+    return raw->shared_from_this();
+  } catch (const std::bad_weak_ptr&) {
+    return nullptr;
+  }
+}
+
 // allocate(size, stream=None) and Buffer.close(stream=None) are METH_FASTCALL methods:
 // `bench memory` pairs them around two driver calls of a few hundred ns, and nanobind's
 // generic dispatch (keyword matching, an argument vector, overload resolution) was a large
@@ -151,12 +164,14 @@ NANOCUDA_FASTCALL_BODY PyObject* resource_allocate(PyObject* self, PyObject* con
   std::array<PyObject*, 2> a;
   g_allocate_signature.match(args, PyVectorcall_NARGS(nargsf), kwnames, a);
   if (!a[0]) g_allocate_signature.missing(0);
-  if (!nb::inst_ready(self)) throw nb::type_error("MemoryResource.allocate: the resource is not initialized");
-  // The resource's existing owner when there is one (always for Device.memory_resource,
-  // while any of its Buffers lives for one made in Python); else what nanobind's shared_ptr
-  // caster makes (an owner holding a reference to self), without its type lookup.
+  auto [ready, made_in_python] = nb::inst_state(self);  // destruct: the instance owns the resource
+  if (!ready) throw nb::type_error("MemoryResource.allocate: the resource is not initialized");
   auto* raw = static_cast<MemoryResource*>(nb::inst_ptr<T>(self));
-  std::shared_ptr<MemoryResource> mr = raw->weak_from_this().lock();
+  std::shared_ptr<MemoryResource> mr = made_in_python ? nullptr : existing_owner(raw);
+  // The resource's existing owner when there is one (while any of its Buffers lives, for one
+  // made in Python); else what nanobind's shared_ptr caster makes (an owner holding a
+  // reference to self), without its type lookup.
+  if (!mr) mr = raw->weak_from_this().lock();
   if (!mr) mr = nb::detail::shared_from_python(raw, self);
   nb::object out = allocate_from(std::move(mr), nb::handle(a[0]), a[1] ? nb::handle(a[1]) : nb::none());
   // cuda.core: a managed resource's buffers are ManagedBuffers (a Python subclass of Buffer).

@@ -52,6 +52,7 @@ constexpr Rename kRenames[] = {
     {"PinnedMemoryResource::import_buffer", "Buffer.from_ipc_descriptor"},
     {"MemoryResource::import_buffer", "Buffer.from_ipc_descriptor"},
     {"nanocuda::export_ipc_event", "Event.get_ipc_descriptor"},
+    {"nanocuda::create_ipc_event", "Event.create_ipc"},
     {"nanocuda::import_ipc_event", "Event.from_ipc_descriptor"},
     {"IpcBufferDescriptor::from_bytes", "IPCBufferDescriptor.from_bytes"},
     {"GraphBuilder::switch_", "GraphBuilder.switch"},
