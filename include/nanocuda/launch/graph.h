@@ -55,7 +55,17 @@ class Graph {
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
+  // The driver copies the bytes; no heap allocation, and no context switch when the graph's
+  // context is already current. The node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
+  // The kernel_nodes() index of definition node `node`; throws ValueError naming `call` when
+  // it is not a kernel node of this graph (a node of another definition, or a non-kernel node).
+  [[nodiscard]] std::size_t kernel_index(CUgraphNode node, const char* call) const;
+  // Gives kernel node `index` a new function and launch shape as well (`params.func`, grid,
+  // block, shared memory; `params.kernelParams` packed against `layout`). Later
+  // set_kernel_params calls keep them; `name` is the kernel's, for errors.
+  void set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, ParamLayout layout,
+                       std::string name);
 
   // Makes the instantiated graph run `source` instead (cuGraphExecUpdate): same topology,
   // new parameters. On failure raises ValueError naming the node that prevents it; the

@@ -45,6 +45,14 @@ struct PyGraph {
   }
 };
 
+// New arguments for kernel node `index` of `graph` (g's): packed and checked as a launch's,
+// then Graph::set_kernel_params. Graph.update(i, *args) and graph[node].update(args=) call it.
+void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n);
+
+// Installs the METH_FASTCALL update() of nanocuda.graph.ExecutableKernelNode (graph[node] views),
+// through _internal.install_exec_kernel_update.
+void bind_graph_exec_node(nanobind::module_& m);
+
 // A host-node function and its data (the returned pointer) that call the Python callable `fn`
 // with the GIL; an exception it raises is reported by the next checked call.
 std::shared_ptr<void> make_py_callback(nanobind::handle fn, CUhostFn* run);
