@@ -135,9 +135,7 @@ bool Graph::node_enabled(CUgraphNode node) const {
 
 void Graph::set_kernel_params(std::size_t index, void** params) {
   (void)kernel_nodes();
-  if (index >= kernels_.size()) [[unlikely]]
-    throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
-                     std::to_string(kernels_.size()) + ")");
+  if (index >= kernels_.size()) [[unlikely]] throw_no_kernel_node(index);
   CUDA_KERNEL_NODE_PARAMS p = kernels_[index].params;
   p.kernelParams = params;
   p.extra = nullptr;
@@ -148,6 +146,11 @@ void Graph::set_kernel_params(std::size_t index, void** params) {
                 [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" +
                              kernels_[index].name + "')"; },
                 exec_.get(), kernels_[index].node, &p);
+}
+
+void Graph::throw_no_kernel_node(std::size_t index) const {
+  throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
+                   std::to_string(kernels_.size()) + ")");
 }
 
 std::size_t Graph::kernel_index(CUgraphNode node, const char* call) const {
@@ -163,9 +166,7 @@ std::size_t Graph::kernel_index(CUgraphNode node, const char* call) const {
 void Graph::set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, ParamLayout layout,
                             std::string name) {
   (void)kernel_nodes();
-  if (index >= kernels_.size())
-    throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
-                     std::to_string(kernels_.size()) + ")");
+  if (index >= kernels_.size()) throw_no_kernel_node(index);
   CUDA_KERNEL_NODE_PARAMS p = params;
   p.extra = nullptr;
   CurrentContext guard(*context_);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/compile/param_layout.h"
 #include "nanocuda/core/stream.h"
@@ -58,6 +59,17 @@ class Graph {
   // The driver copies the bytes; no heap allocation, and no context switch when the graph's
   // context is already current. The node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
+  // Typed new arguments for kernel node `index`, checked (count and every size) against its
+  // layout as a typed launch's are: graph.update_kernel(0, d_out, n). No heap allocation.
+  template <class... Args>
+  void update_kernel(std::size_t index, const Args&... args) {
+    const auto& kernels = kernel_nodes();
+    if (index >= kernels.size()) [[unlikely]] throw_no_kernel_node(index);
+    const GraphKernelNode& k = kernels[index];
+    detail::check_typed_args<Args...>(detail::LaunchTarget{nullptr, k.name, &k.layout, nullptr});
+    void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    set_kernel_params(index, params);
+  }
   // The kernel_nodes() index of definition node `node`; throws ValueError naming `call` when
   // it is not a kernel node of this graph (a node of another definition, or a non-kernel node).
   [[nodiscard]] std::size_t kernel_index(CUgraphNode node, const char* call) const;
@@ -91,6 +103,7 @@ class Graph {
  private:
   Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
+  [[noreturn]] void throw_no_kernel_node(std::size_t index) const;  // ValueError: no such index
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
