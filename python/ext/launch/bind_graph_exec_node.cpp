@@ -86,25 +86,27 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
   PyObject* node = slot(self, g_view.node);
   if (!exec || Py_TYPE(exec) != g_view.graph_type || !node || !PyObject_TypeCheck(node, g_view.node_type))
     return call_slow(self, args, nargsf, kwnames);
-  PyObject* definition = slot(node, g_view.graph);
   PyObject* handle = slot(node, g_view.handle);
-  if (slot(node, g_view.valid) != Py_True || !definition || !PyObject_TypeCheck(definition, g_view.definition_type) ||
-      !handle || !PyLong_CheckExact(handle))
-    return call_slow(self, args, nargsf, kwnames);
-  PyObject* core = slot(definition, g_view.core);
   PyGraph& pg = *nb::inst_ptr<PyGraph>(exec);
-  if (!core || Py_TYPE(core) != g_view.core_type || !nb::inst_ptr<GraphDefinition>(core)->is_valid() || !pg.graph)
-    return call_slow(self, args, nargsf, kwnames);  // raises: destroyed node or graph, closed Graph
+  if (slot(node, g_view.valid) != Py_True || !handle || !PyLong_CheckExact(handle) || !pg.graph)
+    return call_slow(self, args, nargsf, kwnames);  // raises: destroyed node, closed Graph
   Graph& graph = *pg.graph;
   auto target = static_cast<CUgraphNode>(PyLong_AsVoidPtr(handle));
   if (!target && PyErr_Occurred()) return nullptr;
   // The node's index in graph.kernel_nodes(), cached in the view (checked: an update from
-  // another definition may have renumbered them).
+  // another definition may have renumbered them). Kernel nodes of a Graph are top-level nodes
+  // of the definition it keeps alive, so a cache hit needs no check of the definition (a
+  // mutex and a map lookup); a miss checks it as the Python update did.
   std::size_t index = 0;
   PyObject* cached = slot(self, g_view.index);
   const auto& kernels = graph.kernel_nodes();
   if (cached && PyLong_CheckExact(cached)) index = PyLong_AsSize_t(cached);
   if (!cached || index >= kernels.size() || kernels[index].node != target) [[unlikely]] {
+    PyObject* definition = slot(node, g_view.graph);
+    PyObject* core = definition && PyObject_TypeCheck(definition, g_view.definition_type)
+                         ? slot(definition, g_view.core) : nullptr;
+    if (!core || Py_TYPE(core) != g_view.core_type || !nb::inst_ptr<GraphDefinition>(core)->is_valid())
+      return call_slow(self, args, nargsf, kwnames);  // raises: the node's graph was destroyed
     index = graph.kernel_index(target, kCall);
     PyObject* fresh = PyLong_FromSize_t(index);
     if (!fresh) return nullptr;
