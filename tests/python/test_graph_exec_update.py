@@ -70,9 +70,13 @@ def test_bad_calls_raise_what_the_python_update_raised(mock_libcuda):
 
 def test_closed_graph_and_destroyed_node(mock_libcuda):
     check(mock_libcuda, """
-        v0, v1 = views[0], views[1]
+        v0, v1, v2 = views
+        for v in views:
+            v.update(args=(a, b, c, 4))                # each view has its index cached now
         nodes[1].destroy()
         raises(ValueError, "KernelNode: the node was destroyed", lambda: v1.update(args=(a, b, c, 4)))
+        v2.update(args=(a, b, c, 4))                   # the others look their node up again, and work
+        assert v2._index == 2
         graph.close()
         raises(ValueError, "the graph is closed (close() was called)", lambda: v0.update(args=(a, b, c, 4)))
         raises(ValueError, "the graph is closed", lambda: v0.update(config=cfg, args=(a, b, c, 4)))

@@ -212,6 +212,7 @@ void bind_graph(nb::module_& m) {
       .def("close", [](PyGraph& g) {
              if (g.capturing) throw nb::value_error("Graph.close: the graph is capturing; leave the with-block first");
              g.slots.clear();
+             ++g.epoch;
              g.graph.reset();  // destroys the executable graph (its definition goes with its last owner)
              g.closed = true;
            }, "Destroy the executable graph now (safe to call twice); later uses raise ValueError.")

@@ -26,7 +26,8 @@ constexpr const char* kCall = "ExecutableKernelNode.update";
 // install time from the classes' member descriptors, and the Python update() that handles
 // everything but the hot case (errors of closed graphs and destroyed nodes are raised there).
 struct ViewLayout {
-  Py_ssize_t exec = 0, node = 0, index = 0;   // ExecutableKernelNode: _exec, _node, _index
+  Py_ssize_t exec = 0, node = 0, index = 0;   // ExecutableKernelNode: _exec, _node, _index,
+  Py_ssize_t stamp = 0;                         // _stamp
   Py_ssize_t graph = 0, handle = 0, valid = 0;  // GraphNode: _graph, _handle, _valid
   Py_ssize_t core = 0;                          // GraphDefinition: _core
   PyTypeObject* node_type = nullptr;            // GraphNode
@@ -39,6 +40,16 @@ struct ViewLayout {
   PyObject* kernel_name = nullptr;
 };
 ViewLayout g_view;
+
+// Bumped whenever a definition node is destroyed (GraphNode.destroy): every view's cached index
+// then expires, so a destroyed node is seen (its _valid) before the driver is given its handle.
+std::uint64_t g_node_epoch = 0;
+
+// What a view's cached index is valid for: its Graph's epoch and the node epoch. Small for the
+// common case (one instantiation, nothing destroyed): a cached small int, no allocation.
+long long stamp_of(const PyGraph& pg) {
+  return static_cast<long long>(pg.epoch) | static_cast<long long>(g_node_epoch << 24);
+}
 
 Py_ssize_t slot_offset(nb::handle cls, const char* name) {
   nb::object d = cls.attr(name);
@@ -86,22 +97,29 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
   PyObject* node = slot(self, g_view.node);
   if (!exec || Py_TYPE(exec) != g_view.graph_type || !node || !PyObject_TypeCheck(node, g_view.node_type))
     return call_slow(self, args, nargsf, kwnames);
-  PyObject* handle = slot(node, g_view.handle);
   PyGraph& pg = *nb::inst_ptr<PyGraph>(exec);
-  if (slot(node, g_view.valid) != Py_True || !handle || !PyLong_CheckExact(handle) || !pg.graph)
-    return call_slow(self, args, nargsf, kwnames);  // raises: destroyed node, closed Graph
+  if (!pg.graph) return call_slow(self, args, nargsf, kwnames);  // raises: closed Graph
   Graph& graph = *pg.graph;
-  auto target = static_cast<CUgraphNode>(PyLong_AsVoidPtr(handle));
-  if (!target && PyErr_Occurred()) return nullptr;
-  // The node's index in graph.kernel_nodes(), cached in the view (checked: an update from
-  // another definition may have renumbered them). Kernel nodes of a Graph are top-level nodes
-  // of the definition it keeps alive, so a cache hit needs no check of the definition (a
-  // mutex and a map lookup); a miss checks it as the Python update did.
-  std::size_t index = 0;
+  // The node's index in graph.kernel_nodes(), cached in the view with the stamp it is valid
+  // for: a hit reads only the view (not the node, its handle or its definition: on a GPU
+  // machine each is a likely cache miss in a loop over many nodes). The Graph's kernel-node
+  // order is fixed for its life (a whole-graph update keeps the handles in place).
   PyObject* cached = slot(self, g_view.index);
+  PyObject* stamp = slot(self, g_view.stamp);
   const auto& kernels = graph.kernel_nodes();
-  if (cached && PyLong_CheckExact(cached)) index = PyLong_AsSize_t(cached);
-  if (!cached || index >= kernels.size() || kernels[index].node != target) [[unlikely]] {
+  std::size_t index = 0;
+  bool hit = cached && stamp && PyLong_CheckExact(cached) && PyLong_CheckExact(stamp) &&
+             PyLong_AsLongLong(stamp) == stamp_of(pg);
+  if (hit) {
+    index = PyLong_AsSize_t(cached);
+    hit = index < kernels.size();
+  }
+  if (!hit) [[unlikely]] {
+    PyObject* handle = slot(node, g_view.handle);
+    if (slot(node, g_view.valid) != Py_True || !handle || !PyLong_CheckExact(handle))
+      return call_slow(self, args, nargsf, kwnames);  // raises: destroyed node
+    auto target = static_cast<CUgraphNode>(PyLong_AsVoidPtr(handle));
+    if (!target && PyErr_Occurred()) return nullptr;
     PyObject* definition = slot(node, g_view.graph);
     PyObject* core = definition && PyObject_TypeCheck(definition, g_view.definition_type)
                          ? slot(definition, g_view.core) : nullptr;
@@ -109,9 +127,16 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
       return call_slow(self, args, nargsf, kwnames);  // raises: the node's graph was destroyed
     index = graph.kernel_index(target, kCall);
     PyObject* fresh = PyLong_FromSize_t(index);
-    if (!fresh) return nullptr;
+    PyObject* fresh_stamp = PyLong_FromLongLong(stamp_of(pg));
+    if (!fresh || !fresh_stamp) {
+      Py_XDECREF(fresh);
+      Py_XDECREF(fresh_stamp);
+      return nullptr;
+    }
     PyObject*& at = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_view.index);
+    PyObject*& at_stamp = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_view.stamp);
     Py_XSETREF(at, fresh);
+    Py_XSETREF(at_stamp, fresh_stamp);
   }
   if (PyTuple_CheckExact(values)) {
     update_kernel_args(pg, graph, index, &PyTuple_GET_ITEM(values, 0),
@@ -179,6 +204,7 @@ void bind_graph_exec_node(nb::module_& m) {
     g_view.exec = slot_offset(view, "_exec");
     g_view.node = slot_offset(view, "_node");
     g_view.index = slot_offset(view, "_index");
+    g_view.stamp = slot_offset(view, "_stamp");
     g_view.graph = slot_offset(node, "_graph");
     g_view.handle = slot_offset(node, "_handle");
     g_view.valid = slot_offset(node, "_valid");
@@ -197,6 +223,8 @@ void bind_graph_exec_node(nb::module_& m) {
   }, nb::arg("view"), nb::arg("node"), nb::arg("definition"),
   "Makes `view` (ExecutableKernelNode).update a C method reading the __slots__ of `view`, "
   "`node` (GraphNode) and `definition` (GraphDefinition).");
+  internal.def("graph_nodes_destroyed", [] { ++g_node_epoch; },
+               "A definition node was destroyed: graph[node] views look their node up again.");
   internal.def("graph_exec_update_args", &exec_update_args, nb::arg("graph"), nb::arg("node"), nb::arg("args"),
                "Give kernel node `node` of executable `graph` new arguments (its kernel and configuration stay).");
   internal.def("graph_exec_set_kernel", &exec_set_kernel, nb::arg("graph"), nb::arg("node"),

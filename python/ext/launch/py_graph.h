@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ struct PyGraph {
   std::optional<Stream> stream;  // the captured stream; the default for launch()
   bool capturing = false;
   bool closed = false;  // close() called (and no capture since)
+  std::uint32_t epoch = 0;  // bumped when `graph` is replaced: graph[node] views' cached indexes expire
   std::vector<std::vector<ArgSlot>> slots;  // per kernel node, for update()
 
   Graph& ready(const char* where) {
@@ -34,6 +36,7 @@ struct PyGraph {
     slots.clear();
     graph.emplace(std::move(g));
     closed = false;
+    ++epoch;
   }
   ArgSlot* slots_for(std::size_t index) {
     const auto& nodes = graph->kernel_nodes();

@@ -77,7 +77,7 @@ class _Switchable(ExecutableGraphNode):
 class ExecutableKernelNode(_Switchable):
     """A kernel node of an executable Graph."""
 
-    __slots__ = ("_index",)  # the node's kernel-node index in the Graph, cached by update()
+    __slots__ = ("_index", "_stamp")  # the node's kernel-node index in the Graph, cached by update()
 
     def update(self, *, config=None, kernel=None, args=None) -> None:
         """New configuration, kernel and arguments for this Graph's launches (args checked as a launch's).
