@@ -95,8 +95,7 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
     return call_slow(self, args, nargsf, kwnames);
   PyObject* exec = slot(self, g_view.exec);
   PyObject* node = slot(self, g_view.node);
-  if (!exec || Py_TYPE(exec) != g_view.graph_type || !node || !PyObject_TypeCheck(node, g_view.node_type))
-    return call_slow(self, args, nargsf, kwnames);
+  if (!exec || Py_TYPE(exec) != g_view.graph_type || !node) return call_slow(self, args, nargsf, kwnames);
   PyGraph& pg = *nb::inst_ptr<PyGraph>(exec);
   if (!pg.graph) return call_slow(self, args, nargsf, kwnames);  // raises: closed Graph
   Graph& graph = *pg.graph;
@@ -115,6 +114,7 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
     hit = index < kernels.size();
   }
   if (!hit) [[unlikely]] {
+    if (!PyObject_TypeCheck(node, g_view.node_type)) return call_slow(self, args, nargsf, kwnames);
     PyObject* handle = slot(node, g_view.handle);
     if (slot(node, g_view.valid) != Py_True || !handle || !PyLong_CheckExact(handle))
       return call_slow(self, args, nargsf, kwnames);  // raises: destroyed node
