@@ -41,6 +41,9 @@ def test_update_is_the_c_method_and_takes_tuples_lists_and_iterables(mock_libcud
             v.update(config=None, kernel=None, args=(a, b, c, 4))
         assert [v._index for v in views] == [0, 1, 2]  # each view cached its kernel-node index
         graph.update(2, a, b, c, 5)                  # the captured-style update shares the packer
+        views[1]._index, views[1]._stamp = -1, 2**70    # a cache spoiled by hand: looked up again
+        views[1].update(args=(a, b, c, 4))
+        assert views[1]._index == 1
         print("ok")
     """)
 

@@ -113,6 +113,7 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
     index = PyLong_AsSize_t(cached);
     hit = index < kernels.size();
   }
+  if (!hit && PyErr_Occurred()) [[unlikely]] PyErr_Clear();  // _index/_stamp set to odd ints by hand
   if (!hit) [[unlikely]] {
     if (!PyObject_TypeCheck(node, g_view.node_type)) return call_slow(self, args, nargsf, kwnames);
     PyObject* handle = slot(node, g_view.handle);
