@@ -5,7 +5,7 @@ callgrind, counted as tools/launch_instructions.py counts them: for before/after
     cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
     python3 tools/hot_path_instructions.py /tmp/libcuda_mock.so [PATH...]
 
-PATHs (default: all): launcher, launch, graph_update, tiled, tiled_from_pointer,
+PATHs (default: all): launcher, launch, graph_update, node_update, tiled, tiled_from_pointer,
 allocate_close.
 
 Each figure is the difference between a run with CALLS calls of one path and a run with
@@ -33,9 +33,11 @@ def workload(name: str, calls: int) -> None:
     stream = nanocuda.Stream.legacy(device)
     run = k.bind(cfg, stream=stream)
     a, b, c = 0x7F0000001000, 0x7F0000002000, 0x7F0000003000
-    builder = device.create_graph_builder().begin_building()
-    nanocuda.launch(builder, cfg, k, a, b, c, 4)
-    graph = builder.end_building().complete()
+    from nanocuda.graph import GraphDefinition
+
+    one = GraphDefinition()  # built explicitly: the mock's captured graphs have no nodes
+    one.launch(cfg, k, a, b, c, 4)
+    graph = one.instantiate()
     mr = device.memory_resource
     tile = nanocuda.Buffer(4 * 64 * 64, stream=stream, dtype="float32", shape=(64, 64))
     tiled, from_pointer = nanocuda.TensorMap.tiled, nanocuda.TensorMap.tiled_from_pointer
@@ -43,10 +45,12 @@ def workload(name: str, calls: int) -> None:
         "launcher": lambda: run(a, b, c, 4),
         "launch": lambda: nanocuda.launch(stream, cfg, k, a, b, c, 4),
         "graph_update": lambda: graph.update(0, a, b, c, 4),
+        "node_update": lambda: node_view.update(args=node_args),
         "tiled": lambda: tiled(tile, (16, 16)),
         "tiled_from_pointer": lambda: from_pointer(a, "float32", (64, 64), box=(16, 16)),
         "allocate_close": lambda: mr.allocate(1024, stream=stream).close(stream),
     }
+    node_view, node_args = graph[next(iter(one.nodes()))], (a, b, c, 4)  # graph[node], fetched once
     for call in paths.values():
         call()  # the first calls decide each slot's argument kind, fill caches
     call = paths.get(name, lambda: None)
@@ -70,6 +74,7 @@ LABELS = {
     "launcher": "Launcher call, 4 args",
     "launch": "launch(), 4 args",
     "graph_update": "Graph.update(0, 4 args)",
+    "node_update": "graph[node].update(args=4)",
     "tiled": "TensorMap.tiled(Buffer)",
     "tiled_from_pointer": "TensorMap.tiled_from_pointer",
     "allocate_close": "allocate() + close()",

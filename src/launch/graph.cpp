@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "nanocuda/driver/check.h"
+#include "nanocuda/launch/launch_context.h"
 #include "nanocuda/launch/graph_topology.h"
 
 namespace nanocuda {
@@ -134,17 +135,49 @@ bool Graph::node_enabled(CUgraphNode node) const {
 
 void Graph::set_kernel_params(std::size_t index, void** params) {
   (void)kernel_nodes();
-  if (index >= kernels_.size())
-    throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
-                     std::to_string(kernels_.size()) + ")");
+  if (index >= kernels_.size()) [[unlikely]] throw_no_kernel_node(index);
   CUDA_KERNEL_NODE_PARAMS p = kernels_[index].params;
   p.kernelParams = params;
   p.extra = nullptr;
-  CurrentContext guard(*context_);
+  // The launch paths' policy (a per-node hot call, as a launch is): one cuCtxGetCurrent when
+  // the graph's context is current, else made current and left so.
+  make_launch_context_current(context_->handle());
   NANOCUDA_CALL(cuGraphExecKernelNodeSetParams,
                 [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" +
                              kernels_[index].name + "')"; },
                 exec_.get(), kernels_[index].node, &p);
+}
+
+void Graph::throw_no_kernel_node(std::size_t index) const {
+  throw ValueError(describe() + ": no kernel node " + std::to_string(index) + " (the graph has " +
+                   std::to_string(kernels_.size()) + ")");
+}
+
+std::size_t Graph::kernel_index(CUgraphNode node, const char* call) const {
+  const auto& kernels = kernel_nodes();
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    if (kernels[i].node == node) return i;
+  char text[64];
+  std::snprintf(text, sizeof text, "node %p", static_cast<void*>(node));
+  throw ValueError(call, std::string(text) + " is not a kernel node of " + describe() +
+                             " (a node of another graph definition, or not a kernel node)");
+}
+
+void Graph::set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, ParamLayout layout,
+                            std::string name) {
+  (void)kernel_nodes();
+  if (index >= kernels_.size()) throw_no_kernel_node(index);
+  CUDA_KERNEL_NODE_PARAMS p = params;
+  p.extra = nullptr;
+  CurrentContext guard(*context_);
+  NANOCUDA_CALL(cuGraphExecKernelNodeSetParams,
+                [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" + name + "')"; },
+                exec_.get(), kernels_[index].node, &p);
+  GraphKernelNode& k = kernels_[index];
+  k.params = p;
+  k.params.kernelParams = nullptr;  // the caller's storage: not kept
+  k.layout = std::move(layout);
+  k.name = std::move(name);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nanocuda/driver/unique_handle.h"
+#include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/compile/param_layout.h"
 #include "nanocuda/core/stream.h"
@@ -55,7 +56,28 @@ class Graph {
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
+  // The driver copies the bytes; no heap allocation, and no context switch when the graph's
+  // context is already current. The node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
+  // Typed new arguments for kernel node `index`, checked (count and every size) against its
+  // layout as a typed launch's are: graph.update_kernel(0, d_out, n). No heap allocation.
+  template <class... Args>
+  void update_kernel(std::size_t index, const Args&... args) {
+    const auto& kernels = kernel_nodes();
+    if (index >= kernels.size()) [[unlikely]] throw_no_kernel_node(index);
+    const GraphKernelNode& k = kernels[index];
+    detail::check_typed_args<Args...>(detail::LaunchTarget{nullptr, k.name, &k.layout, nullptr});
+    void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    set_kernel_params(index, params);
+  }
+  // The kernel_nodes() index of definition node `node`; throws ValueError naming `call` when
+  // it is not a kernel node of this graph (a node of another definition, or a non-kernel node).
+  [[nodiscard]] std::size_t kernel_index(CUgraphNode node, const char* call) const;
+  // Gives kernel node `index` a new function and launch shape as well (`params.func`, grid,
+  // block, shared memory; `params.kernelParams` packed against `layout`). Later
+  // set_kernel_params calls keep them; `name` is the kernel's, for errors.
+  void set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, ParamLayout layout,
+                       std::string name);
 
   // Makes the instantiated graph run `source` instead (cuGraphExecUpdate): same topology,
   // new parameters. On failure raises ValueError naming the node that prevents it; the
@@ -81,6 +103,7 @@ class Graph {
  private:
   Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
+  [[noreturn]] void throw_no_kernel_node(std::size_t index) const;  // ValueError: no such index
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;

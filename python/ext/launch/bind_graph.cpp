@@ -22,6 +22,35 @@ namespace nb = nanobind;
 
 namespace nanocuda::py {
 
+// Packs `args` against kernel node `index`'s layout (as a launch does, with the node's cached
+// argument-kind slots) into stack storage, then Graph::set_kernel_params: no heap allocation
+// for up to 512 bytes / 63 parameters.
+namespace {
+[[gnu::always_inline]] inline void pack_and_set(PyGraph& g, Graph& graph, const GraphKernelNode& node,
+                                                std::size_t index, PyObject* const* args, std::size_t n) {
+  alignas(16) unsigned char small[512];
+  void* small_ptrs[64];
+  std::vector<unsigned char> big;
+  std::vector<void*> big_ptrs;
+  unsigned char* aligned = small;
+  void** ptrs = small_ptrs;
+  if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) [[unlikely]] {
+    big.resize(node.layout.total_size() + 16);
+    big_ptrs.resize(node.layout.count() + 1);
+    aligned = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
+    ptrs = big_ptrs.data();
+  }
+  ParamPacker packer(node.layout, node.name, aligned, ptrs);
+  pack_args(packer, args, n, graph.device().ordinal(), g.slots_for(index));
+  graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
+}
+}  // namespace
+
+void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n) {
+  pack_and_set(g, graph, graph.kernel_nodes()[index], index, args, n);
+}
+
 namespace {
 
 PyTypeObject* g_stream_type = nullptr;
@@ -71,8 +100,7 @@ void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
   g.set(std::move(*g.graph));
 }
 
-// update(index, *args): packs `args` against the node's layout (as a launch does) and calls
-// cuGraphExecKernelNodeSetParams. Stack storage for the common case.
+// update(index, *args): the index checked, then update_kernel_args (shared with graph[node].update).
 void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* args, std::size_t n) {
   Py_ssize_t at = PyLong_AsSsize_t(target);
   if (at == -1 && PyErr_Occurred()) {
@@ -85,24 +113,7 @@ void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* ar
                            nb::cast<std::string>(nb::repr(nb::handle(target))) + " (the graph has " +
                            std::to_string(nodes.size()) + ")").c_str());
   }
-  auto index = static_cast<std::size_t>(at);
-  const GraphKernelNode& node = nodes[index];
-  alignas(16) unsigned char small[512];
-  void* small_ptrs[64];
-  std::vector<unsigned char> big;
-  std::vector<void*> big_ptrs;
-  unsigned char* aligned = small;
-  void** ptrs = small_ptrs;
-  if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) [[unlikely]] {
-    big.resize(node.layout.total_size() + 16);
-    big_ptrs.resize(node.layout.count() + 1);
-    aligned = reinterpret_cast<unsigned char*>(
-        (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
-    ptrs = big_ptrs.data();
-  }
-  ParamPacker packer(node.layout, node.name, aligned, ptrs);
-  pack_args(packer, args, n, graph.device().ordinal(), g.slots_for(index));
-  graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
+  pack_and_set(g, graph, nodes[static_cast<std::size_t>(at)], static_cast<std::size_t>(at), args, n);
 }
 
 // Graph.update is a METH_FASTCALL method: updating the nodes of a graph is a loop of these
@@ -201,6 +212,7 @@ void bind_graph(nb::module_& m) {
       .def("close", [](PyGraph& g) {
              if (g.capturing) throw nb::value_error("Graph.close: the graph is capturing; leave the with-block first");
              g.slots.clear();
+             ++g.epoch;
              g.graph.reset();  // destroys the executable graph (its definition goes with its last owner)
              g.closed = true;
            }, "Destroy the executable graph now (safe to call twice); later uses raise ValueError.")
@@ -225,6 +237,7 @@ void bind_graph(nb::module_& m) {
 
   bind_graph_builder(m);
   bind_graph_definition(m);
+  bind_graph_exec_node(m);
 }
 
 }  // namespace nanocuda::py

@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ struct PyGraph {
   std::optional<Stream> stream;  // the captured stream; the default for launch()
   bool capturing = false;
   bool closed = false;  // close() called (and no capture since)
+  std::uint32_t epoch = 0;  // bumped when `graph` is replaced: graph[node] views' cached indexes expire
   std::vector<std::vector<ArgSlot>> slots;  // per kernel node, for update()
 
   Graph& ready(const char* where) {
@@ -34,6 +36,7 @@ struct PyGraph {
     slots.clear();
     graph.emplace(std::move(g));
     closed = false;
+    ++epoch;
   }
   ArgSlot* slots_for(std::size_t index) {
     const auto& nodes = graph->kernel_nodes();
@@ -44,6 +47,14 @@ struct PyGraph {
     return slots[index].data();
   }
 };
+
+// New arguments for kernel node `index` of `graph` (g's): packed and checked as a launch's,
+// then Graph::set_kernel_params. Graph.update(i, *args) and graph[node].update(args=) call it.
+void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n);
+
+// Installs the METH_FASTCALL update() of nanocuda.graph.ExecutableKernelNode (graph[node] views),
+// through _internal.install_exec_kernel_update.
+void bind_graph_exec_node(nanobind::module_& m);
 
 // A host-node function and its data (the returned pointer) that call the Python callable `fn`
 // with the GIL; an exception it raises is reported by the next checked call.

@@ -77,14 +77,23 @@ class _Switchable(ExecutableGraphNode):
 class ExecutableKernelNode(_Switchable):
     """A kernel node of an executable Graph."""
 
-    __slots__ = ()
+    __slots__ = ("_index", "_stamp")  # the node's kernel-node index in the Graph, cached by update()
 
     def update(self, *, config=None, kernel=None, args=None) -> None:
-        """New configuration, kernel and arguments for this Graph's launches (args checked as a launch's)."""
+        """New configuration, kernel and arguments for this Graph's launches (args checked as a launch's).
+        Replaced at import by a C method (python/ext/launch/bind_graph_exec_node.cpp) that does
+        args-only updates itself and calls _update for the rest."""
+        self._update(config=config, kernel=kernel, args=args)
+
+    def _update(self, *, config=None, kernel=None, args=None) -> None:
         n = self._node
         if args is None:
             raise ValueError("ExecutableKernelNode.update: args are required (args=() for none)")
-        self._core().set_kernel(n._checked(), config or n.config, kernel or n.kernel, tuple(args), self._exec)
+        handle = n._checked()
+        if config is None and kernel is None:  # the node keeps its kernel and configuration here
+            _internal.graph_exec_update_args(self._exec, handle, tuple(args))
+            return
+        _internal.graph_exec_set_kernel(self._exec, handle, config or n.config, kernel or n.kernel, tuple(args))
 
 
 class ExecutableMemsetNode(_Switchable):
@@ -158,6 +167,13 @@ class ExecutableChildGraphNode(ExecutableGraphNode):
         """Run a copy of `child` (same shape as the embedded graph) on this Graph's launches."""
         self._node._graph._set_child(self._node, child, self._exec)
 
+
+from ._graph_definition import GraphDefinition  # noqa: E402
+
+# Python's own errors from _update (a positional argument, an unknown keyword) name update().
+ExecutableKernelNode._update.__name__ = "update"
+ExecutableKernelNode._update.__qualname__ = "ExecutableKernelNode.update"
+_internal.install_exec_kernel_update(ExecutableKernelNode, GraphNode, GraphDefinition)
 
 _VIEW_OF = {
     KernelNode: ExecutableKernelNode, MemsetNode: ExecutableMemsetNode, MemcpyNode: ExecutableMemcpyNode,

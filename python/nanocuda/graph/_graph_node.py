@@ -6,6 +6,7 @@ import enum
 import weakref
 from collections.abc import Iterable
 
+from .._nanocuda import _internal
 from ._adjacency_set_proxy import AdjacencySetProxy
 
 __all__ = [
@@ -118,6 +119,7 @@ class GraphNode:
             return
         gone = self._graph._core.destroy_node(self._handle)  # a refusal (CudaError) leaves it valid
         self._valid = False
+        _internal.graph_nodes_destroyed()  # graph[node] views' cached node indexes expire
         for h in gone:  # what they were built with goes with them (callbacks, kernels, bodies)
             self._graph._tree.extras.pop(h, None)
         if _node_registry.get(self._handle) is self:
