@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "nanocuda/driver/check.h"
-#include "nanocuda/launch/launch_context.h"
+#include "nanocuda/launch/detail/launch_context.h"
 #include "nanocuda/launch/graph_topology.h"
 
 namespace nanocuda {
