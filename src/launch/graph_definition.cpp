@@ -21,7 +21,7 @@ GraphDefinition GraphDefinition::create(const Device& device) {
   auto state = std::make_shared<State>(device);
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphCreate, "GraphDefinition", &g, 0u);
-  state->owned.reset(g);
+  state->owned = std::shared_ptr<void>(g, [](void* h) { detail::destroy_graph(static_cast<CUgraph>(h)); });
   return GraphDefinition(std::move(state), g);
 }
 
@@ -392,7 +392,7 @@ const GraphNodeRecord* GraphDefinition::record(CUgraphNode node) const {
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
   require_alive("GraphDefinition::instantiate");
-  return Graph::instantiate(graph_, state_, state_->device, options);
+  return Graph::instantiate(graph_, state_, state_->device, options, state_->owned);
 }
 
 void GraphDefinition::debug_dot_print(const std::string& path,

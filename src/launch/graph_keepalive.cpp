@@ -1,5 +1,8 @@
 // A node's attachments carried by a CUDA user object, so graph clones and executables keep them too.
+#include <algorithm>
 #include <atomic>
+#include <functional>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -63,13 +66,30 @@ void GraphDefinition::release_dropped() noexcept {
 void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node) {
   auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, object);
   if (CUuserObject obj = pin_to_graph(graph_, pins)) {
-    if (!node) return;  // the graph's own: goes with the graph (and its clones, executables)
     std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->pins.emplace(node, State::Pin{graph_, obj});
+    if (node)
+      state_->pins.emplace(node, State::Pin{graph_, obj});
+    else  // the graph's own: goes with the graph (and its clones, executables)
+      state_->graph_pins.push_back(State::Pin{graph_, obj});
     return;
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->kept.push_back(std::move(object));
+}
+
+void GraphDefinition::keep_alive_once(const void* key, const std::function<std::shared_ptr<void>()>& make) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!state_->kept_once.emplace(graph_, key).second) return;
+  }
+  keep_alive(make());
+}
+
+GraphDefinition::State::~State() {
+  // Only Graphs updated away from the root hold it now; a root going with us drops its holds itself.
+  if (!owned || owned.use_count() == 1) return;
+  for (const auto& [node, pin] : pins) unpin_from_graph(pin.graph, pin.object);
+  for (const Pin& pin : graph_pins) unpin_from_graph(pin.graph, pin.object);
 }
 
 namespace {
@@ -127,9 +147,11 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
     for (const auto& [g, owner] : state_->owner_of)
       if (owner.first == node && state_->alive(g)) owned.push_back(g);
   }
+  std::vector<CUgraph> dead;  // destroyed with the node: the driver dropped their holds
   while (!owned.empty()) {
     CUgraph g = owned.back();
     owned.pop_back();
+    dead.push_back(g);
     std::size_t n = 0;
     if (detail::driver().cuGraphGetNodes(g, nullptr, &n) != CUDA_SUCCESS) continue;
     std::vector<CUgraphNode> inner(n);
@@ -150,6 +172,12 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
   for (CUgraphNode m : gone) {
     state_->pins.erase(m);
     state_->member_of.erase(m);
+  }
+  auto& gp = state_->graph_pins;
+  for (CUgraph g : dead) {
+    gp.erase(std::remove_if(gp.begin(), gp.end(), [g](const State::Pin& p) { return p.graph == g; }), gp.end());
+    for (auto it = state_->kept_once.begin(); it != state_->kept_once.end();)
+      it = it->first == g ? state_->kept_once.erase(it) : std::next(it);
   }
   for (const auto& [g, owner] : state_->owner_of)
     if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it

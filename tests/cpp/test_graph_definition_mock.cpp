@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,42 @@ TEST(GraphDefinitionMock, ClosingABuilderReleasesWhatTheDriverDropped) {
   EXPECT_FALSE(held.expired());  // queued: the driver's thread may not release it
   nanocuda::GraphBuilder::create(Device(0)).close();
   EXPECT_TRUE(held.expired());
+}
+
+TEST(GraphDefinitionMock, KeepAliveOnceHoldsOneObjectPerKeyAndGraph) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  GraphDefinition g = GraphDefinition::create(Device(0));
+  int key = 0, made = 0;
+  auto held = std::make_shared<int>(1);
+  std::weak_ptr<int> weak = held;
+  for (int i = 0; i < 3; ++i) g.keep_alive_once(&key, [&] { ++made; return std::shared_ptr<void>(held); });
+  EXPECT_EQ(made, 1);
+  held.reset();
+  {
+    GraphDefinition dropped = std::move(g);
+  }
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(weak.expired());
+}
+
+TEST(GraphDefinitionMock, UpdateFromADefinitionDropsTheOldOnesAttachments) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  std::weak_ptr<int> old_held, new_held;
+  std::optional<nanocuda::Graph> exec;
+  {
+    GraphDefinition old_def = GraphDefinition::create(Device(0));
+    GraphDefinition new_def = GraphDefinition::create(Device(0));
+    old_held = held_by_callback(old_def);
+    new_held = held_by_callback(new_def);
+    exec.emplace(old_def.instantiate());
+    exec->update(new_def.handle(), new_def.owner());
+  }
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(old_held.expired());  // the executable keeps the old graph's handle, not its holds
+  EXPECT_FALSE(new_held.expired());
+  exec.reset();
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(new_held.expired());
 }
 
 // Last: the holds the driver dropped with the graphs above are freed here (in Python a hook

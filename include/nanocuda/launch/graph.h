@@ -38,9 +38,12 @@ class Graph {
   // Ends the capture and instantiates the graph.
   static Graph end_capture(const Stream& stream);
   // Instantiates `graph`; `owner` keeps the definition (and anything it needs, such as
-  // host-callback data) alive for the Graph's lifetime.
+  // host-callback data) alive for the Graph's lifetime. `handle_owner`, when given, keeps
+  // only the graph's handle alive: after an update() it replaces `owner`, so what the old
+  // definition's nodes hold can go with it (the executable holds the new source's).
   static Graph instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
-                           const GraphCompleteOptions& options = {});
+                           const GraphCompleteOptions& options = {},
+                           std::shared_ptr<void> handle_owner = nullptr);
 
   // Replays the graph on `stream`.
   void launch(const Stream& stream) const;
@@ -83,6 +86,7 @@ class Graph {
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
+  std::shared_ptr<void> handle_owner_;         // the definition's handle only (see instantiate)
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;

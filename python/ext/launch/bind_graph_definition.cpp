@@ -180,9 +180,14 @@ void bind_graph_definition(nb::module_& m) {
            }, nb::arg("deps"), "Add an empty node after `deps`; returns its handle.")
       .def("add_kernel", [](GraphDefinition& g, const std::vector<std::uintptr_t>& deps,
                             const LaunchConfig& config, const Kernel& kernel, nb::tuple args) {
-             return kernel_node(g, deps_of(deps), config, kernel, args, nullptr);
+             std::uintptr_t node = kernel_node(g, deps_of(deps), config, kernel, args, nullptr);
+             // The graph keeps the kernel (its library) alive: one hold per kernel, not per node.
+             nb::object py = nb::find(kernel);
+             g.keep_alive_once(py.ptr(), [&py] { return hold_py(py); });
+             return node;
            }, nb::arg("deps"), nb::arg("config"), nb::arg("kernel"), nb::arg("args"),
-           "Add a kernel node; `args` are packed and checked as a launch's are.")
+           "Add a kernel node; `args` are packed and checked as a launch's are. The graph keeps "
+           "`kernel` alive (once, however many nodes run it).")
       .def("set_kernel", [](GraphDefinition& g, std::uintptr_t node, const LaunchConfig& config,
                             const Kernel& kernel, nb::tuple args, nb::handle graph) {
              kernel_node(g, {}, config, kernel, args, node_of(node), exec_of(graph));
