@@ -81,6 +81,7 @@ CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, co
   GraphNodeRecord& r = state_->records[node];
   r.type = params.type;
   r.params = params;
+  if (params.type == CU_GRAPH_NODE_TYPE_KERNEL) r.params.kernel.kernelParams = nullptr;  // the caller's storage
   return node;
 }
 
@@ -109,10 +110,7 @@ CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& co
   p.kernel.blockDimZ = config.block.z;
   p.kernel.sharedMemBytes = config.shared_mem;
   p.kernel.kernelParams = args;
-  CUgraphNode node = add(p, deps, "GraphDefinition::add_kernel");
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->records[node].params.kernel.kernelParams = nullptr;  // the caller's storage
-  return node;
+  return add(p, deps, "GraphDefinition::add_kernel");
 }
 
 CUgraphNode GraphDefinition::add_memset(const Deps& deps, CUdeviceptr dst, unsigned value,

@@ -80,7 +80,9 @@ void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node)
 void GraphDefinition::keep_alive_once(const void* key, const std::function<std::shared_ptr<void>()>& make) {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (!state_->kept_once.emplace(graph_, key).second) return;
+    const std::pair<CUgraph, const void*> entry{graph_, key};
+    if (state_->kept_once.count(entry)) return;  // the usual case: no node allocated to learn it
+    state_->kept_once.insert(entry);
   }
   keep_alive(make());
 }
