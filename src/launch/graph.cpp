@@ -164,6 +164,9 @@ const char* update_result_text(CUgraphExecUpdateResult r) {
 }  // namespace
 
 void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
+  if (!owner)
+    throw ValueError("Graph::update", "the source's definition is no longer held (a Graph updated "
+                     "from another definition since); update from that definition instead");
   CurrentContext guard(*context_);
   CUgraphExecUpdateResultInfo info{};
   CUresult rc = detail::driver().cuGraphExecUpdate(exec_.get(), source, &info);
@@ -181,7 +184,10 @@ void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
   // what its nodes hold: the executable now holds the source's attachments (the driver swaps
   // the user-object references). Of the sources only the last two are kept: a launch of the
   // one before may still be running its host callbacks.
-  if (handle_owner_) owners_.front() = std::move(handle_owner_);
+  if (handle_owner_) {
+    owners_.front() = std::move(handle_owner_);
+    definition_released_ = true;
+  }
   if (owners_.size() >= 3) owners_.erase(owners_.begin() + 1);
   owners_.push_back(std::move(owner));
   if (!kernels_read_) read_kernel_nodes(graph_, false);  // the original handles first

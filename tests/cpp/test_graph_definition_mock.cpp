@@ -201,6 +201,9 @@ TEST(GraphDefinitionMock, UpdateFromADefinitionDropsTheOldOnesAttachments) {
   GraphDefinition::release_dropped();
   EXPECT_TRUE(old_held.expired());  // the executable keeps the old graph's handle, not its holds
   EXPECT_FALSE(new_held.expired());
+  EXPECT_EQ(exec->definition_owner(), nullptr);  // no source for another update: refused
+  nanocuda::Graph other = GraphDefinition::create(Device(0)).instantiate();
+  EXPECT_THROW(other.update(exec->definition(), exec->definition_owner()), nanocuda::ValueError);
   exec.reset();
   GraphDefinition::release_dropped();
   EXPECT_TRUE(new_held.expired());

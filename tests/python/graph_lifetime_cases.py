@@ -224,3 +224,16 @@ def test_update_from_a_definition_releases_the_old_attachments():
         graph.update(d)
     del d
     assert eventually(lambda: ref_new() is None)
+
+
+def test_a_graph_updated_away_from_its_definition_is_no_update_source():
+    first, second = GraphDefinition(), GraphDefinition()
+    first.callback(Held())
+    second.callback(Held())
+    graph = first.instantiate()
+    graph.update(second)
+    other = second.instantiate()
+    # graph's original definition's attachments may be gone: refused, not run
+    with pytest.raises(ValueError, match="Graph.update: the source's definition is no longer held"):
+        other.update(graph)
+    other.update(first.instantiate())  # a Graph still holding its definition is fine

@@ -77,7 +77,11 @@ class Graph {
   [[nodiscard]] CUgraphExec exec_handle() const noexcept { return exec_.get(); }
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   // What keeps the definition alive: give it to another Graph's update() with definition().
-  [[nodiscard]] const std::shared_ptr<void>& definition_owner() const noexcept { return owners_.front(); }
+  // nullptr once this Graph was updated from another definition (what the original's nodes
+  // held may be gone; update() refuses it).
+  [[nodiscard]] std::shared_ptr<void> definition_owner() const noexcept {
+    return definition_released_ ? nullptr : owners_.front();
+  }
 
   [[nodiscard]] std::string describe() const;
 
@@ -87,6 +91,7 @@ class Graph {
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   std::shared_ptr<void> handle_owner_;         // the definition's handle only (see instantiate)
+  bool definition_released_ = false;           // owners_.front() is handle_owner_ now
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;
