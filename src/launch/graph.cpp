@@ -50,7 +50,7 @@ Graph Graph::end_capture(const Stream& stream) {
 }
 
 Graph Graph::instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
-                         const GraphCompleteOptions& options, std::shared_ptr<void> handle_owner) {
+                         const GraphCompleteOptions& options) {
   unsigned long long flags = options.flags();
   CurrentContext guard(*device.context());
   CUgraphExec exec = nullptr;
@@ -58,7 +58,6 @@ Graph Graph::instantiate(CUgraph graph, std::shared_ptr<void> owner, const Devic
                 [&] { return "graph " + GraphTopology::read(graph).to_string(); }, &exec, graph,
                 flags);
   Graph g(graph, std::move(owner), exec, device);
-  g.handle_owner_ = std::move(handle_owner);
   if (options.upload_stream) g.upload(*options.upload_stream);
   return g;
 }
@@ -164,9 +163,6 @@ const char* update_result_text(CUgraphExecUpdateResult r) {
 }  // namespace
 
 void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
-  if (!owner)
-    throw ValueError("Graph::update", "the source's definition is no longer held (a Graph updated "
-                     "from another definition since); update from that definition instead");
   CurrentContext guard(*context_);
   CUgraphExecUpdateResultInfo info{};
   CUresult rc = detail::driver().cuGraphExecUpdate(exec_.get(), source, &info);
@@ -180,14 +176,8 @@ void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
                      mine.to_string() + "; new graph: " + theirs.to_string() + ")");
   }
   detail::check(rc, "cuGraphExecUpdate", [&] { return describe(); });
-  // The original definition's graph stays (topology, per-node handles) but, where it can, not
-  // what its nodes hold: the executable now holds the source's attachments (the driver swaps
-  // the user-object references). Of the sources only the last two are kept: a launch of the
-  // one before may still be running its host callbacks.
-  if (handle_owner_) {
-    owners_.front() = std::move(handle_owner_);
-    definition_released_ = true;
-  }
+  // The original definition stays (topology, per-node handles); of the sources only the last
+  // two are kept: a launch of the one before may still be running its host callbacks.
   if (owners_.size() >= 3) owners_.erase(owners_.begin() + 1);
   owners_.push_back(std::move(owner));
   if (!kernels_read_) read_kernel_nodes(graph_, false);  // the original handles first

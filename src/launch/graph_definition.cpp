@@ -22,7 +22,7 @@ GraphDefinition GraphDefinition::create(const Device& device) {
   auto state = std::make_shared<State>(device);
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphCreate, "GraphDefinition", &g, 0u);
-  state->owned = std::shared_ptr<void>(g, [](void* h) { detail::destroy_graph(static_cast<CUgraph>(h)); });
+  state->owned.reset(g);
   return GraphDefinition(std::move(state), g);
 }
 
@@ -395,7 +395,7 @@ const GraphNodeRecord* GraphDefinition::record(CUgraphNode node) const {
 
 Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
   require_alive("GraphDefinition::instantiate");
-  return Graph::instantiate(graph_, state_, state_->device, options, state_->owned);
+  return Graph::instantiate(graph_, state_, state_->device, options);
 }
 
 void GraphDefinition::debug_dot_print(const std::string& path,

@@ -27,17 +27,13 @@ struct GraphDefinition::State {
 
   std::uint64_t id = 0;
   Device device;
-  // The root graph, destroyed with its last holder: the tree, and Graphs updated away from it
-  // (they need only its node handles, not what its nodes hold: see ~State).
-  std::shared_ptr<void> owned;
+  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;
   std::shared_ptr<void> borrowed_owner;  // a view's owner
   std::mutex mutex;                      // everything below
   // Per node: released (cuGraphReleaseUserObject) when the node is destroyed; the driver
   // releases those of a graph it destroys (the root, a destroyed node's bodies or copy).
   std::unordered_multimap<CUgraphNode, Pin> pins;
-  // The user objects held by a graph of the tree for itself (keep_alive without a node), and
-  // the keys kept once per graph (keep_alive_once: a kernel shared by many nodes).
-  std::vector<Pin> graph_pins;
+  // The keys kept once per graph (keep_alive_once: a kernel shared by many nodes).
   std::set<std::pair<CUgraph, const void*>> kept_once;
   // Attachments when the driver has no user objects: they live as long as the tree.
   std::vector<std::shared_ptr<void>> kept;
@@ -61,12 +57,6 @@ struct GraphDefinition::State {
     static std::atomic<std::uint64_t> next{1};
     id = next.fetch_add(1, std::memory_order_relaxed);
   }
-  // When Graphs updated away from the root still hold it, gives back its graphs' holds on the
-  // attachments (those Graphs' executables hold the new source's, not these): they go with
-  // the tree, as cuda.core's Graph.update promises (graph_keepalive.cpp).
-  ~State();
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
 };
 
 }  // namespace nanocuda

@@ -1,5 +1,4 @@
 // A node's attachments carried by a CUDA user object, so graph clones and executables keep them too.
-#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <iterator>
@@ -66,11 +65,9 @@ void GraphDefinition::release_dropped() noexcept {
 void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node) {
   auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, object);
   if (CUuserObject obj = pin_to_graph(graph_, pins)) {
+    if (!node) return;  // the graph's own: goes with the graph (and its clones, executables)
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (node)
-      state_->pins.emplace(node, State::Pin{graph_, obj});
-    else  // the graph's own: goes with the graph (and its clones, executables)
-      state_->graph_pins.push_back(State::Pin{graph_, obj});
+    state_->pins.emplace(node, State::Pin{graph_, obj});
     return;
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
@@ -85,13 +82,6 @@ void GraphDefinition::keep_alive_once(const void* key, const std::function<std::
     state_->kept_once.insert(entry);
   }
   keep_alive(make());
-}
-
-GraphDefinition::State::~State() {
-  // Only Graphs updated away from the root hold it now; a root going with us drops its holds itself.
-  if (!owned || owned.use_count() == 1) return;
-  for (const auto& [node, pin] : pins) unpin_from_graph(pin.graph, pin.object);
-  for (const Pin& pin : graph_pins) unpin_from_graph(pin.graph, pin.object);
 }
 
 namespace {
@@ -175,9 +165,7 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
     state_->pins.erase(m);
     state_->member_of.erase(m);
   }
-  auto& gp = state_->graph_pins;
-  for (CUgraph g : dead) {
-    gp.erase(std::remove_if(gp.begin(), gp.end(), [g](const State::Pin& p) { return p.graph == g; }), gp.end());
+  for (CUgraph g : dead) {  // a later graph may get the same handle
     for (auto it = state_->kept_once.begin(); it != state_->kept_once.end();)
       it = it->first == g ? state_->kept_once.erase(it) : std::next(it);
   }

@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -184,29 +183,6 @@ TEST(GraphDefinitionMock, KeepAliveOnceHoldsOneObjectPerKeyAndGraph) {
   }
   GraphDefinition::release_dropped();
   EXPECT_TRUE(weak.expired());
-}
-
-TEST(GraphDefinitionMock, UpdateFromADefinitionDropsTheOldOnesAttachments) {
-  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
-  std::weak_ptr<int> old_held, new_held;
-  std::optional<nanocuda::Graph> exec;
-  {
-    GraphDefinition old_def = GraphDefinition::create(Device(0));
-    GraphDefinition new_def = GraphDefinition::create(Device(0));
-    old_held = held_by_callback(old_def);
-    new_held = held_by_callback(new_def);
-    exec.emplace(old_def.instantiate());
-    exec->update(new_def.handle(), new_def.owner());
-  }
-  GraphDefinition::release_dropped();
-  EXPECT_TRUE(old_held.expired());  // the executable keeps the old graph's handle, not its holds
-  EXPECT_FALSE(new_held.expired());
-  EXPECT_EQ(exec->definition_owner(), nullptr);  // no source for another update: refused
-  nanocuda::Graph other = GraphDefinition::create(Device(0)).instantiate();
-  EXPECT_THROW(other.update(exec->definition(), exec->definition_owner()), nanocuda::ValueError);
-  exec.reset();
-  GraphDefinition::release_dropped();
-  EXPECT_TRUE(new_held.expired());
 }
 
 // Last: the holds the driver dropped with the graphs above are freed here (in Python a hook

@@ -38,12 +38,9 @@ class Graph {
   // Ends the capture and instantiates the graph.
   static Graph end_capture(const Stream& stream);
   // Instantiates `graph`; `owner` keeps the definition (and anything it needs, such as
-  // host-callback data) alive for the Graph's lifetime. `handle_owner`, when given, keeps
-  // only the graph's handle alive: after an update() it replaces `owner`, so what the old
-  // definition's nodes hold can go with it (the executable holds the new source's).
+  // host-callback data) alive for the Graph's lifetime.
   static Graph instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
-                           const GraphCompleteOptions& options = {},
-                           std::shared_ptr<void> handle_owner = nullptr);
+                           const GraphCompleteOptions& options = {});
 
   // Replays the graph on `stream`.
   void launch(const Stream& stream) const;
@@ -77,11 +74,7 @@ class Graph {
   [[nodiscard]] CUgraphExec exec_handle() const noexcept { return exec_.get(); }
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   // What keeps the definition alive: give it to another Graph's update() with definition().
-  // nullptr once this Graph was updated from another definition (what the original's nodes
-  // held may be gone; update() refuses it).
-  [[nodiscard]] std::shared_ptr<void> definition_owner() const noexcept {
-    return definition_released_ ? nullptr : owners_.front();
-  }
+  [[nodiscard]] const std::shared_ptr<void>& definition_owner() const noexcept { return owners_.front(); }
 
   [[nodiscard]] std::string describe() const;
 
@@ -90,8 +83,6 @@ class Graph {
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
-  std::shared_ptr<void> handle_owner_;         // the definition's handle only (see instantiate)
-  bool definition_released_ = false;           // owners_.front() is handle_owner_ now
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;
