@@ -6,10 +6,11 @@ callgrind, counted as tools/launch_instructions.py counts them: for before/after
     python3 tools/hot_path_instructions.py /tmp/libcuda_mock.so [PATH...]
 
 PATHs (default: all): launcher, launch, graph_update, node_update, tiled, tiled_from_pointer,
-allocate_close.
+allocate_close, explicit_build, explicit_build_cpp.
 
 Each figure is the difference between a run with CALLS calls of one path and a run with
-none (every path set up in both), divided by CALLS, counting only nanocuda's and the mock
+none (every path set up in both), divided by CALLS (per node for the explicit_build rows:
+GraphDefinition.launch x NODES + instantiate, and the C++ cuGraphAddKernelNode loop), counting only nanocuda's and the mock
 driver's instructions. The kernel is compiled once outside valgrind (disk cache).
 """
 import os
@@ -21,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from launch_instructions import KERNEL, nanocuda_cost  # noqa: E402  (one callgrind parser)
 
 CALLS = 20000
+NODES = 500  # per explicit_build call (the mock models up to 512 nodes a graph); those rows run BUILDS calls and report per node
+BUILDS = 5
 
 
 def workload(name: str, calls: int) -> None:
@@ -41,6 +44,15 @@ def workload(name: str, calls: int) -> None:
     mr = device.memory_resource
     tile = nanocuda.Buffer(4 * 64 * 64, stream=stream, dtype="float32", shape=(64, 64))
     tiled, from_pointer = nanocuda.TensorMap.tiled, nanocuda.TensorMap.tiled_from_pointer
+
+    def explicit_build():
+        d = GraphDefinition()
+        add = d.launch
+        for _ in range(NODES):
+            add(cfg, k, a, b, c, 4)
+        d.instantiate()
+
+    cpp_build = nanocuda._nanocuda._bench.cpp_graph_build_explicit
     paths = {
         "launcher": lambda: run(a, b, c, 4),
         "launch": lambda: nanocuda.launch(stream, cfg, k, a, b, c, 4),
@@ -49,6 +61,8 @@ def workload(name: str, calls: int) -> None:
         "tiled": lambda: tiled(tile, (16, 16)),
         "tiled_from_pointer": lambda: from_pointer(a, "float32", (64, 64), box=(16, 16)),
         "allocate_close": lambda: mr.allocate(1024, stream=stream).close(stream),
+        "explicit_build": explicit_build,
+        "explicit_build_cpp": lambda: cpp_build(k, a, NODES),
     }
     node_view, node_args = graph[next(iter(one.nodes()))], (a, b, c, 4)  # graph[node], fetched once
     for call in paths.values():
@@ -78,6 +92,8 @@ LABELS = {
     "tiled": "TensorMap.tiled(Buffer)",
     "tiled_from_pointer": "TensorMap.tiled_from_pointer",
     "allocate_close": "allocate() + close()",
+    "explicit_build": "explicit build, per node",
+    "explicit_build_cpp": "C++ explicit build, per node",
 }
 
 
@@ -92,7 +108,8 @@ def main() -> None:
                                         NANOCUDA_MOCK_GRAPH_NODES="1"))  # fills the cache
     base = instructions(mock, "none", 0)
     for name in names:
-        per_call = (instructions(mock, name, CALLS) - base) / CALLS
+        calls, per = (BUILDS, BUILDS * NODES) if name.startswith("explicit_build") else (CALLS, CALLS)
+        per_call = (instructions(mock, name, calls) - base) / per
         print(f"{LABELS[name] + ':':32s} {per_call:.0f} instructions", flush=True)
 
 

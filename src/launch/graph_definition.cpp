@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,7 +73,10 @@ void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
 CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, const char* call) {
   require_alive(call);
   for (CUgraphNode d : deps) require_own(d, call);
-  CurrentContext guard(*state_->device.context());
+  // A kernel node names its context (kernel.ctx): no switch per node, which with no context
+  // current (nanocuda leaves none behind) cost two cuCtxSetCurrent per node of a build.
+  std::optional<CurrentContext> guard;
+  if (params.type != CU_GRAPH_NODE_TYPE_KERNEL || !params.kernel.ctx) guard.emplace(*state_->device.context());
   CUgraphNode node = nullptr;
   NANOCUDA_CALL(cuGraphAddNode, [&] { return std::string(call) + " on " + describe(); }, &node,
                 graph_, deps.data(), nullptr, deps.size(), &params);
@@ -81,6 +85,7 @@ CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, co
   GraphNodeRecord& r = state_->records[node];
   r.type = params.type;
   r.params = params;
+  if (params.type == CU_GRAPH_NODE_TYPE_KERNEL) r.params.kernel.kernelParams = nullptr;  // the caller's storage
   return node;
 }
 
@@ -109,10 +114,8 @@ CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& co
   p.kernel.blockDimZ = config.block.z;
   p.kernel.sharedMemBytes = config.shared_mem;
   p.kernel.kernelParams = args;
-  CUgraphNode node = add(p, deps, "GraphDefinition::add_kernel");
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->records[node].params.kernel.kernelParams = nullptr;  // the caller's storage
-  return node;
+  p.kernel.ctx = ctx.handle();
+  return add(p, deps, "GraphDefinition::add_kernel");
 }
 
 CUgraphNode GraphDefinition::add_memset(const Deps& deps, CUdeviceptr dst, unsigned value,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -32,6 +33,8 @@ struct GraphDefinition::State {
   // Per node: released (cuGraphReleaseUserObject) when the node is destroyed; the driver
   // releases those of a graph it destroys (the root, a destroyed node's bodies or copy).
   std::unordered_multimap<CUgraphNode, Pin> pins;
+  // The keys kept once per graph (keep_alive_once: a kernel shared by many nodes).
+  std::set<std::pair<CUgraph, const void*>> kept_once;
   // Attachments when the driver has no user objects: they live as long as the tree.
   std::vector<std::shared_ptr<void>> kept;
   std::vector<CUgraphConditionalHandle> conditions;

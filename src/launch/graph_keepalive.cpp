@@ -1,5 +1,7 @@
 // A node's attachments carried by a CUDA user object, so graph clones and executables keep them too.
 #include <atomic>
+#include <functional>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -72,6 +74,16 @@ void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node)
   state_->kept.push_back(std::move(object));
 }
 
+void GraphDefinition::keep_alive_once(const void* key, const std::function<std::shared_ptr<void>()>& make) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    const std::pair<CUgraph, const void*> entry{graph_, key};
+    if (state_->kept_once.count(entry)) return;  // the usual case: no node allocated to learn it
+    state_->kept_once.insert(entry);
+  }
+  keep_alive(make());
+}
+
 namespace {
 using PinMap = std::unordered_multimap<CUgraphNode, GraphDefinition::State::Pin>;
 
@@ -127,9 +139,11 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
     for (const auto& [g, owner] : state_->owner_of)
       if (owner.first == node && state_->alive(g)) owned.push_back(g);
   }
+  std::vector<CUgraph> dead;  // destroyed with the node: the driver dropped their holds
   while (!owned.empty()) {
     CUgraph g = owned.back();
     owned.pop_back();
+    dead.push_back(g);
     std::size_t n = 0;
     if (detail::driver().cuGraphGetNodes(g, nullptr, &n) != CUDA_SUCCESS) continue;
     std::vector<CUgraphNode> inner(n);
@@ -150,6 +164,10 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
   for (CUgraphNode m : gone) {
     state_->pins.erase(m);
     state_->member_of.erase(m);
+  }
+  for (CUgraph g : dead) {  // a later graph may get the same handle
+    for (auto it = state_->kept_once.begin(); it != state_->kept_once.end();)
+      it = it->first == g ? state_->kept_once.erase(it) : std::next(it);
   }
   for (const auto& [g, owner] : state_->owner_of)
     if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it

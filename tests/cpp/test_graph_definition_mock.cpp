@@ -169,6 +169,22 @@ TEST(GraphDefinitionMock, ClosingABuilderReleasesWhatTheDriverDropped) {
   EXPECT_TRUE(held.expired());
 }
 
+TEST(GraphDefinitionMock, KeepAliveOnceHoldsOneObjectPerKeyAndGraph) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  GraphDefinition g = GraphDefinition::create(Device(0));
+  int key = 0, made = 0;
+  auto held = std::make_shared<int>(1);
+  std::weak_ptr<int> weak = held;
+  for (int i = 0; i < 3; ++i) g.keep_alive_once(&key, [&] { ++made; return std::shared_ptr<void>(held); });
+  EXPECT_EQ(made, 1);
+  held.reset();
+  {
+    GraphDefinition dropped = std::move(g);
+  }
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(weak.expired());
+}
+
 // Last: the holds the driver dropped with the graphs above are freed here (in Python a hook
 // does it; C++ callers call release_dropped()), so LeakSanitizer sees nothing left.
 TEST(GraphDefinitionMock, ZZDroppedHoldsAreReleased) {

@@ -27,7 +27,6 @@ from nanocuda.graph import (
     SwitchNode,
     WhileNode,
 )
-from nanocuda.graph._graph_node import _node_registry
 
 
 @pytest.fixture(scope="module")
@@ -83,12 +82,12 @@ def test_destroy_removes_the_node_its_edges_and_its_registry_entry():
     g = GraphDefinition()
     a = g.empty()
     b = a.join()
-    assert _node_registry.get(b.handle) is b
+    assert g._tree.nodes[b.handle]() is b  # the tree's registry of node objects
     h = a.handle
     a.destroy()
     assert not a.is_valid and b.is_valid
     assert g.nodes() == {b} and g.edges() == set()
-    assert h not in _node_registry and a.handle is None and a.type is None and a.succ == set()
+    assert h not in g._tree.nodes and a.handle is None and a.type is None and a.succ == set()
     with pytest.raises(nanocuda.CudaError, match="not in this graph"):
         b.succ.add(a)  # as cuda.core: the driver's refusal
     a.destroy()  # a no-op the second time

@@ -149,3 +149,51 @@ def test_kernels_and_buffers_go_with_their_nodes():
     node.destroy()
     assert eventually(lambda: ref() is None)
 
+
+
+# -- one hold per kernel and graph, not per node ---------------------------------------------
+def compiled_kernel():
+    src = 'extern "C" __global__ void k3(const float* a, float* b, float* c, int n) {}'
+    try:
+        return nanocuda.compile(src, arch="sm_90a").get_kernel("k3")
+    except nanocuda.DriverTooOldError as e:  # the mock at CUDA 12.4 (scripts/test-driver-versions)
+        pytest.skip(f"NVRTC's cubin needs a newer driver than the mock's: {e}")
+
+
+def launch_three(g, kernel):
+    cfg = nanocuda.LaunchConfig(grid=1, block=32)
+    return [g.launch(cfg, kernel, 0, 0, 0, 4) for _ in range(3)]
+
+
+def test_a_kernel_shared_by_nodes_is_held_by_the_graph_until_it_goes():
+    g = GraphDefinition()
+    kernel = compiled_kernel()
+    ref = weakref.ref(kernel)
+    nodes = launch_three(g, kernel)
+    del kernel
+    nodes[0].destroy()  # the graph holds the kernel, not each node: the others still run it
+    gc.collect()
+    assert ref() is not None
+    assert nodes[1].kernel is ref()
+    graph = g.instantiate()
+    del g, nodes
+    gc.collect()
+    assert ref() is not None  # the executable holds it
+    del graph
+    assert eventually(lambda: ref() is None)
+
+
+def test_a_kernel_stays_with_an_embedded_copy():
+    child = GraphDefinition()
+    kernel = compiled_kernel()
+    ref = weakref.ref(kernel)
+    launch_three(child, kernel)
+    parent = GraphDefinition()
+    node = parent.embed(child)
+    del child, kernel
+    gc.collect()
+    assert ref() is not None  # the copy in the child node holds what its original held
+    node.destroy()
+    del node
+    assert eventually(lambda: ref() is None)
+    assert parent.nodes() == set()

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,6 +100,9 @@ class GraphDefinition {
   // it was there: a CUDA user object per attachment, retained by the node's graph and released
   // when the node is destroyed. Without a node: as long as this graph, its clones and Graphs.
   void keep_alive(std::shared_ptr<void> object, CUgraphNode node = nullptr);
+  // Keeps make()'s object alive as keep_alive(object) does (with this graph), once per `key`
+  // and graph: a kernel that a thousand nodes run costs one user object, not a thousand.
+  void keep_alive_once(const void* key, const std::function<std::shared_ptr<void>()>& make);
   [[nodiscard]] Graph instantiate(const GraphCompleteOptions& options = {}) const;
   // The driver drops a user object's hold on a thread of its own, where nothing may be
   // released (it may call CUDA): the hold is queued, then freed by release_dropped(), which

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import abc
 import ctypes
+import weakref
 
 from .._nanocuda import (
     ConditionalHandle,
@@ -16,8 +17,11 @@ from .._nanocuda import (
     LaunchConfig,
 )
 from .._nanocuda import _internal
-from ._graph_node import _CLASS_OF_TYPE, ConditionalNode, GraphNode, IfElseNode, IfNode, SwitchNode, WhileNode
-from ._graph_node import _node_registry
+from ._graph_node import (
+    _CLASS_OF_TYPE, AllocNode, ChildGraphNode, ConditionalNode, EmptyNode, EventRecordNode, EventWaitNode,
+    FreeNode, GraphNode, HostCallbackNode, IfElseNode, IfNode, KernelNode, MemcpyNode, MemsetNode,
+    SwitchNode, WhileNode,
+)
 
 __all__ = ["GraphCondition", "GraphDefinition"]
 
@@ -71,12 +75,17 @@ _CONDITIONAL_CLASS = {"if_then": IfNode, "if_else": IfElseNode, "while_loop": Wh
 
 class _Tree:
     """What the definitions viewing one graph tree share: per-node Python extras (the kernel,
-    event or callable a node was built with, conditional bodies) that nodes() gives back."""
+    event or callable a node was built with, conditional bodies) that nodes() gives back, and
+    the node objects handed out (handle -> weak reference), so nodes(), edges(), pred and succ
+    give back the objects the builder methods returned. Plain weak references, no callbacks:
+    a dead one is replaced on the next lookup, and all go with the tree (GraphNode.destroy()
+    drops its own)."""
 
-    __slots__ = ("extras", "__weakref__")
+    __slots__ = ("extras", "nodes", "__weakref__")
 
     def __init__(self):
         self.extras: dict[int, dict] = {}
+        self.nodes: dict[int, weakref.ref] = {}
 
 
 def _is_buffer(obj) -> bool:
@@ -205,7 +214,8 @@ class GraphDefinition:
 
     # -- nodes -------------------------------------------------------------------------------
     def _node(self, handle: int, cls=None) -> GraphNode:
-        node = _node_registry.get(handle)
+        ref = self._tree.nodes.get(handle)
+        node = ref() if ref is not None else None
         if node is not None and node._valid:
             return node
         if cls is None:
@@ -214,13 +224,15 @@ class GraphDefinition:
                 kind = self._tree.extras.get(handle, {}).get("kind")
                 cls = _CONDITIONAL_CLASS.get(kind, ConditionalNode)
         node = cls._make(self, handle)
-        _node_registry[handle] = node
+        self._tree.nodes[handle] = weakref.ref(node)
         return node
 
     def _new(self, handle: int, cls, **extras) -> GraphNode:
         if extras:
             self._tree.extras[handle] = extras
-        return self._node(handle, cls)
+        node = cls._make(self, handle)  # a new handle: nothing to look up
+        self._tree.nodes[handle] = weakref.ref(node)
+        return node
 
     def nodes(self) -> set[GraphNode]:
         """All nodes of this graph."""
@@ -232,19 +244,26 @@ class GraphDefinition:
 
     # -- builders (entry nodes here; GraphNode's methods call these with their handle) --------
     def _launch(self, deps, config, kernel, args):
-        from ._graph_node import KernelNode
-
-        if not isinstance(config, LaunchConfig):
+        # Per node: one C++ call (it packs the arguments, adds the node and keeps the kernel
+        # alive once per graph), the node's extras and its object; no driver user object.
+        if type(config) is not LaunchConfig and not isinstance(config, LaunchConfig):
             raise TypeError(f"GraphDefinition.launch: config must be a LaunchConfig, got {type(config).__name__}")
-        if not isinstance(kernel, Kernel):
+        if type(kernel) is not Kernel and not isinstance(kernel, Kernel):
             raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
-        h = self._core.add_kernel(deps, config, kernel, tuple(args))
-        self._core.keep_alive(kernel, h)
-        return self._new(h, KernelNode, kernel=kernel, args=tuple(args), config=config)
+        h = self._core.add_kernel(deps, config, kernel, args)
+        tree = self._tree
+        tree.extras[h] = {"kernel": kernel, "args": args, "config": config}
+        node = KernelNode._make(self, h)
+        tree.nodes[h] = weakref.ref(node)
+        return node
+
+    def launch(self, config, kernel, *args):
+        """Add an entry kernel node (no dependencies); see GraphNode.launch."""
+        if not self._core.is_valid:  # as the entry node says it
+            raise ValueError("GraphNode: the node was destroyed (or the graph holding it)")
+        return self._launch([], config, kernel, args)
 
     def _join(self, nodes):
-        from ._graph_node import EmptyNode
-
         deps = []
         for n in nodes:
             if not isinstance(n, GraphNode):
@@ -253,8 +272,6 @@ class GraphDefinition:
         return self._new(self._core.add_empty(deps), EmptyNode)
 
     def _allocate(self, deps, size, device, memory_type, peer_access):
-        from ._graph_node import AllocNode
-
         mt = str(getattr(memory_type, "value", memory_type))
         if mt not in _MEMORY_TYPES:
             raise ValueError(f"'{memory_type}' is not a valid GraphMemoryType. Must be one of: "
@@ -264,13 +281,9 @@ class GraphDefinition:
         return self._new(self._core.add_alloc(deps, size, dev, mt, peers), AllocNode)
 
     def _deallocate(self, deps, dptr):
-        from ._graph_node import FreeNode
-
         return self._new(self._core.add_free(deps, _address(dptr, "GraphDefinition.deallocate", "dptr")), FreeNode)
 
     def _memset(self, deps, dst, value, width, height, pitch, dst_owner):
-        from ._graph_node import MemsetNode
-
         call = "GraphDefinition.memset"
         ptr, keep = _operand(dst, dst_owner, call, "dst")
         v, size = _memset_value(value, call)
@@ -279,8 +292,6 @@ class GraphDefinition:
         return self._new(h, MemsetNode)
 
     def _memcpy(self, deps, dst, src, size, dst_owner, src_owner):
-        from ._graph_node import MemcpyNode
-
         call = "GraphDefinition.memcpy"
         (d, dkeep), (sp, skeep) = _operand(dst, dst_owner, call, "dst"), _operand(src, src_owner, call, "src")
         h = self._core.add_memcpy(deps, d, sp, size)
@@ -293,8 +304,6 @@ class GraphDefinition:
             self._core.keep_alive(obj, node)
 
     def _embed(self, deps, child):
-        from ._graph_node import ChildGraphNode
-
         if not isinstance(child, GraphDefinition):
             raise TypeError(f"GraphDefinition.embed: child must be a GraphDefinition, got {type(child).__name__}")
         return self._new(self._core.add_child(deps, child._core), ChildGraphNode)
@@ -303,8 +312,6 @@ class GraphDefinition:
         return GraphDefinition._view(self._core.child_graph(handle), self._tree)
 
     def _event(self, deps, event, record: bool):
-        from ._graph_node import EventRecordNode, EventWaitNode
-
         call = "GraphDefinition.record" if record else "GraphDefinition.wait"
         if not isinstance(event, Event):
             raise TypeError(f"{call}: event must be an Event, got {type(event).__name__}")
@@ -313,8 +320,6 @@ class GraphDefinition:
         return self._new(h, EventRecordNode if record else EventWaitNode, event=event)
 
     def _callback(self, deps, fn, user_data):
-        from ._graph_node import HostCallbackNode
-
         raw = _host_fn_parts(fn, user_data, "GraphDefinition.callback")
         if raw is None:
             return self._new(self._core.add_callback(deps, fn), HostCallbackNode, callback=fn)
@@ -404,7 +409,7 @@ class GraphDefinition:
 
 
 # Each builder method of GraphDefinition adds an entry node: the entry node's method.
-for _name in ("launch", "join", "allocate", "deallocate", "memset", "memcpy", "embed", "record", "wait",
+for _name in ("join", "allocate", "deallocate", "memset", "memcpy", "embed", "record", "wait",
               "callback", "if_then", "if_else", "while_loop", "switch"):
     def _entry_method(self, *args, _name=_name, **kwargs):
         return getattr(self._entry, _name)(*args, **kwargs)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import weakref
 from collections.abc import Iterable
 
 from .._nanocuda import _internal
@@ -15,9 +14,6 @@ __all__ = [
     "IfNode", "KernelNode", "MemcpyNode", "MemsetNode", "SwitchNode", "WhileNode",
 ]
 
-# One Python object per live node (handle -> node), so nodes(), edges(), pred and succ give
-# back the objects the builder methods returned. Entries go on destroy() or when unreferenced.
-_node_registry: weakref.WeakValueDictionary[int, GraphNode] = weakref.WeakValueDictionary()
 
 
 class GraphNodeType(enum.IntEnum):
@@ -122,8 +118,10 @@ class GraphNode:
         _internal.graph_nodes_destroyed()  # graph[node] views' cached node indexes expire
         for h in gone:  # what they were built with goes with them (callbacks, kernels, bodies)
             self._graph._tree.extras.pop(h, None)
-        if _node_registry.get(self._handle) is self:
-            del _node_registry[self._handle]
+        nodes = self._graph._tree.nodes  # the tree's node objects (_graph_definition._Tree)
+        ref = nodes.get(self._handle)
+        if ref is not None and ref() is self:
+            del nodes[self._handle]
 
     @property
     def pred(self) -> AdjacencySetProxy:
