@@ -18,14 +18,26 @@ ENV = {"NANOCUDA_MOCK_CC": "9.0", "NANOCUDA_MOCK_POINTER": "device"}
 def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
     run_on_mock(mock_libcuda, """
         v = S.from_dlpack(base, stream_ptr=-1)
-        assert type(v) is S
-        assert object.__getattribute__(v, "_pending") == (base, "StridedMemoryView.from_dlpack")
+        # unread: a _PendingView (a StridedMemoryView subclass) holding the object itself
+        assert isinstance(v, S) and type(v).__name__ == "StridedMemoryView"
+        assert type(v) is not S and object.__getattribute__(v, "_pending") is base
         fast = v.as_tensor_map((64, 64))
         slow = _smv_tensor_map.as_tensor_map(S.from_dlpack(base, stream_ptr=-1), (64, 64))
         assert repr(fast) == repr(slow), (fast, slow)
         assert repr(S.from_dlpack(base, -1).as_tensor_map(box_dim=(64, 64))) == repr(slow)
-        # the unread view still reads its object on first use
+        # the unread view still reads its object on first use, and is a plain view after it
         assert (v.ptr, v.shape, v.strides) == (base.ptr, base.shape, base.strides)
+        assert type(v) is S and v._pending is None
+        # an unread view: unknown names are the usual error, a set field stays set
+        w = S.from_dlpack(base, stream_ptr=-1)
+        try:
+            w.no_such_field
+        except AttributeError as e:
+            assert "'StridedMemoryView' object has no attribute 'no_such_field'" in str(e), e
+        else:
+            raise AssertionError("no AttributeError")
+        w.readonly = True
+        assert type(w) is S and w.readonly is True and w.shape == base.shape
         print("ok")
     """, prelude=PRELUDE, **ENV)
 
