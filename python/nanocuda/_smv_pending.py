@@ -23,6 +23,10 @@ def subclass(view: type) -> type:
                 self.__class__ = _PendingView  # still unread: the next use tries again
                 raise
 
+        def __reduce_ex__(self, protocol: Any) -> Any:  # copy/pickle see a read view
+            self._read_pending()
+            return self.__reduce_ex__(protocol)
+
     def field(name: str) -> property:
         def get(self: Any) -> Any:
             self._read_pending()

@@ -38,6 +38,9 @@ def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
             raise AssertionError("no AttributeError")
         w.readonly = True
         assert type(w) is S and w.readonly is True and w.shape == base.shape
+        import copy
+        c = copy.copy(S.from_dlpack(base, stream_ptr=-1))
+        assert type(c) is S and (c.ptr, c.shape, c.exporting_obj) == (base.ptr, base.shape, base)
         print("ok")
     """, prelude=PRELUDE, **ENV)
 
