@@ -13,7 +13,8 @@ tiled_torch, launcher_torch, launch_cupy.
 Each figure is the difference between a run with CALLS calls of one path and a run with
 none (every path set up in both), divided by CALLS, counting only nanocuda's and the mock
 driver's instructions (and, in brackets, the whole process's: the interpreter's share, which
-the foreign-array rows spend much of theirs in). The kernel is compiled once outside valgrind (disk cache).
+the foreign-array rows spend much of theirs in). The kernel is compiled once outside valgrind
+(disk cache).
 """
 import os
 import subprocess
@@ -158,9 +159,9 @@ def main() -> None:
         return
     mock = sys.argv[1] if len(sys.argv) > 1 else "/tmp/libcuda_mock.so"
     names = sys.argv[2:] or list(LABELS)
-    fakes = tempfile.mkdtemp()
-    if build_fakes(fakes):
-        os.environ["NANOCUDA_HOT_FAKES"] = fakes
+    fakes = tempfile.TemporaryDirectory()  # removed when main() returns
+    if build_fakes(fakes.name):
+        os.environ["NANOCUDA_HOT_FAKES"] = fakes.name
     subprocess.run([sys.executable, os.path.abspath(__file__), "--workload", "none", "0"],
                    check=True, env=dict(os.environ, NANOCUDA_LIBCUDA=mock,
                                         NANOCUDA_MOCK_GRAPH_NODES="1"))  # fills the cache

@@ -99,3 +99,38 @@ def test_help_shows_the_python_signatures_and_docs(mock_libcuda):
         assert "tiled TMA descriptor" in S.as_tensor_map.__doc__
         print("ok")
     """, prelude=PRELUDE, **ENV)
+
+
+def test_views_unread_read_and_subclassed_free_what_they_hold(mock_libcuda):
+    # the views' dealloc is smv_fast.cpp's (slots cleared from the member table); a Python
+    # subclass keeps subtype_dealloc, which hands over to it after its own dict/slots/weakrefs
+    run_on_mock(mock_libcuda, """
+        import gc, sys, weakref
+        class Held:
+            pass
+        class Sub(S):
+            pass
+        class Weak(S):
+            __slots__ = ("__weakref__", "extra")
+        gc.collect()
+        n = sys.getrefcount(base)
+        for cls in (S, Sub, Weak):
+            for read in (False, True):
+                v = cls.from_dlpack(base, stream_ptr=-1)
+                if read:
+                    assert v.shape == base.shape
+                h = Held()
+                held = weakref.ref(h)
+                if cls is Sub:
+                    v.attached = h
+                elif cls is Weak:
+                    v.extra = h
+                    view = weakref.ref(v)
+                del h
+                assert sys.getrefcount(base) > n
+                del v
+                assert sys.getrefcount(base) == n, (cls, read)
+                assert cls is S or held() is None, cls
+                assert cls is not Weak or view() is None
+        print("ok")
+    """, prelude=PRELUDE, **ENV)

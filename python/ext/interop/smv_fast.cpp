@@ -88,6 +88,44 @@ PyObject* as_tensor_map(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   return call_slow(g_slow_as_tensor_map, self, args, nargs, kwnames);
 }
 
+// The views' dealloc: their slots cleared straight from the member table read at install,
+// where Python's generic subtype_dealloc walks each class's members and its finalizer,
+// weakref and trashcan cases (a view has none of them: no __del__, no __weakref__). Both
+// classes get it, so `__class__` may still move a view between them; a subclass made in
+// Python keeps subtype_dealloc, which clears its own slots and then calls this.
+std::array<Py_ssize_t, 32> g_slot_offsets{};
+std::size_t g_slot_count = 0;
+
+void view_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  for (std::size_t i = 0; i < g_slot_count; ++i) {
+    auto** slot = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_slot_offsets[i]);
+    Py_CLEAR(*slot);
+  }
+  type->tp_free(self);
+  Py_DECREF(type);  // instances of heap types hold their type
+}
+
+// Whether view_dealloc can stand in for subtype_dealloc on `type`: object slots only (no
+// __dict__, __weakref__ or __del__), at most g_slot_offsets' size.
+bool plain_slots(PyTypeObject* type) {
+  if (type->tp_dictoffset || type->tp_weaklistoffset || type->tp_finalize || type->tp_del ||
+      type->tp_base != &PyBaseObject_Type || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+      !(type->tp_flags & Py_TPFLAGS_HAVE_GC))
+    return false;
+  auto* heap = reinterpret_cast<PyHeapTypeObject*>(type);
+  PyMemberDef* members = reinterpret_cast<PyMemberDef*>(
+      reinterpret_cast<char*>(heap) + Py_TYPE(type)->tp_basicsize);
+  std::size_t n = 0;
+  for (Py_ssize_t i = 0; i < Py_SIZE(type); ++i) {
+    if (members[i].type != T_OBJECT_EX || n == g_slot_offsets.size()) return false;
+    g_slot_offsets[n++] = members[i].offset;
+  }
+  g_slot_count = n;
+  return true;
+}
+
 PyMethodDef g_from_dlpack_def =
     fastcall_method<from_dlpack>("from_dlpack", nullptr);
 PyMethodDef g_as_tensor_map_def =
@@ -133,6 +171,10 @@ void install(nb::handle view, nb::handle unread, nb::handle slow_from_dlpack,
   install_method(view, &g_as_tensor_map_def);
   g_view = reinterpret_cast<PyTypeObject*>(view.inc_ref().ptr());
   g_unread = reinterpret_cast<PyTypeObject*>(unread.inc_ref().ptr());
+  if (sub->tp_dealloc == type->tp_dealloc && Py_SIZE(sub) == 0 && plain_slots(type)) {
+    type->tp_dealloc = view_dealloc;
+    sub->tp_dealloc = view_dealloc;
+  }
 }
 
 }  // namespace
