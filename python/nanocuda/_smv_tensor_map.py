@@ -123,7 +123,7 @@ def as_tensor_map(self: Any, box_dim: Optional[Sequence[int]] = None, *, options
         # a from_dlpack view not yet read: one C++ read of the object (its strides and
         # device checked there), as TensorMap.tiled(tensor, box) does
         try:
-            return _tiled(pending[0], box_dim if type(box_dim) is tuple else tuple(box_dim),
+            return _tiled(pending, box_dim if type(box_dim) is tuple else tuple(box_dim),
                           interleave="none", swizzle="none", l2_promotion="none", oob_fill="zero")
         except (ValueError, TypeError) as e:  # named as the call the user made
             if isinstance(e, ValueError):

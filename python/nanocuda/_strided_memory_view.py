@@ -9,7 +9,7 @@ import functools
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from . import _nanocuda, _smv_dlpack
+from . import _nanocuda, _smv_dlpack, _smv_pending
 from ._smv_layout import _current_device, _dense, _ints, _numpy_dtype, _user_dtype, _whole_elements
 from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
@@ -123,23 +123,13 @@ class StridedMemoryView:
             fast = _LAZY.get(t)
             if fast is None:
                 fast = _LAZY[t] = hasattr(t, "__dlpack_c_exchange_api__")
-            if fast:
-                # Read on first use: as_tensor_map(box) then goes straight to TensorMap.tiled(obj),
-                # which reads the tensor once in C++ (no Python-side copy of its metadata).
-                self._pending = (obj, call)
+            if fast and type(self) is StridedMemoryView:
+                # Read on first use (_PendingView): as_tensor_map(box) then goes straight to
+                # TensorMap.tiled(obj), which reads the tensor once in C++.
+                self.__class__ = _PendingView
+                self._pending = obj
                 return
         self._fill(obj, stream_ptr, call, cai=False)
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for a slot not yet filled: a from_dlpack view reads its object now.
-        try:
-            pending = object.__getattribute__(self, "_pending")
-        except AttributeError:
-            pending = None
-        if pending is None or name not in StridedMemoryView.__slots__ or name == "_pending":
-            raise AttributeError(f"'StridedMemoryView' object has no attribute '{name}'")
-        self._fill(pending[0], -1, pending[1], cai=False)
-        return object.__getattribute__(self, name)
 
     @classmethod
     def from_cuda_array_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
@@ -396,9 +386,11 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
             (getattr(stream, "sync", None) or stream.synchronize)()
 
 
+_PendingView = _smv_pending.subclass(StridedMemoryView)  # from_dlpack(obj, -1)'s unread views
 _smv_dlpack.install(StridedMemoryView)
 # from_dlpack(obj, -1) and as_tensor_map(box) of its unread view run in C (interop/smv_fast.cpp).
-_internal.smv_install(StridedMemoryView, StridedMemoryView.__dict__["from_dlpack"].__func__, _as_tensor_map)
+_internal.smv_install(StridedMemoryView, _PendingView, StridedMemoryView.__dict__["from_dlpack"].__func__,
+                      _as_tensor_map)
 
 
 class _ViewableArg:

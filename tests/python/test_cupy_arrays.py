@@ -93,3 +93,65 @@ def test_an_error_from_cupys_attributes_reaches_the_caller(mock_libcuda):
             raise AssertionError("no error")
         print("ok")
     """, prelude=FAKES)
+
+
+CTYPES_CUPY = '''
+import ctypes
+
+def ctypes_cupy(pointer_type):
+    """CuPy's shape with MemoryPointer fields in the object, as Cython lays out
+    `cdef readonly intptr_t ptr`: getters that make a new int on every read."""
+    class _ndarray_base:
+        def __init__(self, ptr):
+            self._data = pointer_type(ptr, 0)
+        data = property(lambda self: self._data)
+        __cuda_array_interface__ = property(lambda self: {
+            "data": (self._data.ptr, False), "shape": (4,), "typestr": "<f4", "version": 3})
+    _ndarray_base.__module__ = "cupy._core.core"
+    return type("ndarray", (_ndarray_base,), {"__module__": "cupy"})
+'''
+
+
+def test_memory_pointer_fields_read_in_place_give_what_the_getter_gives(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        class MemoryPointer(ctypes.Structure):
+            _fields_ = [("ptr", ctypes.c_uint64), ("device_id", ctypes.c_int32)]
+        ndarray = ctypes_cupy(MemoryPointer)
+        arrays = [ndarray(0x7F0000010000 + 0x100 * i) for i in range(12)]
+        # the first reads find and confirm the field; later ones read it in place
+        for _ in range(2):
+            assert [packed(a) for a in arrays] == [0x7F0000010000 + 0x100 * i for i in range(12)]
+        arrays[0].data.ptr = 0x7F0000020000  # read live from the object, never remembered
+        assert packed(arrays[0]) == 0x7F0000020000
+        # a MemoryPointer type changed since: its getter's answer again
+        MemoryPointer.ptr = property(lambda self: 0x7F0000030000)
+        assert packed(arrays[1]) == 0x7F0000030000
+        print("ok")
+    """, prelude=FAKES + CTYPES_CUPY)
+
+
+def test_a_getter_that_is_not_the_field_keeps_the_getter(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        class MemoryPointer(ctypes.Structure):  # ptr is computed: no word of the object holds it
+            _fields_ = [("raw", ctypes.c_uint64), ("device_id", ctypes.c_int32)]
+            ptr = property(lambda self: self.raw + 16)
+        ndarray = ctypes_cupy(MemoryPointer)
+        got = [packed(ndarray(0x7F0000040000 + 0x100 * i)) for i in range(20)]
+        assert got == [0x7F0000040010 + 0x100 * i for i in range(20)], got
+
+        print("ok")
+    """, prelude=FAKES + CTYPES_CUPY)
+
+
+def test_a_getter_that_leaves_the_field_before_it_is_confirmed_keeps_the_getter(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        class MemoryPointer(ctypes.Structure):  # the field's value, until the third address
+            _fields_ = [("raw", ctypes.c_uint64), ("device_id", ctypes.c_int32)]
+            ptr = property(lambda self: self.raw + (0x100000 if self.raw >= 0x7F0000050200 else 0))
+        ndarray = ctypes_cupy(MemoryPointer)
+        raws = [0x7F0000050000 + 0x100 * i for i in range(12)]
+        want = [r + (0x100000 if r >= 0x7F0000050200 else 0) for r in raws]
+        for _ in range(2):
+            assert [packed(ndarray(r)) for r in raws] == want
+        print("ok")
+    """, prelude=FAKES + CTYPES_CUPY)

@@ -56,3 +56,16 @@ def test_an_empty_cupy_array_is_accepted(add):
     s = nanocuda.Stream()
     nanocuda.launch(s, nanocuda.LaunchConfig(grid=1, block=1), add, e, e, e, 0)
     s.sync()
+
+
+def test_many_cupy_arrays_and_views_pack_their_own_pointers():
+    # enough different addresses that MemoryPointer.ptr is read in place from the object
+    # (fastpath/cupy_array.cpp's PtrWord), then every pointer against CuPy's own answer
+    import struct
+
+    pack = nanocuda._nanocuda._internal.pack_params
+    base = cp.zeros(4096, dtype=cp.float32)
+    arrays = [cp.zeros(16 + i, dtype=cp.float32) for i in range(20)] + [base[7 * i:] for i in range(20)]
+    for _ in range(2):
+        got = [struct.unpack("<Q", pack([(0, 8)], "k", a))[0] for a in arrays]
+        assert got == [a.data.ptr for a in arrays]

@@ -18,14 +18,29 @@ ENV = {"NANOCUDA_MOCK_CC": "9.0", "NANOCUDA_MOCK_POINTER": "device"}
 def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
     run_on_mock(mock_libcuda, """
         v = S.from_dlpack(base, stream_ptr=-1)
-        assert type(v) is S
-        assert object.__getattribute__(v, "_pending") == (base, "StridedMemoryView.from_dlpack")
+        # unread: a _PendingView (a StridedMemoryView subclass) holding the object itself
+        assert isinstance(v, S) and type(v).__name__ == "StridedMemoryView"
+        assert type(v) is not S and object.__getattribute__(v, "_pending") is base
         fast = v.as_tensor_map((64, 64))
         slow = _smv_tensor_map.as_tensor_map(S.from_dlpack(base, stream_ptr=-1), (64, 64))
         assert repr(fast) == repr(slow), (fast, slow)
         assert repr(S.from_dlpack(base, -1).as_tensor_map(box_dim=(64, 64))) == repr(slow)
-        # the unread view still reads its object on first use
+        # the unread view still reads its object on first use, and is a plain view after it
         assert (v.ptr, v.shape, v.strides) == (base.ptr, base.shape, base.strides)
+        assert type(v) is S and v._pending is None
+        # an unread view: unknown names are the usual error, a set field stays set
+        w = S.from_dlpack(base, stream_ptr=-1)
+        try:
+            w.no_such_field
+        except AttributeError as e:
+            assert "'StridedMemoryView' object has no attribute 'no_such_field'" in str(e), e
+        else:
+            raise AssertionError("no AttributeError")
+        w.readonly = True
+        assert type(w) is S and w.readonly is True and w.shape == base.shape
+        import copy
+        c = copy.copy(S.from_dlpack(base, stream_ptr=-1))
+        assert type(c) is S and (c.ptr, c.shape, c.exporting_obj) == (base.ptr, base.shape, base)
         print("ok")
     """, prelude=PRELUDE, **ENV)
 
@@ -82,5 +97,40 @@ def test_help_shows_the_python_signatures_and_docs(mock_libcuda):
         assert "box_dim=None, *, options=None" in str(inspect.signature(S.as_tensor_map))
         assert "DLPack object" in S.from_dlpack.__doc__
         assert "tiled TMA descriptor" in S.as_tensor_map.__doc__
+        print("ok")
+    """, prelude=PRELUDE, **ENV)
+
+
+def test_views_unread_read_and_subclassed_free_what_they_hold(mock_libcuda):
+    # the views' dealloc is smv_fast.cpp's (slots cleared from the member table); a Python
+    # subclass keeps subtype_dealloc, which hands over to it after its own dict/slots/weakrefs
+    run_on_mock(mock_libcuda, """
+        import gc, sys, weakref
+        class Held:
+            pass
+        class Sub(S):
+            pass
+        class Weak(S):
+            __slots__ = ("__weakref__", "extra")
+        gc.collect()
+        n = sys.getrefcount(base)
+        for cls in (S, Sub, Weak):
+            for read in (False, True):
+                v = cls.from_dlpack(base, stream_ptr=-1)
+                if read:
+                    assert v.shape == base.shape
+                h = Held()
+                held = weakref.ref(h)
+                if cls is Sub:
+                    v.attached = h
+                elif cls is Weak:
+                    v.extra = h
+                    view = weakref.ref(v)
+                del h
+                assert sys.getrefcount(base) > n
+                del v
+                assert sys.getrefcount(base) == n, (cls, read)
+                assert cls is S or held() is None, cls
+                assert cls is not Weak or view() is None
         print("ok")
     """, prelude=PRELUDE, **ENV)

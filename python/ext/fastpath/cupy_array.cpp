@@ -1,8 +1,10 @@
-// CuPy arrays' pointer and device from their MemoryPointer: three attribute reads, where the
-// __cuda_array_interface__ property builds a dict of eight entries on every access.
+// CuPy arrays' pointer and device from their MemoryPointer (ndarray.data): its ptr field and
+// device_id, where the __cuda_array_interface__ property builds a dict of eight entries per access.
 #include "fastpath/cupy_array.h"
 
 #include <nanobind/nanobind.h>
+
+#include <cstring>
 
 namespace nb = nanobind;
 
@@ -30,24 +32,36 @@ bool has_cupy_base(PyTypeObject* type) {
 
 // One attribute read through the descriptor its type holds, found once. CuPy's attributes are
 // Cython properties (data descriptors: no instance dict can shadow them), so calling the
-// descriptor is what getattr does, less the lookup. Another type, or a type changed since
-// (its version tag moved), takes plain getattr.
+// descriptor is what getattr does, less the lookup. When the type changes (its version tag
+// moves) the descriptor is looked up again; other types take plain getattr.
 struct Getter {
   const char* name;
   PyTypeObject* type = nullptr;
   unsigned int version = 0;
   PyObject* descr = nullptr;
+  PyObject* key = nullptr;  // `name`, interned (held for the process)
 
-  PyObject* read(PyObject* obj) const {
+  PyObject* read(PyObject* obj) {
     PyTypeObject* t = Py_TYPE(obj);
-    if (t == type && t->tp_version_tag == version) [[likely]]
+    if (t == type && (t->tp_version_tag == version || relearn())) [[likely]]
       return Py_TYPE(descr)->tp_descr_get(descr, obj, reinterpret_cast<PyObject*>(t));
-    return PyObject_GetAttrString(obj, name);
+    return key ? PyObject_GetAttr(obj, key) : PyObject_GetAttrString(obj, name);
+  }
+  // The descriptor `type` holds now, when it is still a data descriptor.
+  bool relearn() {
+    PyObject* d = _PyType_Lookup(type, key);  // borrowed; tags the type
+    if (!d || !Py_TYPE(d)->tp_descr_get || !Py_TYPE(d)->tp_descr_set || !type->tp_version_tag)
+      return false;
+    Py_INCREF(d);
+    Py_DECREF(descr);
+    descr = d;
+    version = type->tp_version_tag;
+    return true;
   }
   void learn(PyTypeObject* t) {
     if (type) return;  // the first CuPy seen; others read through getattr
-    nb::object key = nb::steal(PyUnicode_InternFromString(name));
-    PyObject* d = key ? _PyType_Lookup(t, key.ptr()) : nullptr;  // borrowed; tags the type
+    if (!key && !(key = PyUnicode_InternFromString(name))) return PyErr_Clear();
+    PyObject* d = _PyType_Lookup(t, key);  // borrowed; tags the type
     if (!d || !Py_TYPE(d)->tp_descr_get || !Py_TYPE(d)->tp_descr_set || !t->tp_version_tag) return;
     Py_INCREF(d);  // both held for the process
     Py_INCREF(t);
@@ -59,24 +73,74 @@ struct Getter {
 
 Getter g_data{"data"}, g_ptr{"ptr"}, g_device{"device_id"};
 
+// MemoryPointer.ptr is a C field of a Cython object (`cdef readonly intptr_t ptr`), which its
+// getter turns into a new int on every read. Once the field's place in the object is known
+// and its word has matched the getter's answer for kConfirm different addresses, the word is
+// read directly; any disagreement before that leaves the getter in charge for good.
+struct PtrWord {
+  static constexpr int kConfirm = 4;
+  static constexpr int kSearches = 8;  // objects scanned for the field before giving up
+  PyTypeObject* type = nullptr;        // MemoryPointer (g_ptr holds the reference)
+  unsigned int version = 0;            // its version tag then: a changed type is read anew
+  Py_ssize_t offset = 0;
+  std::uint64_t last = 0;
+  int to_confirm = kConfirm, searches = 0;
+  bool off = false;
+
+  static std::uint64_t word(PyObject* o, Py_ssize_t at) {
+    std::uint64_t w;
+    std::memcpy(&w, reinterpret_cast<const char*>(o) + at, sizeof w);
+    return w;
+  }
+  bool trusted(PyTypeObject* t) const {
+    return t == type && to_confirm == 0 && t->tp_version_tag == version;
+  }
+  // The getter read `ptr` from `mem`: learn or confirm where the field is.
+  void observe(PyObject* mem, std::uint64_t ptr) {
+    PyTypeObject* t = Py_TYPE(mem);
+    if (off || t != g_ptr.type || ptr < 0x10000) return;  // small values identify nothing
+    if (!type) {
+      if (++searches > kSearches) off = true;
+      Py_ssize_t found = 0, matches = 0;
+      for (Py_ssize_t at = sizeof(PyObject); at + 8 <= t->tp_basicsize; at += 8)
+        if (word(mem, at) == ptr) found = at, ++matches;
+      if (matches == 1) type = t, version = t->tp_version_tag, offset = found, last = ptr;
+      return;
+    }
+    if (word(mem, offset) != ptr || t->tp_version_tag != version) off = true;
+    else if (ptr != last) last = ptr, --to_confirm;
+  }
+} g_ptr_word;
+
 }  // namespace
 
 std::uint64_t pointer(PyObject* obj, int* device) {
   PyObject* mem = g_data.read(obj);
   if (!mem) throw nb::python_error();
-  PyObject* p = g_ptr.read(mem);
-  PyObject* d = p ? g_device.read(mem) : nullptr;
-  Py_DECREF(mem);
-  if (!d) {
-    Py_XDECREF(p);
-    throw nb::python_error();
+  std::uint64_t ptr = 0;
+  if (g_ptr_word.trusted(Py_TYPE(mem))) [[likely]] {
+    ptr = PtrWord::word(mem, g_ptr_word.offset);
+  } else {
+    PyObject* p = g_ptr.read(mem);
+    if (!p) {
+      Py_DECREF(mem);
+      throw nb::python_error();
+    }
+    // CuPy keeps addresses as intptr_t: read the bits, as its interface's int would be.
+    ptr = PyLong_AsUnsignedLongLongMask(p);
+    Py_DECREF(p);
+    if (ptr == static_cast<std::uint64_t>(-1) && PyErr_Occurred()) {
+      Py_DECREF(mem);
+      throw nb::python_error();
+    }
+    g_ptr_word.observe(mem, ptr);
   }
-  // CuPy keeps addresses as intptr_t: read the bits, as its interface's int would be.
-  std::uint64_t ptr = PyLong_AsUnsignedLongLongMask(p);
+  PyObject* d = g_device.read(mem);
+  Py_DECREF(mem);
+  if (!d) throw nb::python_error();
   long dev = PyLong_AsLong(d);
-  Py_DECREF(p);
   Py_DECREF(d);
-  if (PyErr_Occurred()) throw nb::python_error();
+  if (dev == -1 && PyErr_Occurred()) throw nb::python_error();
   *device = static_cast<int>(dev);
   return ptr;
 }

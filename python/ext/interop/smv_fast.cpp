@@ -1,6 +1,6 @@
 // StridedMemoryView's per-call pair in C: from_dlpack(obj, stream_ptr=-1) of a producer with a
-// DLPack C exchange API, then as_tensor_map(box) of that unread view, straight to
-// TensorMap.tiled. Every other call goes to the Python methods these replace, unchanged.
+// DLPack C exchange API (an unread view: a _PendingView holding obj), then as_tensor_map(box) of
+// that view, straight to TensorMap.tiled. Every other call goes to the Python methods, unchanged.
 #include <nanobind/nanobind.h>
 #include <structmember.h>
 
@@ -20,10 +20,10 @@ namespace nanocuda::py {
 namespace {
 
 PyTypeObject* g_view = nullptr;          // nanocuda.utils.StridedMemoryView, held for the process
+PyTypeObject* g_unread = nullptr;        // its _PendingView subclass (same layout), held too
 Py_ssize_t g_pending = 0;                // offset of its `_pending` slot
 PyObject* g_slow_from_dlpack = nullptr;  // the Python methods: every other call, and all errors
 PyObject* g_slow_as_tensor_map = nullptr;
-PyObject* g_call = nullptr;              // "StridedMemoryView.from_dlpack", as _pending holds it
 PyObject* g_box_dim = nullptr;           // "box_dim", interned
 PyObject* g_stream_ptr = nullptr;        // "stream_ptr", interned
 std::string g_from_dlpack_doc, g_as_tensor_map_doc;
@@ -63,15 +63,9 @@ PyObject* from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
       PyLong_AsLongAndOverflow(stream, &overflow) == -1 && !overflow &&
       exchange_reader(Py_TYPE(args[1])) != nullptr) [[likely]] {
     // The view reads its object on first use, as the Python method's lazy path does.
-    PyObject* obj = args[1];
-    PyObject* self = g_view->tp_alloc(g_view, 0);
+    PyObject* self = g_unread->tp_alloc(g_unread, 0);
     if (!self) return nullptr;
-    PyObject* pending = PyTuple_Pack(2, obj, g_call);
-    if (!pending) {
-      Py_DECREF(self);
-      return nullptr;
-    }
-    pending_slot(self) = pending;
+    pending_slot(self) = Py_NewRef(args[1]);
     return self;
   }
   return call_slow(g_slow_from_dlpack, cls, args + 1, nargs - 1, kwnames);
@@ -83,15 +77,53 @@ PyObject* as_tensor_map(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   PyObject* box = nargs == 1 && nkw == 0                                          ? args[0]
                   : nargs == 0 && nkw == 1 && is_name(PyTuple_GET_ITEM(kwnames, 0), g_box_dim) ? args[0]
                                                                                   : nullptr;
-  PyObject* pending = Py_TYPE(self) == g_view ? pending_slot(self) : nullptr;
-  if (box && PyTuple_CheckExact(box) && pending && PyTuple_CheckExact(pending)) [[likely]] {
+  PyObject* pending = Py_TYPE(self) == g_unread ? pending_slot(self) : nullptr;
+  if (box && PyTuple_CheckExact(box) && pending) [[likely]] {
     try {
-      return tiled_cuda_core_defaults(PyTuple_GET_ITEM(pending, 0), box).release().ptr();
+      return tiled_cuda_core_defaults(pending, box).release().ptr();
     } catch (const std::exception&) {  // nanocuda's, nanobind's and Python's errors alike
       PyErr_Clear();  // the Python method repeats the call and words the error as cuda.core does
     }
   }
   return call_slow(g_slow_as_tensor_map, self, args, nargs, kwnames);
+}
+
+// The views' dealloc: their slots cleared straight from the member table read at install,
+// where Python's generic subtype_dealloc walks each class's members and its finalizer,
+// weakref and trashcan cases (a view has none of them: no __del__, no __weakref__). Both
+// classes get it, so `__class__` may still move a view between them; a subclass made in
+// Python keeps subtype_dealloc, which clears its own slots and then calls this.
+std::array<Py_ssize_t, 32> g_slot_offsets{};
+std::size_t g_slot_count = 0;
+
+void view_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  for (std::size_t i = 0; i < g_slot_count; ++i) {
+    auto** slot = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_slot_offsets[i]);
+    Py_CLEAR(*slot);
+  }
+  type->tp_free(self);
+  Py_DECREF(type);  // instances of heap types hold their type
+}
+
+// Whether view_dealloc can stand in for subtype_dealloc on `type`: object slots only (no
+// __dict__, __weakref__ or __del__), at most g_slot_offsets' size.
+bool plain_slots(PyTypeObject* type) {
+  if (type->tp_dictoffset || type->tp_weaklistoffset || type->tp_finalize || type->tp_del ||
+      type->tp_base != &PyBaseObject_Type || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+      !(type->tp_flags & Py_TPFLAGS_HAVE_GC))
+    return false;
+  auto* heap = reinterpret_cast<PyHeapTypeObject*>(type);
+  PyMemberDef* members = reinterpret_cast<PyMemberDef*>(
+      reinterpret_cast<char*>(heap) + Py_TYPE(type)->tp_basicsize);
+  std::size_t n = 0;
+  for (Py_ssize_t i = 0; i < Py_SIZE(type); ++i) {
+    if (members[i].type != T_OBJECT_EX || n == g_slot_offsets.size()) return false;
+    g_slot_offsets[n++] = members[i].offset;
+  }
+  g_slot_count = n;
+  return true;
 }
 
 PyMethodDef g_from_dlpack_def =
@@ -105,11 +137,17 @@ PyObject* interned(const char* s) {
   return o;
 }
 
-// Installs both on `view` (StridedMemoryView), keeping its Python methods for every other call.
-void install(nb::handle view, nb::handle slow_from_dlpack, nb::handle slow_as_tensor_map) {
+// Installs both on `view` (StridedMemoryView), keeping its Python methods for every other call;
+// `unread` is the subclass from_dlpack's views start as.
+void install(nb::handle view, nb::handle unread, nb::handle slow_from_dlpack,
+             nb::handle slow_as_tensor_map) {
   if (g_view) throw nb::type_error("StridedMemoryView's fast paths are installed once");
-  if (!PyType_Check(view.ptr())) throw nb::type_error("smv_install: expected the view class");
+  if (!PyType_Check(view.ptr()) || !PyType_Check(unread.ptr()))
+    throw nb::type_error("smv_install: expected the view class and its unread subclass");
   auto* type = reinterpret_cast<PyTypeObject*>(view.ptr());
+  auto* sub = reinterpret_cast<PyTypeObject*>(unread.ptr());
+  if (sub->tp_base != type || sub->tp_basicsize != type->tp_basicsize)
+    throw nb::type_error("smv_install: the unread class must subclass the view class, adding no slots");
   PyObject* slot = PyDict_GetItemString(type->tp_dict, "_pending");  // borrowed
   if (!slot || Py_TYPE(slot) != &PyMemberDescr_Type)
     throw nb::type_error("smv_install: the view class has no _pending slot");
@@ -124,7 +162,6 @@ void install(nb::handle view, nb::handle slow_from_dlpack, nb::handle slow_as_te
                         nb::cast<std::string>(slow_as_tensor_map.attr("__doc__"));
   g_from_dlpack_def.ml_doc = g_from_dlpack_doc.c_str();
   g_as_tensor_map_def.ml_doc = g_as_tensor_map_doc.c_str();
-  g_call = interned("StridedMemoryView.from_dlpack");
   g_box_dim = interned("box_dim");
   g_stream_ptr = interned("stream_ptr");
   g_pending = member->offset;
@@ -133,16 +170,21 @@ void install(nb::handle view, nb::handle slow_from_dlpack, nb::handle slow_as_te
   install_classmethod(view, &g_from_dlpack_def);
   install_method(view, &g_as_tensor_map_def);
   g_view = reinterpret_cast<PyTypeObject*>(view.inc_ref().ptr());
+  g_unread = reinterpret_cast<PyTypeObject*>(unread.inc_ref().ptr());
+  if (sub->tp_dealloc == type->tp_dealloc && Py_SIZE(sub) == 0 && plain_slots(type)) {
+    type->tp_dealloc = view_dealloc;
+    sub->tp_dealloc = view_dealloc;
+  }
 }
 
 }  // namespace
 
 void bind_smv_fast(nb::module_& m) {
-  internal_module(m).def("smv_install", &install, nb::arg("view"), nb::arg("from_dlpack"),
-                         nb::arg("as_tensor_map"),
-                         "Puts StridedMemoryView.from_dlpack(obj, stream_ptr=-1) and its unread "
-                         "view's as_tensor_map(box) in C; every other call goes to the Python "
-                         "methods given. Once per process (nanocuda.utils does it).");
+  internal_module(m).def("smv_install", &install, nb::arg("view"), nb::arg("unread"),
+                         nb::arg("from_dlpack"), nb::arg("as_tensor_map"),
+                         "Puts StridedMemoryView.from_dlpack(obj, stream_ptr=-1) (a view of class "
+                         "`unread`) and that view's as_tensor_map(box) in C; every other call goes "
+                         "to the Python methods given. Once per process (nanocuda.utils does it).");
 }
 
 }  // namespace nanocuda::py
