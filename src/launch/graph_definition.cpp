@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -73,10 +72,10 @@ void GraphDefinition::require_own(CUgraphNode node, const char* call) const {
 CUgraphNode GraphDefinition::add(CUgraphNodeParams& params, const Deps& deps, const char* call) {
   require_alive(call);
   for (CUgraphNode d : deps) require_own(d, call);
-  // A kernel node names its context (kernel.ctx): no switch per node, which with no context
-  // current (nanocuda leaves none behind) cost two cuCtxSetCurrent per node of a build.
-  std::optional<CurrentContext> guard;
-  if (params.type != CU_GRAPH_NODE_TYPE_KERNEL || !params.kernel.ctx) guard.emplace(*state_->device.context());
+  // Every node is added with the device's context current, kernel nodes too: naming the context in
+  // kernel.ctx alone crashed the H100's driver inside cuGraphAddNode for a just-loaded library
+  // kernel (lazy loading needs a current context), and saved nothing measurable.
+  CurrentContext guard(*state_->device.context());
   CUgraphNode node = nullptr;
   NANOCUDA_CALL(cuGraphAddNode, [&] { return std::string(call) + " on " + describe(); }, &node,
                 graph_, deps.data(), nullptr, deps.size(), &params);
@@ -114,7 +113,6 @@ CUgraphNode GraphDefinition::add_kernel(const Deps& deps, const LaunchConfig& co
   p.kernel.blockDimZ = config.block.z;
   p.kernel.sharedMemBytes = config.shared_mem;
   p.kernel.kernelParams = args;
-  p.kernel.ctx = ctx.handle();
   return add(p, deps, "GraphDefinition::add_kernel");
 }
 
