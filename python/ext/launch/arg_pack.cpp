@@ -342,4 +342,17 @@ nb::bytes pack_with_layout(nb::list layout, const std::string& name, nb::args ar
   return nb::bytes(reinterpret_cast<const char*>(buffer.data()), l.total_size());
 }
 
+HeapPackedArgs::HeapPackedArgs(const ParamLayout& layout, std::string_view kernel_name,
+                               nb::tuple args, int device)
+    : storage_(layout.total_size() + 16), ptrs_(layout.count() + 1) {
+  auto* aligned = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(storage_.data()) + 15) & ~std::uintptr_t{15});
+  ParamPacker packer(layout, kernel_name, aligned, ptrs_.data());
+  std::vector<ArgSlot> slots(layout.count() + 1);
+  std::vector<PyObject*> raw;
+  raw.reserve(args.size());
+  for (nb::handle a : args) raw.push_back(a.ptr());
+  pack_args(packer, raw.data(), raw.size(), device, slots.data());
+}
+
 }  // namespace nanocuda::py

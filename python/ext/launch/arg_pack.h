@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "interop/dlpack_exchange.h"
 #include "fastpath/torch_tensor.h"
@@ -57,6 +59,19 @@ struct ArgSlot {
 // kernel and parameter on any mismatch; nothing is launched then.
 void pack_args(ParamPacker& packer, PyObject* const* args, std::size_t n, int device,
                ArgSlot* slots);
+
+// `args` packed (and checked, as pack_args does) into heap storage this object owns: the form of
+// the cold paths (graph node edits), where a launch packs into the Launcher's inline buffer.
+class HeapPackedArgs {
+ public:
+  HeapPackedArgs(const ParamLayout& layout, std::string_view kernel_name, nanobind::tuple args,
+                 int device);
+  [[nodiscard]] void** params() noexcept { return ptrs_.data(); }
+
+ private:
+  std::vector<unsigned char> storage_;
+  std::vector<void*> ptrs_;
+};
 
 // The bytes a launch packs for `args` against a layout [(offset, size), ...] and a kernel name
 // (a mangled name adds the parameter classes, as Kernel does); no device needed. The package

@@ -67,16 +67,8 @@ std::uintptr_t kernel_node(GraphDefinition& g, const Deps& deps, const LaunchCon
                            const Kernel& kernel, nb::tuple args, CUgraphNode node,
                            const Graph* exec = nullptr) {
   const ParamLayout& layout = kernel.param_layout();
-  std::vector<unsigned char> storage(layout.total_size() + 16);
-  std::vector<void*> ptrs(layout.count() + 1);
-  auto* aligned = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(storage.data()) + 15) & ~std::uintptr_t{15});
-  ParamPacker packer(layout, kernel.name(), aligned, ptrs.data());
-  std::vector<ArgSlot> slots(layout.count() + 1);
-  std::vector<PyObject*> raw;
-  for (nb::handle a : args) raw.push_back(a.ptr());
-  pack_args(packer, raw.data(), raw.size(), g.device().ordinal(), slots.data());
-  if (!node) return id_of(g.add_kernel(deps, config, kernel, ptrs.data()));
+  HeapPackedArgs packed(layout, kernel.name(), args, g.device().ordinal());
+  if (!node) return id_of(g.add_kernel(deps, config, kernel, packed.params()));
   const GraphNodeRecord* r = g.record(node);
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_KERNEL;
@@ -89,7 +81,7 @@ std::uintptr_t kernel_node(GraphDefinition& g, const Deps& deps, const LaunchCon
   p.kernel.blockDimY = config.block.y;
   p.kernel.blockDimZ = config.block.z;
   p.kernel.sharedMemBytes = config.shared_mem;
-  p.kernel.kernelParams = ptrs.data();
+  p.kernel.kernelParams = packed.params();
   p.kernel.extra = nullptr;
   p.kernel.kern = nullptr;
   g.set_params(node, p, "KernelNode.update", exec);

@@ -164,15 +164,7 @@ void exec_set_kernel(PyGraph& pg, std::uintptr_t node, const LaunchConfig& confi
   Graph& graph = pg.ready("Graph node update");
   std::size_t index = graph.kernel_index(reinterpret_cast<CUgraphNode>(node), kCall);
   ParamLayout layout = kernel.param_layout();
-  std::vector<unsigned char> storage(layout.total_size() + 16);
-  std::vector<void*> ptrs(layout.count() + 1);
-  auto* aligned = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(storage.data()) + 15) & ~std::uintptr_t{15});
-  ParamPacker packer(layout, kernel.name(), aligned, ptrs.data());
-  std::vector<ArgSlot> slots(layout.count() + 1);
-  std::vector<PyObject*> raw;
-  for (nb::handle a : args) raw.push_back(a.ptr());
-  pack_args(packer, raw.data(), raw.size(), graph.device().ordinal(), slots.data());
+  HeapPackedArgs packed(layout, kernel.name(), args, graph.device().ordinal());
   CUDA_KERNEL_NODE_PARAMS p = graph.kernel_nodes()[index].params;
   p.func = kernel.function(*graph.device().context());
   p.kern = nullptr;
@@ -183,7 +175,7 @@ void exec_set_kernel(PyGraph& pg, std::uintptr_t node, const LaunchConfig& confi
   p.blockDimY = config.block.y;
   p.blockDimZ = config.block.z;
   p.sharedMemBytes = config.shared_mem;
-  p.kernelParams = ptrs.data();
+  p.kernelParams = packed.params();
   std::size_t count = layout.count();
   graph.set_kernel_node(index, p, std::move(layout), kernel.name());
   if (index < pg.slots.size()) pg.slots[index].assign(count + 1, {});  // the kinds of the new layout

@@ -18,6 +18,7 @@ import os
 import time
 
 from ..workflow import example_path
+from .kernels import event_burst
 from .registry import Subcommand, register
 from .runner import Run, Workload
 
@@ -34,21 +35,6 @@ def load_example():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def burst(torch, fn, repeats: int):
-    """A burst of `repeats` calls between CUDA events; returns nanoseconds."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def run() -> int:
-        start.record()
-        for _ in range(repeats):
-            fn()
-        end.record()
-        end.synchronize()
-        return int(start.elapsed_time(end) * 1e6)
-
-    return run
 
 
 def warm_up(torch) -> None:
@@ -99,7 +85,7 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
     if sweep:
         paths.update(candidate_launches(ex, layout, a, b, c))
     repeats = max(3, min(50, int(2e12 / (2.0 * m * n * k))))
-    workloads = [Workload(name, burst(torch, fn, repeats), None if name == "cuBLAS" else "cuBLAS")
+    workloads = [Workload(name, event_burst(torch, fn, repeats), None if name == "cuBLAS" else "cuBLAS")
                  for name, fn in paths.items()]
     label = f"{str(dtype)[6:]} {layout} {m}x{n}x{k}"
     rows = run.measure(workloads, torch.cuda.synchronize, rounds=rounds, per_sample=repeats, label=label)
