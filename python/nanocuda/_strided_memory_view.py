@@ -9,7 +9,7 @@ import functools
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from . import _nanocuda, _smv_dlpack, _smv_pending
+from . import _nanocuda, _smv_dlpack
 from ._smv_layout import _current_device, _dense, _ints, _numpy_dtype, _user_dtype, _whole_elements
 from ._smv_tensor_map import as_tensor_map as _as_tensor_map
 
@@ -124,12 +124,16 @@ class StridedMemoryView:
             if fast is None:
                 fast = _LAZY[t] = hasattr(t, "__dlpack_c_exchange_api__")
             if fast and type(self) is StridedMemoryView:
-                # Read on first use (_PendingView): as_tensor_map(box) then goes straight to
-                # TensorMap.tiled(obj), which reads the tensor once in C++.
-                self.__class__ = _PendingView
+                # Read on first use of a field (_read_pending): as_tensor_map(box) then goes
+                # straight to TensorMap.tiled(obj), which reads the tensor once in C++.
                 self._pending = obj
                 return
         self._fill(obj, stream_ptr, call, cai=False)
+
+    def _read_pending(self) -> None:
+        # An unread view's fields are C descriptors (interop/smv_fast.cpp) that call this on
+        # first use; _set clears _pending, and a failed read leaves it for the next use.
+        self._fill(self._pending, -1, "StridedMemoryView.from_dlpack", cai=False)
 
     @classmethod
     def from_cuda_array_interface(cls, obj: Any, stream_ptr: Optional[int] = None) -> "StridedMemoryView":
@@ -386,11 +390,11 @@ def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocki
             (getattr(stream, "sync", None) or stream.synchronize)()
 
 
-_PendingView = _smv_pending.subclass(StridedMemoryView)  # from_dlpack(obj, -1)'s unread views
 _smv_dlpack.install(StridedMemoryView)
-# from_dlpack(obj, -1) and as_tensor_map(box) of its unread view run in C (interop/smv_fast.cpp).
-_internal.smv_install(StridedMemoryView, _PendingView, StridedMemoryView.__dict__["from_dlpack"].__func__,
-                      _as_tensor_map)
+# from_dlpack(obj, -1) and as_tensor_map(box) of its unread view run in C, and the fields read
+# an unread view on first use (interop/smv_fast.cpp).
+_internal.smv_install(StridedMemoryView, StridedMemoryView._read_pending,
+                      StridedMemoryView.__dict__["from_dlpack"].__func__, _as_tensor_map)
 
 
 class _ViewableArg:

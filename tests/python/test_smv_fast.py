@@ -18,9 +18,9 @@ ENV = {"NANOCUDA_MOCK_CC": "9.0", "NANOCUDA_MOCK_POINTER": "device"}
 def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
     run_on_mock(mock_libcuda, """
         v = S.from_dlpack(base, stream_ptr=-1)
-        # unread: a _PendingView (a StridedMemoryView subclass) holding the object itself
-        assert isinstance(v, S) and type(v).__name__ == "StridedMemoryView"
-        assert type(v) is not S and object.__getattribute__(v, "_pending") is base
+        # unread: a plain StridedMemoryView holding the object itself, no field read yet
+        assert type(v) is S and v._pending is base
+        assert all(S.__dict__[f].__get__ is not None for f in ("ptr", "shape", "_strides"))
         fast = v.as_tensor_map((64, 64))
         slow = _smv_tensor_map.as_tensor_map(S.from_dlpack(base, stream_ptr=-1), (64, 64))
         assert repr(fast) == repr(slow), (fast, slow)
@@ -38,9 +38,38 @@ def test_the_c_pair_gives_what_the_python_methods_give(mock_libcuda):
             raise AssertionError("no AttributeError")
         w.readonly = True
         assert type(w) is S and w.readonly is True and w.shape == base.shape
+        del w.readonly  # fields delete as slots do
+        try:
+            w.readonly
+        except AttributeError as e:
+            assert "'StridedMemoryView' object has no attribute 'readonly'" in str(e), e
+        else:
+            raise AssertionError("deleted field still there")
+        # the fields are data descriptors with the slots' docs; they refuse other objects
+        assert "first element" in S.ptr.__doc__ and S.ptr.__name__ == "ptr"
+        try:
+            S.ptr.__get__(object())
+        except TypeError as e:
+            assert "descriptor 'ptr' for 'StridedMemoryView' objects" in str(e), e
+        else:
+            raise AssertionError("descriptor applied to an object")
         import copy
         c = copy.copy(S.from_dlpack(base, stream_ptr=-1))
         assert type(c) is S and (c.ptr, c.shape, c.exporting_obj) == (base.ptr, base.shape, base)
+        # a failed read leaves the view unread, the same error at each use
+        class Bad:
+            __dlpack_c_exchange_api__ = S.__dlpack_c_exchange_api__
+            def __dlpack__(self, **kw):
+                raise BufferError("no export today")
+        b = S.from_dlpack(Bad(), stream_ptr=-1)
+        for _ in range(2):
+            try:
+                b.shape
+            except BufferError as e:
+                assert "no export today" in str(e), e
+            else:
+                raise AssertionError("an unreadable view read")
+        assert type(b._pending) is Bad
         print("ok")
     """, prelude=PRELUDE, **ENV)
 

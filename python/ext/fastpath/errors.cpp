@@ -142,6 +142,7 @@ void set_error_from_current_exception() noexcept {
                      : e.type() == nb::exception_type::buffer_error ? PyExc_BufferError
                      : e.type() == nb::exception_type::index_error ? PyExc_IndexError
                      : e.type() == nb::exception_type::key_error   ? PyExc_KeyError
+                     : e.type() == nb::exception_type::attribute_error ? PyExc_AttributeError
                                                                    : PyExc_RuntimeError;
     PyErr_SetString(type, e.what());
     return;
