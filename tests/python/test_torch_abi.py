@@ -172,3 +172,37 @@ def test_select_and_status_without_torch():
         torch_bridge.select("fast")
     if "torch" not in sys.modules:
         assert torch_bridge.status() == {"reader": "exchange", "why": "torch is not imported"}
+
+
+def test_launch_slots_read_only_the_pointer_and_checks_still_see_the_geometry(fake_torch, mock_libcuda):
+    # A Launcher's pointer slot reads address, device and dtype (read_pointer); a slot with
+    # dtype/contiguity checks (launcher_require) reads the sizes and strides as well.
+    from mock_run import run_on_mock
+
+    run_on_mock(mock_libcuda, """
+        class Tensor(T):  # torch.Tensor's Python face, as nanocuda detects it
+            data_ptr = get_device = __dlpack__ = lambda self: None
+        probe = lambda ts: [(t, t._cdata) for t in ts]
+        assert b._try_abi((Tensor,), LIBS, probe([Tensor(4096, (6, 5), (5, 1), 6),
+                                                  Tensor(64, (2, 3), (0, 1), 15)])), b._abi_why
+        k = nanocuda.compile('extern "C" __global__ void k(float* a, float* b, float* c, int n) {}',
+                             arch="90").get_kernel("k")
+        run = k.bind(nanocuda.LaunchConfig(grid=1, block=32), stream=nanocuda.Stream.legacy(nanocuda.Device(0)))
+        f32 = lambda addr, strides=(64, 1), dtype=6, dev=(1, 0): Tensor(addr, (64, 64), strides, dtype, *dev)
+        c = f32(0x7F0000400000)
+        go = lambda x, y: run(x, y, c, 4)
+        calls = ft.exchange_calls()
+        go(f32(0x7F0000100000), f32(0x7F0000200000, (1, 64)))  # no checks: strides unread
+        assert ft.exchange_calls() == calls, "read by the exchange function, not the C ABI"
+        go(f32(0x7F0000100000), Tensor(0x7F0000300000, (3,), (1,), 9, 1, 0))  # complex: torch's own
+        assert ft.exchange_calls() == calls + 1
+        raises(lambda: go(f32(0x7F0000100000, dev=(0, 0)), f32(0x7F0000200000)), ValueError, "parameter 0")
+        _nanocuda._internal.launcher_require(run, 1, [2 | 32 << 8 | 1 << 16], True)
+        go(f32(0x7F0000100000), f32(0x7F0000200000))
+        raises(lambda: go(f32(0x7F0000100000), f32(0x7F0000200000, (1, 64))), ValueError,
+               "parameter 1", "contiguous")
+        raises(lambda: go(f32(0x7F0000100000), f32(0x7F0000200000, dtype=5)), TypeError,
+               "parameter 1", "dtype")
+        assert ft.exchange_calls() == calls + 1
+        print("ok")
+    """, prelude=PRELUDE.format(folder=fake_torch["thpvariable"], tests=str(HERE)), version="13.0")

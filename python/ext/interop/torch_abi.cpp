@@ -182,42 +182,83 @@ std::string self_check(PyObject* probes, TensorViewReader producer) {
     if (!same(mine, theirs))
       return "the C ABI's answer differs from torch's DLPack exchange on probe " +
              std::to_string(i);
+    dlpack::Tensor pointer{};
+    if (read_pointer(t, &pointer) != 0 || pointer.data != mine.data ||
+        pointer.device.device_type != mine.device.device_type ||
+        pointer.device.device_id != mine.device.device_id || pointer.dtype.code != mine.dtype.code ||
+        pointer.dtype.bits != mine.dtype.bits || pointer.ndim != -1)
+      return "the C ABI's pointer-only read differs from its full read on probe " + std::to_string(i);
   }
   return "";
 }
 
 }  // namespace
 
-int read(void* obj, dlpack::Tensor* out) {
-  Handle h = static_cast<char*>(obj) + g_offset;
+namespace {
+
+// What read() and read_pointer() share: dtype, layout, device and address, with the checks
+// that send anything unusual to the producer. False: `out` is the fallback's answer (or error).
+[[gnu::always_inline]] inline bool read_head(Handle h, void* obj, dlpack::Tensor* out, int* fallback) {
   std::int32_t dtype = -1, device_type = -1, device_index = 0, layout = g_strided;
-  std::int64_t ndim = 0;
   void* data = nullptr;
-  std::int64_t* sizes = nullptr;
-  std::int64_t* strides = nullptr;
   if (g_api.dtype(h, &dtype) != 0 || dtype < 0 || dtype >= static_cast<std::int32_t>(g_dtypes.size()) ||
       g_dtypes[dtype].bits == 0 || (g_api.layout && (g_api.layout(h, &layout) != 0 || layout != g_strided)) ||
-      g_api.device_type(h, &device_type) != 0)
-    return g_fallback(obj, out);
+      g_api.device_type(h, &device_type) != 0) {
+    *fallback = g_fallback(obj, out);
+    return false;
+  }
   if (device_type == g_cuda) {
-    if (g_api.device_index(h, &device_index) != 0) return g_fallback(obj, out);
+    if (g_api.device_index(h, &device_index) != 0) {
+      *fallback = g_fallback(obj, out);
+      return false;
+    }
     out->device = {dlpack::kCUDA, device_index};
   } else if (device_type == g_cpu) {
     out->device = {dlpack::kCPU, 0};
   } else {
-    return g_fallback(obj, out);
+    *fallback = g_fallback(obj, out);
+    return false;
   }
-  if (g_api.data_ptr(h, &data) != 0 || g_api.dim(h, &ndim) != 0 ||
-      g_api.sizes(h, &sizes) != 0 || g_api.strides(h, &strides) != 0)
-    return g_fallback(obj, out);
+  if (g_api.data_ptr(h, &data) != 0) {
+    *fallback = g_fallback(obj, out);
+    return false;
+  }
   out->data = data;
-  out->ndim = static_cast<std::int32_t>(ndim);
   out->dtype = g_dtypes[dtype];
+  out->byte_offset = 0;
+  return true;
+}
+
+}  // namespace
+
+int read(void* obj, dlpack::Tensor* out) {
+  Handle h = static_cast<char*>(obj) + g_offset;
+  int fallback = 0;
+  if (!read_head(h, obj, out, &fallback)) return fallback;
+  std::int64_t ndim = 0;
+  std::int64_t* sizes = nullptr;
+  std::int64_t* strides = nullptr;
+  if (g_api.dim(h, &ndim) != 0 || g_api.sizes(h, &sizes) != 0 || g_api.strides(h, &strides) != 0)
+    return g_fallback(obj, out);
+  out->ndim = static_cast<std::int32_t>(ndim);
   out->shape = sizes;
   out->strides = strides;
-  out->byte_offset = 0;
   return 0;
 }
+
+int read_pointer(void* obj, dlpack::Tensor* out) {
+  Handle h = static_cast<char*>(obj) + g_offset;
+  int fallback = 0;
+  if (!read_head(h, obj, out, &fallback)) return fallback;
+  out->ndim = -1;
+  out->shape = nullptr;
+  out->strides = nullptr;
+  return 0;
+}
+
+TensorViewReader pointer_only(TensorViewReader reader) { return reader == &read ? &read_pointer : reader; }
+
+TensorViewReader with_geometry(TensorViewReader reader) { return reader == &read_pointer ? &read : reader; }
 
 bool ready() { return g_ready; }
 

@@ -29,4 +29,13 @@ bool ready();
 // function, so results and errors match torch's exchange API.
 int read(void* py_object, dlpack::Tensor* out);
 
+// read() for callers that need only the address, device and dtype (a launch's pointer slot):
+// the same checks and fallback, without the dim/sizes/strides calls; `out->ndim` is -1 and
+// shape/strides are null unless the fallback answered.
+int read_pointer(void* py_object, dlpack::Tensor* out);
+
+// `reader`'s pointer-only form (read_pointer for read), else `reader`; and back.
+TensorViewReader pointer_only(TensorViewReader reader);
+TensorViewReader with_geometry(TensorViewReader reader);
+
 }  // namespace nanocuda::py::torch_abi

@@ -6,6 +6,7 @@
 
 #include "tma/bound_tensor_map.h"
 #include "interop/interop.h"
+#include "interop/torch_abi.h"
 #include "fastpath/py_int.h"
 #include "nanocuda/core/array_view.h"
 #include "nanocuda/driver/error.h"
@@ -67,6 +68,9 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
   else if (has_device_pointer(nb::handle(arg))) {
     slot.kind = ArgKind::Pointer;
     if ((slot.reader = exchange_reader(t))) {
+      // A pointer slot needs the address, device and dtype: torch's C ABI reader skips the
+      // geometry calls (read again in full only where the slot has checks).
+      slot.reader = torch_abi::pointer_only(slot.reader);
       slot.kind = ArgKind::Exchange;
       return;
     }
@@ -290,8 +294,11 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
             rethrow_at(p, i, e);
           }
         }
-        if (slot.checks.any) [[unlikely]]
+        if (slot.checks.any) [[unlikely]] {
+          if (view.ndim < 0 && torch_abi::with_geometry(slot.reader)(arg, &view) != 0)  // pointer-only read
+            throw nb::python_error();
           check_slot(p, i, slot.checks, view.dtype, view.ndim, view.shape, view.strides);
+        }
         p.write_pointer(i, reinterpret_cast<std::uint64_t>(view.data) + view.byte_offset);
         break;
       }
