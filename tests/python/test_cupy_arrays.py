@@ -155,3 +155,31 @@ def test_a_getter_that_leaves_the_field_before_it_is_confirmed_keeps_the_getter(
             assert [packed(ndarray(r)) for r in raws] == want
         print("ok")
     """, prelude=FAKES + CTYPES_CUPY)
+
+
+def test_the_arrays_data_field_read_in_place_gives_what_the_getter_gives(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        class MemoryPointer(ctypes.Structure):
+            _fields_ = [("ptr", ctypes.c_uint64), ("device_id", ctypes.c_int32)]
+        class _ndarray_base:  # ndarray.data as Cython lays it out: an object field (a slot here)
+            __slots__ = ("data",)
+            def __init__(self, ptr):
+                self.data = MemoryPointer(ptr, 0)
+            __cuda_array_interface__ = property(lambda self: {
+                "data": (self.data.ptr, False), "shape": (4,), "typestr": "<f4", "version": 3})
+        _ndarray_base.__module__ = "cupy._core.core"
+        ndarray = type("ndarray", (_ndarray_base,), {"__module__": "cupy", "__slots__": ()})
+        arrays = [ndarray(0x7F0000060000 + 0x100 * i) for i in range(12)]
+        for _ in range(2):  # found, confirmed, then read in place: the same pointers
+            assert [packed(a) for a in arrays] == [0x7F0000060000 + 0x100 * i for i in range(12)]
+        arrays[0].data = MemoryPointer(0x7F0000070000, 0)  # the field is read live, never remembered
+        assert packed(arrays[0]) == 0x7F0000070000
+        arrays[1].data = None  # not a MemoryPointer: the getter's path, and its error
+        raises(lambda: packed(arrays[1]), AttributeError, "ptr")
+        del arrays[2].data
+        raises(lambda: packed(arrays[2]), AttributeError, "data")
+        # the class changed since: its getter's answer again
+        _ndarray_base.data = property(lambda self: MemoryPointer(0x7F0000080000, 0))
+        assert packed(arrays[3]) == 0x7F0000080000
+        print("ok")
+    """, prelude=FAKES + CTYPES_CUPY)

@@ -3,6 +3,7 @@
 #include "fastpath/cupy_array.h"
 
 #include <nanobind/nanobind.h>
+#include <structmember.h>
 
 #include <cstring>
 
@@ -43,8 +44,18 @@ struct Getter {
 
   PyObject* read(PyObject* obj) {
     PyTypeObject* t = Py_TYPE(obj);
-    if (t == type && (t->tp_version_tag == version || relearn())) [[likely]]
+    if (t == type && (t->tp_version_tag == version || relearn())) [[likely]] {
+      // The type is the one the descriptor was found on, so its own instance check (an MRO
+      // walk for cupy.ndarray, whose properties live on its Cython base) has nothing to add.
+      if (Py_TYPE(descr) == &PyGetSetDescr_Type) {
+        PyGetSetDef* g = reinterpret_cast<PyGetSetDescrObject*>(descr)->d_getset;
+        if (g->get) [[likely]] return g->get(obj, g->closure);
+      } else if (Py_TYPE(descr) == &PyMemberDescr_Type) {
+        return PyMember_GetOne(reinterpret_cast<const char*>(obj),
+                               reinterpret_cast<PyMemberDescrObject*>(descr)->d_member);
+      }
       return Py_TYPE(descr)->tp_descr_get(descr, obj, reinterpret_cast<PyObject*>(t));
+    }
     return key ? PyObject_GetAttr(obj, key) : PyObject_GetAttrString(obj, name);
   }
   // The descriptor `type` holds now, when it is still a data descriptor.
@@ -74,13 +85,15 @@ struct Getter {
 Getter g_data{"data"}, g_ptr{"ptr"}, g_device{"device_id"};
 
 // MemoryPointer.ptr is a C field of a Cython object (`cdef readonly intptr_t ptr`), which its
-// getter turns into a new int on every read. Once the field's place in the object is known
-// and its word has matched the getter's answer for kConfirm different addresses, the word is
-// read directly; any disagreement before that leaves the getter in charge for good.
-struct PtrWord {
+// getter turns into a new int on every read; ndarray.data (`cdef readonly MemoryPointer data`)
+// is an object field its getter returns with a new reference. Once a field's place in the
+// object is known and its word has matched the getter's answer for kConfirm different values,
+// the word is read directly; any disagreement before that leaves the getter in charge for good.
+struct FieldWord {
   static constexpr int kConfirm = 4;
   static constexpr int kSearches = 8;  // objects scanned for the field before giving up
-  PyTypeObject* type = nullptr;        // MemoryPointer (g_ptr holds the reference)
+  const Getter* getter;                // whose type the field belongs to (it holds the reference)
+  PyTypeObject* type = nullptr;
   unsigned int version = 0;            // its version tag then: a changed type is read anew
   Py_ssize_t offset = 0;
   std::uint64_t last = 0;
@@ -95,31 +108,44 @@ struct PtrWord {
   bool trusted(PyTypeObject* t) const {
     return t == type && to_confirm == 0 && t->tp_version_tag == version;
   }
-  // The getter read `ptr` from `mem`: learn or confirm where the field is.
-  void observe(PyObject* mem, std::uint64_t ptr) {
-    PyTypeObject* t = Py_TYPE(mem);
-    if (off || t != g_ptr.type || ptr < 0x10000) return;  // small values identify nothing
+  // The getter read `value` from `obj`: learn or confirm where the field is.
+  void observe(PyObject* obj, std::uint64_t value) {
+    PyTypeObject* t = Py_TYPE(obj);
+    if (off || t != getter->type || value < 0x10000) return;  // small values identify nothing
     if (!type) {
       if (++searches > kSearches) off = true;
       Py_ssize_t found = 0, matches = 0;
       for (Py_ssize_t at = sizeof(PyObject); at + 8 <= t->tp_basicsize; at += 8)
-        if (word(mem, at) == ptr) found = at, ++matches;
-      if (matches == 1) type = t, version = t->tp_version_tag, offset = found, last = ptr;
+        if (word(obj, at) == value) found = at, ++matches;
+      if (matches == 1) type = t, version = t->tp_version_tag, offset = found, last = value;
       return;
     }
-    if (word(mem, offset) != ptr || t->tp_version_tag != version) off = true;
-    else if (ptr != last) last = ptr, --to_confirm;
+    if (word(obj, offset) != value || t->tp_version_tag != version) off = true;
+    else if (value != last) last = value, --to_confirm;
   }
-} g_ptr_word;
+};
+
+FieldWord g_ptr_word{&g_ptr}, g_data_word{&g_data};
+
+// ndarray.data, a new reference (nullptr with the error set).
+PyObject* memory_pointer(PyObject* obj) {
+  if (g_data_word.trusted(Py_TYPE(obj))) [[likely]] {
+    auto* mem = reinterpret_cast<PyObject*>(FieldWord::word(obj, g_data_word.offset));
+    if (mem && Py_TYPE(mem) == g_ptr.type) [[likely]] return Py_NewRef(mem);  // else: the getter's answer
+  }
+  PyObject* mem = g_data.read(obj);
+  if (mem) g_data_word.observe(obj, reinterpret_cast<std::uintptr_t>(mem));
+  return mem;
+}
 
 }  // namespace
 
 std::uint64_t pointer(PyObject* obj, int* device) {
-  PyObject* mem = g_data.read(obj);
+  PyObject* mem = memory_pointer(obj);
   if (!mem) throw nb::python_error();
   std::uint64_t ptr = 0;
   if (g_ptr_word.trusted(Py_TYPE(mem))) [[likely]] {
-    ptr = PtrWord::word(mem, g_ptr_word.offset);
+    ptr = FieldWord::word(mem, g_ptr_word.offset);
   } else {
     PyObject* p = g_ptr.read(mem);
     if (!p) {
