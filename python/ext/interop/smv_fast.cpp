@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -113,20 +114,22 @@ PyObject* as_tensor_map(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   return call_slow(g_slow_as_tensor_map, self, args, nargs, kwnames);
 }
 
-// The views' dealloc: their slots cleared straight from the member table read at install,
-// where Python's generic subtype_dealloc walks each class's members and its finalizer,
-// weakref and trashcan cases (a view has none of them: no __del__, no __weakref__). A
-// subclass made in Python keeps subtype_dealloc, which clears its own slots and then calls
-// this; only exact views go to the free list.
-std::array<Py_ssize_t, 32> g_slot_offsets{};
-std::size_t g_slot_count = 0;
+// The views' dealloc: their slots cleared as the one block of words Python laid them out in
+// (checked at install), where Python's generic subtype_dealloc walks each class's members and
+// its finalizer, weakref and trashcan cases (a view has none of them: no __del__, no
+// __weakref__). A subclass made in Python keeps subtype_dealloc, which clears its own slots and
+// then calls this; only exact views go to the free list.
+std::size_t g_slot_count = 0;  // the slots: words [sizeof(PyObject), + g_slot_count) of a view
 
 void view_dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
+  auto** slots = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + sizeof(PyObject));
   for (std::size_t i = 0; i < g_slot_count; ++i) {
-    auto** slot = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_slot_offsets[i]);
-    Py_CLEAR(*slot);
+    if (PyObject* o = slots[i]) {
+      slots[i] = nullptr;
+      Py_DECREF(o);
+    }
   }
   if (type == g_view && g_free_count < g_free_views.size()) {
     g_free_views[g_free_count++] = self;  // untracked, every slot NULL: new_view's to reuse
@@ -137,7 +140,7 @@ void view_dealloc(PyObject* self) {
 }
 
 // Whether view_dealloc can stand in for subtype_dealloc on `type`: object slots only (no
-// __dict__, __weakref__ or __del__), at most g_slot_offsets' size.
+// __dict__, __weakref__ or __del__), at most 32, filling the words right after the header.
 bool plain_slots(PyTypeObject* type) {
   if (type->tp_dictoffset || type->tp_weaklistoffset || type->tp_finalize || type->tp_del ||
       type->tp_base != &PyBaseObject_Type || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
@@ -146,12 +149,16 @@ bool plain_slots(PyTypeObject* type) {
   auto* heap = reinterpret_cast<PyHeapTypeObject*>(type);
   PyMemberDef* members = reinterpret_cast<PyMemberDef*>(
       reinterpret_cast<char*>(heap) + Py_TYPE(type)->tp_basicsize);
-  std::size_t n = 0;
-  for (Py_ssize_t i = 0; i < Py_SIZE(type); ++i) {
-    if (members[i].type != T_OBJECT_EX || n == g_slot_offsets.size()) return false;
-    g_slot_offsets[n++] = members[i].offset;
+  const Py_ssize_t n = Py_SIZE(type);
+  if (n > 32 || type->tp_basicsize != static_cast<Py_ssize_t>(sizeof(PyObject)) + n * 8) return false;
+  std::uint32_t seen = 0;  // word k is some member's
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const Py_ssize_t k = (members[i].offset - static_cast<Py_ssize_t>(sizeof(PyObject))) / 8;
+    if (members[i].type != T_OBJECT_EX || members[i].offset % 8 != 0 || k < 0 || k >= n) return false;
+    seen |= std::uint32_t{1} << k;
   }
-  g_slot_count = n;
+  if (seen != (n == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1)) return false;
+  g_slot_count = static_cast<std::size_t>(n);
   return true;
 }
 
