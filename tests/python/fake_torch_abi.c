@@ -31,7 +31,14 @@ static long g_exchange_calls = 0;
 #define IMPL(h) (*(Impl**)(h))
 int32_t aoti_torch_get_data_ptr(void* h, void** out) { *out = IMPL(h)->data; return 0; }
 int32_t aoti_torch_get_dim(void* h, int64_t* out) { *out = IMPL(h)->dim; return 0; }
-int32_t aoti_torch_get_sizes(void* h, int64_t** out) { *out = IMPL(h)->sizes; return 0; }
+// A negative first size marks a nested tensor: torch has data and a strided layout for it, but
+// its sizes() throws, so the ABI call fails and the exchange function refuses it.
+#define NESTED(m) ((m)->dim > 0 && (m)->sizes[0] < 0)
+int32_t aoti_torch_get_sizes(void* h, int64_t** out) {
+  if (NESTED(IMPL(h))) return 1;
+  *out = IMPL(h)->sizes;
+  return 0;
+}
 #ifndef FAKE_NO_STRIDES
 int32_t aoti_torch_get_strides(void* h, int64_t** out) { *out = IMPL(h)->strides; return 0; }
 #endif
@@ -72,6 +79,10 @@ static int exchange(void* obj, DLTensor* out) {
       [5] = {2, 16, 1}, [6] = {2, 32, 1}, [7] = {2, 64, 1}, [9] = {5, 64, 1}, [11] = {6, 8, 1},
       [15] = {4, 16, 1}};
   ++g_exchange_calls;
+  if (NESTED(m)) {
+    PyErr_SetString(PyExc_BufferError, "fake_torch_abi: a nested tensor has no sizes");
+    return -1;
+  }
   if (m->dtype < 0 || m->dtype >= 16 || !kTypes[m->dtype].bits) {
     PyErr_SetString(PyExc_BufferError, "fake_torch_abi: unsupported dtype");
     return -1;

@@ -197,6 +197,10 @@ def test_launch_slots_read_only_the_pointer_and_checks_still_see_the_geometry(fa
         go(f32(0x7F0000100000), Tensor(0x7F0000300000, (3,), (1,), 9, 1, 0))  # complex: torch's own
         assert ft.exchange_calls() == calls + 1
         raises(lambda: go(f32(0x7F0000100000, dev=(0, 0)), f32(0x7F0000200000)), ValueError, "parameter 0")
+        # a nested tensor (data, strided layout, sizes refused): torch's own error, never its pointer
+        raises(lambda: go(f32(0x7F0000100000), Tensor(0x7F0000300000, (-1, 4), (4, 1), 6, 1, 0)),
+               BufferError, "nested")
+        calls += 1
         _nanocuda._internal.launcher_require(run, 1, [2 | 32 << 8 | 1 << 16], True)
         go(f32(0x7F0000100000), f32(0x7F0000200000))
         raises(lambda: go(f32(0x7F0000100000), f32(0x7F0000200000, (1, 64))), ValueError,

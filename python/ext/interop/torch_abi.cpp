@@ -250,6 +250,10 @@ int read_pointer(void* obj, dlpack::Tensor* out) {
   Handle h = static_cast<char*>(obj) + g_offset;
   int fallback = 0;
   if (!read_head(h, obj, out, &fallback)) return fallback;
+  // sizes() is what refuses a nested tensor (strided layout, data, no sizes): asked, and its
+  // answer unused, so such a tensor still goes to the producer and its error.
+  std::int64_t* sizes = nullptr;
+  if (g_api.sizes(h, &sizes) != 0) return g_fallback(obj, out);
   out->ndim = -1;
   out->shape = nullptr;
   out->strides = nullptr;

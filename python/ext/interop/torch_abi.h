@@ -30,7 +30,7 @@ bool ready();
 int read(void* py_object, dlpack::Tensor* out);
 
 // read() for callers that need only the address, device and dtype (a launch's pointer slot):
-// the same checks and fallback, without the dim/sizes/strides calls; `out->ndim` is -1 and
+// the same checks and fallback, without the dim and strides calls; `out->ndim` is -1 and
 // shape/strides are null unless the fallback answered.
 int read_pointer(void* py_object, dlpack::Tensor* out);
 
