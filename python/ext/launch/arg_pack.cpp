@@ -68,8 +68,8 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
   else if (has_device_pointer(nb::handle(arg))) {
     slot.kind = ArgKind::Pointer;
     if ((slot.reader = exchange_reader(t))) {
-      // A pointer slot needs the address, device and dtype: torch's C ABI reader skips the
-      // geometry calls (read again in full only where the slot has checks).
+      // A pointer slot needs the address, device and dtype: torch's C ABI reader skips its
+      // dim/strides calls (the full read happens only where the slot has checks).
       slot.reader = torch_abi::pointer_only(slot.reader);
       slot.kind = ArgKind::Exchange;
       return;
