@@ -55,12 +55,15 @@ void unpin_from_graph(CUgraph graph, CUuserObject obj) noexcept {
 void GraphDefinition::set_dropped_hook(void (*hook)()) noexcept { g_dropped_hook.store(hook); }
 
 void GraphDefinition::release_dropped() noexcept {
-  std::vector<Pins*> dropped;
-  {
-    std::lock_guard<std::mutex> lock(g_dropped_mutex);
-    dropped.swap(g_dropped);
+  for (;;) {  // freeing one may drop more (a Graph's attachments hold user objects)
+    std::vector<Pins*> dropped;
+    {
+      std::lock_guard<std::mutex> lock(g_dropped_mutex);
+      dropped.swap(g_dropped);
+    }
+    if (dropped.empty()) return;
+    for (Pins* p : dropped) delete p;  // may free kernels' libraries, events (CUDA calls)
   }
-  for (Pins* p : dropped) delete p;  // may free kernels' libraries, events (CUDA calls)
 }
 
 void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node) {
