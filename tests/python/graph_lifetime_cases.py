@@ -278,3 +278,16 @@ def test_an_update_from_an_embedding_definition_holds_the_embedded_copy():
     assert ref() is not None  # the executable runs the copy's callback
     del graph
     assert eventually(lambda: ref() is None)
+
+
+def test_a_kernel_node_added_to_a_body_destroyed_with_its_node_is_refused():
+    g = GraphDefinition()
+    node = g.if_then(g.create_condition())
+    body = node.then
+    kernel = compiled_kernel()
+    body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
+    node.destroy()
+    with pytest.raises(ValueError, match=r"^GraphNode: the node was destroyed"):
+        body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
+    with pytest.raises(TypeError, match="config must be a LaunchConfig"):
+        body.launch(None, kernel)
