@@ -381,6 +381,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuGraphClone")) *fn = (void*)cuGraphClone;
   else if (!strcmp(symbol, "cuUserObjectCreate")) *fn = (void*)uo_create;
   else if (!strcmp(symbol, "cuUserObjectRelease")) *fn = (void*)uo_release;
+  else if (!strcmp(symbol, "cuUserObjectRetain")) *fn = (void*)uo_retain;
   else if (!strcmp(symbol, "cuGraphRetainUserObject")) *fn = (void*)graph_retain_uo;
   else if (!strcmp(symbol, "cuGraphReleaseUserObject")) *fn = (void*)graph_release_uo;
   else if (!strcmp(symbol, "cuGraphNodeFindInClone")) *fn = (void*)find_in_clone;

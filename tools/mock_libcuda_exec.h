@@ -3,7 +3,8 @@
  * as the driver does (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, result TOPOLOGY_CHANGED). */
 typedef struct MockExec { unsigned magic; MockGraph* g; MockUserObject* uo[MOCK_MAX]; int nuo; } MockExec;
 /* An executable holds the user-object references of its source graph and of the graphs
- * inside it (child copies, bodies), taken at instantiation and replaced by an update. */
+ * inside it (child copies, bodies), taken at instantiation and kept until it is destroyed: an
+ * update neither drops them nor takes the new source's (what an H100's driver did). */
 static void exec_take(MockExec* e, MockGraph* g) {
   if (!g) return;
   for (int i = 0; i < g->nuo && e->nuo < MOCK_MAX; ++i) { g->uo[i]->refs++; e->uo[e->nuo++] = g->uo[i]; }
@@ -41,13 +42,7 @@ static CUresult exec_update(void* exec, void* source, void* info) {
   ++nanocuda_mock_calls;
   MockGraph* s = mock_graph(source);
   if (!e || e->magic != MOCK_MAGIC || !e->g || !s) return 0; /* not modelled: accepted */
-  if (live_nodes(e->g) == live_nodes(s) && e->g->ne == s->ne) {
-    MockExec old = *e;
-    e->nuo = 0;
-    exec_take(e, s); /* the new source's references replace the old ones */
-    exec_drop(&old);
-    return 0;
-  }
+  if (live_nodes(e->g) == live_nodes(s) && e->g->ne == s->ne) return 0;
   memset(info, 0, 24);
   *(int*)info = 2; /* CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED */
   return 910;      /* CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE */

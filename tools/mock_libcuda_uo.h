@@ -9,6 +9,12 @@ static CUresult uo_release(void* o, unsigned n) {
   if (u->refs <= 0) { u->magic = 0; if (u->destroy) u->destroy(u->ptr); }
   return 0;
 }
+static CUresult uo_retain(void* o, unsigned n) {
+  MockUserObject* u = o;
+  if (!u || u->magic != MOCK_MAGIC) return 1;
+  u->refs += (int)n;
+  return 0;
+}
 static CUresult uo_create(void** out, void* ptr, void (*destroy)(void*), unsigned refs, unsigned flags) {
   MockUserObject* u = keep(calloc(1, sizeof *u));
   (void)flags;

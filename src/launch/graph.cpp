@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "graph_keepalive.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/launch/detail/launch_context.h"
 #include "nanocuda/launch/graph_topology.h"
@@ -215,6 +216,15 @@ void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
   owners_.push_back(std::move(owner));
   if (!kernels_read_) read_kernel_nodes(graph_, false);  // the original handles first
   read_kernel_nodes(source, true);
+}
+
+void Graph::keep_alive(std::shared_ptr<void> object) {
+  if (!attachments_) {  // a captured Graph: with its definitions
+    owners_.push_back(std::move(object));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(attachments_->mutex);
+  attachments_->items.push_back(std::move(object));
 }
 
 void Graph::debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const {

@@ -21,7 +21,7 @@ GraphDefinition GraphDefinition::create(const Device& device) {
   auto state = std::make_shared<State>(device);
   CUgraph g = nullptr;
   NANOCUDA_CALL(cuGraphCreate, "GraphDefinition", &g, 0u);
-  state->owned.reset(g);
+  state->owned = std::shared_ptr<void>(g, [](void* p) { detail::destroy_graph(static_cast<CUgraph>(p)); });
   return GraphDefinition(std::move(state), g);
 }
 
@@ -389,11 +389,6 @@ const GraphNodeRecord* GraphDefinition::record(CUgraphNode node) const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   auto it = state_->records.find(node);
   return it == state_->records.end() ? nullptr : &it->second;  // stable: node-based map
-}
-
-Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
-  require_alive("GraphDefinition::instantiate");
-  return Graph::instantiate(graph_, state_, state_->device, options);
 }
 
 void GraphDefinition::debug_dot_print(const std::string& path,

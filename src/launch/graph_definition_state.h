@@ -27,12 +27,17 @@ struct GraphDefinition::State {
 
   std::uint64_t id = 0;
   Device device;
-  detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;
+  // The root graph (cuGraphDestroy at the last holder): Graphs instantiated here hold it too
+  // (their node handles are its nodes), but not the tree: see ~State.
+  std::shared_ptr<void> owned;
   std::shared_ptr<void> borrowed_owner;  // a view's owner
   std::mutex mutex;                      // everything below
   // Per node: released (cuGraphReleaseUserObject) when the node is destroyed; the driver
   // releases those of a graph it destroys (the root, a destroyed node's bodies or copy).
   std::unordered_multimap<CUgraphNode, Pin> pins;
+  // Graph -> the user objects it holds for itself (keep_alive without a node, keep_alive_once,
+  // and their copies in child copies): with `pins`, every hold the tree's graphs have.
+  std::unordered_multimap<CUgraph, CUuserObject> graph_pins;
   // The keys kept once per graph (keep_alive_once: a kernel shared by many nodes).
   std::set<std::pair<CUgraph, const void*>> kept_once;
   // Attachments when the driver has no user objects: they live as long as the tree.
@@ -52,6 +57,14 @@ struct GraphDefinition::State {
       if (destroyed.count(it->second.first)) return false;
     return true;
   }
+
+  // The holds of the graphs in `top`'s subtree (`top` itself, live child copies and bodies).
+  std::vector<Pin> holds_under(CUgraph top) const;  // callers hold `mutex`
+
+  // When Graphs still hold the root graph (for its node handles), gives back its graphs'
+  // holds: the Graphs hold what they run on their own (lend_holds), so what only this tree
+  // used goes with it. Never throws.
+  ~State();
 
   explicit State(Device d) : device(d) {
     static std::atomic<std::uint64_t> next{1};

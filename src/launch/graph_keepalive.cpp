@@ -8,6 +8,7 @@
 #include "graph_definition_state.h"
 #include "graph_keepalive.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/driver/deferred_errors.h"
 #include "nanocuda/driver/driver_api.h"
 #include "nanocuda/launch/graph_definition.h"
 
@@ -54,20 +55,25 @@ void unpin_from_graph(CUgraph graph, CUuserObject obj) noexcept {
 void GraphDefinition::set_dropped_hook(void (*hook)()) noexcept { g_dropped_hook.store(hook); }
 
 void GraphDefinition::release_dropped() noexcept {
-  std::vector<Pins*> dropped;
-  {
-    std::lock_guard<std::mutex> lock(g_dropped_mutex);
-    dropped.swap(g_dropped);
+  for (;;) {  // freeing one may drop more (a Graph's attachments hold user objects)
+    std::vector<Pins*> dropped;
+    {
+      std::lock_guard<std::mutex> lock(g_dropped_mutex);
+      dropped.swap(g_dropped);
+    }
+    if (dropped.empty()) return;
+    for (Pins* p : dropped) delete p;  // may free kernels' libraries, events (CUDA calls)
   }
-  for (Pins* p : dropped) delete p;  // may free kernels' libraries, events (CUDA calls)
 }
 
 void GraphDefinition::keep_alive(std::shared_ptr<void> object, CUgraphNode node) {
   auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, object);
   if (CUuserObject obj = pin_to_graph(graph_, pins)) {
-    if (!node) return;  // the graph's own: goes with the graph (and its clones, executables)
     std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->pins.emplace(node, State::Pin{graph_, obj});
+    if (node)
+      state_->pins.emplace(node, State::Pin{graph_, obj});
+    else  // the graph's own: goes with the graph (and its clones)
+      state_->graph_pins.emplace(graph_, obj);
     return;
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
@@ -86,12 +92,17 @@ void GraphDefinition::keep_alive_once(const void* key, const std::function<std::
 
 namespace {
 using PinMap = std::unordered_multimap<CUgraphNode, GraphDefinition::State::Pin>;
+using GraphPinMap = std::unordered_multimap<CUgraph, CUuserObject>;
 
 // Copies the pins of `source`'s nodes (from `from`, the child's tree) to the matching nodes
-// of `copy` (the driver's clone of `source`, whose user-object references it cloned), nested
-// child graphs included; the copies' graphs are recorded as owned by their nodes.
-void copy_pins(const PinMap& from, CUgraph source, CUgraph copy, GraphDefinition::State& to) {
+// of `copy` (the driver's clone of `source`, whose user-object references it cloned), and
+// `source`'s own (`from_graph`) to `copy`, nested child graphs included; the copies' graphs
+// are recorded as owned by their nodes.
+void copy_pins(const PinMap& from, const GraphPinMap& from_graph, CUgraph source, CUgraph copy,
+               GraphDefinition::State& to) {
   const auto& api = detail::driver();
+  auto [own_first, own_last] = from_graph.equal_range(source);
+  for (auto it = own_first; it != own_last; ++it) to.graph_pins.emplace(copy, it->second);
   std::size_t n = 0;
   NANOCUDA_CALL(cuGraphGetNodes, "GraphDefinition::add_child", source, nullptr, &n);
   std::vector<CUgraphNode> nodes(n);
@@ -106,7 +117,7 @@ void copy_pins(const PinMap& from, CUgraph source, CUgraph copy, GraphDefinition
     NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, "GraphDefinition::add_child", original, &inner);
     NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, "GraphDefinition::add_child", twin, &inner_copy);
     to.owner_of[inner_copy] = {twin, copy};
-    copy_pins(from, inner, inner_copy, to);
+    copy_pins(from, from_graph, inner, inner_copy, to);
   }
 }
 }  // namespace
@@ -115,16 +126,18 @@ void GraphDefinition::import_pins(const GraphDefinition& child, CUgraphNode node
   CUgraph copy = nullptr;
   NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, "GraphDefinition::add_child", node, &copy);
   PinMap from;
+  GraphPinMap from_graph;
   std::vector<std::shared_ptr<void>> kept;
   {
     std::lock_guard<std::mutex> lock(child.state_->mutex);
     from = child.state_->pins;
+    from_graph = child.state_->graph_pins;
     kept = child.state_->kept;
   }
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->owner_of[copy] = {node, graph_};
-    if (detail::driver().cuGraphNodeFindInClone) copy_pins(from, child.graph_, copy, *state_);
+    if (detail::driver().cuGraphNodeFindInClone) copy_pins(from, from_graph, child.graph_, copy, *state_);
   }
   for (auto& object : kept) keep_alive(std::move(object), node);  // what no user object holds
 }
@@ -166,12 +179,139 @@ std::vector<CUgraphNode> GraphDefinition::destroy_node(CUgraphNode node) {
     state_->member_of.erase(m);
   }
   for (CUgraph g : dead) {  // a later graph may get the same handle
+    state_->graph_pins.erase(g);
     for (auto it = state_->kept_once.begin(); it != state_->kept_once.end();)
       it = it->first == g ? state_->kept_once.erase(it) : std::next(it);
   }
   for (const auto& [g, owner] : state_->owner_of)
     if (owner.first == node) state_->destroyed[node] = true;  // its bodies / clone went with it
   return gone;
+}
+
+// -- Executables hold what they run on their own ---------------------------------------------
+// The driver keeps the user-object references an executable takes at instantiation across
+// cuGraphExecUpdate (an H100 showed it), so those could never let an old definition's
+// attachments go. Instead a graph lends its holds out while an executable is made or updated
+// from it (so the executable takes none), and the Graph keeps one reference to each itself
+// (GraphAttachments, replaced by an update), carried by one user object of the executable's.
+
+std::vector<GraphDefinition::State::Pin> GraphDefinition::State::holds_under(CUgraph top) const {
+  auto under = [&](CUgraph g) {
+    while (g != top) {
+      auto it = owner_of.find(g);
+      if (it == owner_of.end() || destroyed.count(it->second.first)) return false;
+      g = it->second.second;
+    }
+    return true;
+  };
+  std::vector<Pin> out;
+  for (const auto& [node, pin] : pins)
+    if (under(pin.graph)) out.push_back(pin);
+  for (const auto& [g, obj] : graph_pins)
+    if (under(g)) out.push_back(Pin{g, obj});
+  return out;
+}
+
+GraphDefinition::State::~State() {
+  if (!owned || owned.use_count() == 1) return;  // the graph goes now, with its holds
+  const auto* api = detail::loaded_driver();
+  if (!api || !api->cuGraphReleaseUserObject) return;
+  for (const Pin& p : holds_under(static_cast<CUgraph>(owned.get())))
+    (void)api->cuGraphReleaseUserObject(p.graph, p.object, 1);
+}
+
+namespace {
+bool has_user_objects() {
+  const auto& api = detail::driver();
+  return api.cuUserObjectCreate && api.cuUserObjectRetain && api.cuUserObjectRelease &&
+         api.cuGraphRetainUserObject && api.cuGraphReleaseUserObject;
+}
+
+// One reference of our own to `obj`, given back with the last copy of the result.
+std::shared_ptr<void> hold_object(CUuserObject obj) {
+  return std::shared_ptr<void>(static_cast<void*>(obj), [](void* o) {
+    if (const auto* api = detail::loaded_driver())
+      (void)api->cuUserObjectRelease(static_cast<CUuserObject>(o), 1);
+  });
+}
+
+// While alive, the graphs' holds in `holds` are lent out (each graph gives its reference up,
+// so an executable made or updated now takes none); they are given back at the end. `items`
+// has one reference of our own to each, for the Graph.
+class LentHolds {
+ public:
+  explicit LentHolds(const std::vector<GraphDefinition::State::Pin>& holds) {
+    const auto& api = detail::driver();
+    for (const auto& h : holds) {
+      if (api.cuUserObjectRetain(h.object, 1) != CUDA_SUCCESS) continue;
+      items.push_back(hold_object(h.object));
+      if (api.cuGraphReleaseUserObject(h.graph, h.object, 1) == CUDA_SUCCESS) lent_.push_back(h);
+    }
+  }
+  ~LentHolds() {
+    const auto* api = detail::loaded_driver();
+    for (const auto& h : lent_)
+      if (CUresult rc = api->cuGraphRetainUserObject(h.graph, h.object, 1, 0); rc != CUDA_SUCCESS)
+        detail::record_deferred_error(rc, "cuGraphRetainUserObject", "GraphDefinition");
+  }
+  LentHolds(const LentHolds&) = delete;
+  LentHolds& operator=(const LentHolds&) = delete;
+  std::vector<std::shared_ptr<void>> items;
+
+ private:
+  std::vector<GraphDefinition::State::Pin> lent_;
+};
+
+struct ExecOwner {  // a Graph's definition_owner(): the root graph and what the Graph runs with
+  std::shared_ptr<void> graph;
+  std::shared_ptr<GraphAttachments> attachments;
+};
+}  // namespace
+
+Graph GraphDefinition::instantiate(const GraphCompleteOptions& options) const {
+  require_alive("GraphDefinition::instantiate");
+  release_dropped();
+  // A view (its owner holds the graph), or no user objects: the Graph holds the tree.
+  if (!state_->owned || !has_user_objects()) return Graph::instantiate(graph_, state_, state_->device, options);
+  std::vector<State::Pin> holds;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    holds = state_->holds_under(graph_);
+  }
+  auto attachments = std::make_shared<GraphAttachments>();
+  // The executable's own user object (the graph lends it one reference while it is made).
+  CUuserObject own = pin_to_graph(graph_, std::make_shared<std::vector<std::shared_ptr<void>>>(1, attachments));
+  struct Unpin {
+    CUgraph graph;
+    CUuserObject obj;
+    ~Unpin() {
+      if (obj) unpin_from_graph(graph, obj);
+    }
+  } unpin{graph_, own};
+  auto owner = std::make_shared<ExecOwner>(ExecOwner{state_->owned, attachments});
+  LentHolds lent(holds);
+  attachments->items = std::move(lent.items);
+  Graph g = Graph::instantiate(graph_, owner, state_->device, options);
+  g.attachments_ = std::move(attachments);
+  return g;
+}
+
+void GraphDefinition::update(Graph& exec) const {
+  require_alive("GraphDefinition::update");
+  release_dropped();
+  // A captured Graph, a view or no user objects: the Graph holds this tree.
+  if (!exec.attachments_ || !state_->owned || !has_user_objects()) return exec.update(graph_, state_);
+  std::vector<State::Pin> holds;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    holds = state_->holds_under(graph_);
+  }
+  std::vector<std::shared_ptr<void>> previous;  // given back last, after the holds are back
+  LentHolds lent(holds);
+  exec.update(graph_, state_->owned);  // throws: nothing changed
+  std::lock_guard<std::mutex> lock(exec.attachments_->mutex);
+  previous.swap(exec.attachments_->items);
+  exec.attachments_->items = std::move(lent.items);
 }
 
 }  // namespace nanocuda

@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace nanocuda {
@@ -16,5 +17,13 @@ using Pins = std::shared_ptr<std::vector<std::shared_ptr<void>>>;
 [[nodiscard]] CUuserObject pin_to_graph(CUgraph graph, const Pins& pins);
 // Gives back `graph`'s reference to `obj` (the node it was for is gone); never throws.
 void unpin_from_graph(CUgraph graph, CUuserObject obj) noexcept;
+
+// What a GraphDefinition's Graph runs with: one reference to each user object its definition's
+// graphs held at instantiation (or at its last update from a definition), as shared_ptrs that
+// release it. The executable holds one user object of its own carrying this.
+struct GraphAttachments {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<void>> items;
+};
 
 }  // namespace nanocuda

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,31 @@ TEST(GraphDefinitionMock, KeepAliveOnceHoldsOneObjectPerKeyAndGraph) {
   }
   GraphDefinition::release_dropped();
   EXPECT_TRUE(weak.expired());
+}
+
+TEST(GraphDefinitionMock, AnUpdateHoldsTheNewDefinitionsAttachmentsAndLetsTheOldOnesGo) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  std::weak_ptr<int> old_held, new_held, refused_held;
+  std::optional<nanocuda::Graph> exec;
+  {
+    GraphDefinition first = GraphDefinition::create(Device(0));
+    old_held = held_by_callback(first);
+    exec.emplace(first.instantiate());
+    GraphDefinition second = GraphDefinition::create(Device(0));
+    new_held = held_by_callback(second);
+    GraphDefinition refused = GraphDefinition::create(Device(0));
+    refused_held = held_by_callback(refused);
+    refused.add_empty({});
+    EXPECT_THROW(refused.update(*exec), nanocuda::ValueError);  // another shape: nothing changes
+    second.update(*exec);
+  }
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(old_held.expired());  // the mock, as the driver, kept the executable's references
+  EXPECT_TRUE(refused_held.expired());
+  EXPECT_FALSE(new_held.expired());  // what the executable runs now
+  exec.reset();
+  GraphDefinition::release_dropped();
+  EXPECT_TRUE(new_held.expired());
 }
 
 // Last: the holds the driver dropped with the graphs above are freed here (in Python a hook

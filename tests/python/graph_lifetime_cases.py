@@ -197,3 +197,97 @@ def test_a_kernel_stays_with_an_embedded_copy():
     del node
     assert eventually(lambda: ref() is None)
     assert parent.nodes() == set()
+
+
+# -- Graph.update(definition): the executable holds what it runs, not what it ran ----------------
+def test_an_update_lets_the_old_definitions_attachments_go():
+    old, new = Held(), Held()
+    ref_old, ref_new = weakref.ref(old), weakref.ref(new)
+    first = GraphDefinition()
+    first.callback(old)
+    graph = first.instantiate()
+    second = GraphDefinition()
+    second.callback(new)
+    del old, new
+    graph.update(second)
+    del first, second
+    assert eventually(lambda: ref_old() is None)
+    assert ref_new() is not None  # the executable runs it now
+    del graph
+    assert eventually(lambda: ref_new() is None)
+
+
+def test_a_refused_update_keeps_what_the_graph_runs_and_holds_nothing_new():
+    kept, refused = Held(), Held()
+    ref_kept, ref_refused = weakref.ref(kept), weakref.ref(refused)
+    g = GraphDefinition()
+    g.callback(kept)
+    graph = g.instantiate()
+    other = GraphDefinition()
+    other.callback(refused)
+    other.empty()  # another shape: the driver refuses the update
+    del kept, refused
+    with pytest.raises(Exception):
+        graph.update(other)
+    del other
+    assert eventually(lambda: ref_refused() is None)
+    del g
+    gc.collect()
+    assert ref_kept() is not None  # the graph still runs it
+    del graph
+    assert eventually(lambda: ref_kept() is None)
+
+
+def test_a_definition_kept_after_an_update_keeps_its_own_attachments():
+    held = Held()
+    ref = weakref.ref(held)
+    first = GraphDefinition()
+    first.callback(held)
+    graph = first.instantiate()
+    second = GraphDefinition()
+    second.callback(Held())
+    graph.update(second)
+    del held
+    gc.collect()
+    assert ref() is not None  # `first` is still there (and can be instantiated again)
+    again = first.instantiate()
+    del first, graph
+    gc.collect()
+    assert ref() is not None  # `again` runs it
+    del again
+    assert eventually(lambda: ref() is None)
+
+
+def test_an_update_from_an_embedding_definition_holds_the_embedded_copy():
+    inner = GraphDefinition()
+    held = Held()
+    ref = weakref.ref(held)
+    inner.callback(held)
+    del held
+    shape = GraphDefinition()
+    shape.callback(Held())
+    start = GraphDefinition()
+    start.embed(shape)
+    graph = start.instantiate()
+    source = GraphDefinition()
+    source.embed(inner)
+    del inner
+    graph.update(source)
+    del source, start
+    gc.collect()
+    assert ref() is not None  # the executable runs the copy's callback
+    del graph
+    assert eventually(lambda: ref() is None)
+
+
+def test_a_kernel_node_added_to_a_body_destroyed_with_its_node_is_refused():
+    g = GraphDefinition()
+    node = g.if_then(g.create_condition())
+    body = node.then
+    kernel = compiled_kernel()
+    body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
+    node.destroy()
+    with pytest.raises(ValueError, match=r"^GraphNode: the node was destroyed"):
+        body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
+    with pytest.raises(TypeError, match="config must be a LaunchConfig"):
+        body.launch(None, kernel)

@@ -96,6 +96,7 @@ namespace nanocuda::detail {
   X(cuGraphCreate, 10000)                        \
   X(cuUserObjectCreate, 11030)                   \
   X(cuUserObjectRelease, 11030)                  \
+  X(cuUserObjectRetain, 11030)                   \
   X(cuGraphRetainUserObject, 11030)              \
   X(cuGraphReleaseUserObject, 11030)             \
   X(cuGraphNodeFindInClone, 10000)               \

@@ -24,6 +24,9 @@ void destroy_graph(CUgraph g) noexcept;
 void destroy_graph_exec(CUgraphExec g) noexcept;
 }  // namespace detail
 
+class GraphDefinition;
+struct GraphAttachments;  // src/launch/graph_keepalive.h
+
 // One kernel launch recorded in a graph.
 struct GraphKernelNode {
   CUgraphNode node = nullptr;
@@ -83,6 +86,9 @@ class Graph {
   // new parameters. On failure raises ValueError naming the node that prevents it; the
   // graph is then unchanged. `owner` keeps what `source`'s nodes use alive.
   void update(CUgraph source, std::shared_ptr<void> owner);
+  // Keeps `object` alive while this Graph runs what it runs now (a node's new callback): until
+  // the Graph goes and its launches are done, or an update from a definition replaces it.
+  void keep_alive(std::shared_ptr<void> object);
   // Enables or disables one node of the definition in this executable graph (a disabled
   // node does nothing on later launches); kernel, memset and memcpy nodes only (the driver's rule).
   void set_node_enabled(CUgraphNode node, bool enabled);
@@ -101,11 +107,15 @@ class Graph {
   [[nodiscard]] std::string describe() const;
 
  private:
+  friend class GraphDefinition;  // instantiates and updates with attachments_
   Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
   [[noreturn]] void throw_no_kernel_node(std::size_t index) const;  // ValueError: no such index
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
+  // A GraphDefinition's Graph: what its nodes use, replaced by an update from a definition
+  // (shared with a user object the executable holds, so a launch in flight keeps it).
+  std::shared_ptr<GraphAttachments> attachments_;
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;

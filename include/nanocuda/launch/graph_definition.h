@@ -103,7 +103,13 @@ class GraphDefinition {
   // Keeps make()'s object alive as keep_alive(object) does (with this graph), once per `key`
   // and graph: a kernel that a thousand nodes run costs one user object, not a thousand.
   void keep_alive_once(const void* key, const std::function<std::shared_ptr<void>()>& make);
+  // The Graph holds what the nodes use on its own, not through this tree: when the definition
+  // goes (every view of it), so does what only it used.
   [[nodiscard]] Graph instantiate(const GraphCompleteOptions& options = {}) const;
+  // Makes `exec` run this definition (Graph::update, same shape); on success `exec` holds what
+  // this definition's nodes use instead of what its previous definition's did, so those go
+  // when their definition does. On failure nothing changes.
+  void update(Graph& exec) const;
   // The driver drops a user object's hold on a thread of its own, where nothing may be
   // released (it may call CUDA): the hold is queued, then freed by release_dropped(), which
   // runs at the next GraphDefinition call and after `hook` (set by the Python face to

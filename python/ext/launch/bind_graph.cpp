@@ -89,7 +89,7 @@ void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
     graph.update(b.graph(), b.definition_owner());
   } else if (nb::hasattr(target, "_core") && nb::isinstance<GraphDefinition>(target.attr("_core"))) {
     auto& d = nb::cast<GraphDefinition&>(target.attr("_core"));  // nanocuda.graph.GraphDefinition
-    graph.update(d.handle(), d.owner());
+    d.update(graph);  // the Graph then holds what d's nodes use, not the old definition's
   } else if (nb::isinstance<PyGraph>(target)) {
     Graph& other = nb::cast<PyGraph&>(target).ready("Graph.update");
     graph.update(other.definition(), other.definition_owner());

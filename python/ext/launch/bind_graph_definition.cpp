@@ -56,9 +56,17 @@ std::shared_ptr<void> hold_py(nb::handle obj) {
 }
 
 // The executable graph of an update through Graph[node] (None: the definition itself).
-const Graph* exec_of(nb::handle graph) {
+Graph* exec_of(nb::handle graph) {
   if (graph.is_none()) return nullptr;
   return &nb::cast<PyGraph&>(graph).ready("Graph node update");
+}
+
+// What a node's new parameters use: held by the node, or with `exec` by that executable only.
+void keep_for(GraphDefinition& g, CUgraphNode node, Graph* exec, std::shared_ptr<void> object) {
+  if (exec)
+    exec->keep_alive(std::move(object));
+  else
+    g.keep_alive(std::move(object), node);
 }
 
 // Packs `args` against `kernel`'s layout as a launch does, then adds the node (the driver
@@ -353,16 +361,18 @@ void bind_graph_definition(nb::module_& m) {
              p.type = CU_GRAPH_NODE_TYPE_HOST;
              p.host.fn = run;
              p.host.userData = cb.get();
-             g.set_params(node_of(node), p, "HostCallbackNode.update", exec_of(graph));
-             g.keep_alive(cb, graph.is_none() ? node_of(node) : nullptr);
+             Graph* exec = exec_of(graph);
+             g.set_params(node_of(node), p, "HostCallbackNode.update", exec);
+             keep_for(g, node_of(node), exec, std::move(cb));
            }, nb::arg("node"), nb::arg("fn"), nb::arg("graph").none() = nb::none(),
            "Make a host node call the Python callable `fn` (in `graph` only, when given).")
       .def("set_child", [](GraphDefinition& g, std::uintptr_t node, const GraphDefinition& child, nb::handle graph) {
              CUgraphNodeParams p{};
              p.type = CU_GRAPH_NODE_TYPE_GRAPH;
              p.graph.graph = child.handle();
-             g.set_params(node_of(node), p, "ChildGraphNode.update", exec_of(graph));
-             g.keep_alive(child.owner(), graph.is_none() ? node_of(node) : nullptr);
+             Graph* exec = exec_of(graph);
+             g.set_params(node_of(node), p, "ChildGraphNode.update", exec);
+             keep_for(g, node_of(node), exec, child.owner());
            }, nb::arg("node"), nb::arg("child"), nb::arg("graph").none() = nb::none(),
            "Make a child-graph node run a copy of `child` (in `graph` only, when given).")
       .def("nodes", [](const GraphDefinition& g) {

@@ -23,8 +23,10 @@ from ._graph_node import (
     SwitchNode, WhileNode,
 )
 
-__all__ = ["GraphCondition", "GraphDefinition"]
+_new_object, _weakref = object.__new__, weakref.ref
+_NO_DEPS: list[int] = []  # an entry node's dependencies (the core only reads them)
 
+__all__ = ["GraphCondition", "GraphDefinition"]
 
 
 class GraphCondition(metaclass=abc.ABCMeta):
@@ -253,15 +255,32 @@ class GraphDefinition:
         h = self._core.add_kernel(deps, config, kernel, args)
         tree = self._tree
         tree.extras[h] = {"kernel": kernel, "args": args, "config": config}
-        node = KernelNode._make(self, h)
-        tree.nodes[h] = weakref.ref(node)
+        node = _new_object(KernelNode)  # KernelNode._make, inlined (a thousand-node build)
+        node._graph, node._handle, node._valid = self, h, True
+        tree.nodes[h] = _weakref(node)
         return node
 
     def launch(self, config, kernel, *args):
         """Add an entry kernel node (no dependencies); see GraphNode.launch."""
-        if not self._core.is_valid:  # as the entry node says it
-            raise ValueError("GraphNode: the node was destroyed (or the graph holding it)")
-        return self._launch([], config, kernel, args)
+        # _launch inlined, with the graph's validity checked by the core's add (read here only
+        # when it refuses): per node, the Python above the core add is what the H100 sees.
+        if type(config) is not LaunchConfig and not isinstance(config, LaunchConfig):
+            raise TypeError(f"GraphDefinition.launch: config must be a LaunchConfig, got {type(config).__name__}")
+        if type(kernel) is not Kernel and not isinstance(kernel, Kernel):
+            raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
+        core = self._core
+        try:
+            h = core.add_kernel(_NO_DEPS, config, kernel, args)
+        except ValueError:
+            if not core.is_valid:  # as the entry node says it
+                raise ValueError("GraphNode: the node was destroyed (or the graph holding it)") from None
+            raise
+        tree = self._tree
+        tree.extras[h] = {"kernel": kernel, "args": args, "config": config}
+        node = _new_object(KernelNode)
+        node._graph, node._handle, node._valid = self, h, True
+        tree.nodes[h] = _weakref(node)
+        return node
 
     def _join(self, nodes):
         deps = []
