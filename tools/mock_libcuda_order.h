@@ -5,7 +5,10 @@
  * NANOCUDA_MOCK_STREAMS=1: created streams get distinct handles, as on a GPU (by default they
  * read 0, which nanocuda then treats as the implicit stream it is to the driver). */
 static int implicit_without_context(void* stream) {
-  return (unsigned long long)stream <= 2 && ctx_depth == 0 && ctx_model(); /* getenv last */
+  static int model = -1; /* ctx_model() reads the environment: once */
+  if ((unsigned long long)stream > 2 || ctx_depth != 0) return 0;
+  if (model < 0) model = ctx_model();
+  return model;
 }
 static CUresult ordered_alloc(unsigned long long* out, size_t size, void* pool, void* stream) {
   if (implicit_without_context(stream)) { ++nanocuda_mock_calls; return 201; }
