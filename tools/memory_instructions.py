@@ -88,8 +88,10 @@ def measure(mock: str, native: str, kind: str, pairs: int) -> tuple[int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         # NANOCUDA_MOCK_CTX_STACK: the current context stays set, as on a GPU (the fixed answer
-        # of the default mock made every checked call switch contexts twice).
-        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0", NANOCUDA_MOCK_CTX_STACK="1")
+        # of the default mock made every checked call switch contexts twice); NANOCUDA_MOCK_STREAMS:
+        # created streams get their own handles, as on a GPU (not 0, the implicit stream's).
+        env = dict(os.environ, NANOCUDA_LIBCUDA=mock, PYTHONHASHSEED="0", NANOCUDA_MOCK_CTX_STACK="1",
+                   NANOCUDA_MOCK_STREAMS="1")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                         "--compress-strings=no", "--compress-pos=no",
                         sys.executable, os.path.abspath(__file__), "--workload", kind, str(pairs), native],

@@ -313,6 +313,7 @@ static CUresult fail_code = 0;
 static CUresult fail(void) { return fail_code; }
 
 #include "mock_libcuda_green.h"
+#include "mock_libcuda_order.h"
 #include "mock_libcuda_gmem.h"
 #include "mock_libcuda_launch.h"
 
@@ -348,6 +349,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuDeviceGetAttribute")) *fn = (void*)device_attribute;
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuStreamDestroy")) *fn = (void*)stream_destroy;
+  else if (stream_symbol(symbol, fn)) {} /* mock_libcuda_order.h */
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;
@@ -358,14 +360,14 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuMemPoolSetAccess")) *fn = (void*)pool_set_access;
   else if (!strcmp(symbol, "cuMemPoolGetAccess")) *fn = (void*)pool_get_access;
   else if (!strcmp(symbol, "cuMemPoolDestroy")) *fn = (void*)pool_destroy;
-  else if (!strcmp(symbol, "cuMemFreeAsync")) *fn = (void*)free_async;
+  else if (!strcmp(symbol, "cuMemFreeAsync")) *fn = (void*)ordered_free;
   else if (!strcmp(symbol, "cuMemPoolExportToShareableHandle")) *fn = (void*)pool_export;
   else if (!strcmp(symbol, "cuMemPoolImportFromShareableHandle")) *fn = (void*)pool_import;
   else if (!strcmp(symbol, "cuMemPoolExportPointer")) *fn = (void*)pool_export_pointer;
   else if (!strcmp(symbol, "cuMemPoolImportPointer")) *fn = (void*)pool_import_pointer;
   else if (!strcmp(symbol, "cuDeviceGetDefaultMemPool")) *fn = (void*)handle;
   else if (gmem_symbol(symbol, fn)) {} /* mock_libcuda_gmem.h: before the cuMemAlloc prefix */
-  else if (!strcmp(symbol, "cuMemAllocFromPoolAsync")) *fn = (void*)alloc_from_pool;
+  else if (!strcmp(symbol, "cuMemAllocFromPoolAsync")) *fn = (void*)ordered_alloc;
   else if (!strncmp(symbol, "cuMemAlloc", 10)) *fn = (void*)device_ptr;
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;

@@ -14,12 +14,34 @@ namespace nanocuda {
 Buffer::Buffer(std::size_t size, const Stream& stream)
     : Buffer(MemoryResource::for_device(stream.device()), size, stream) {}
 
+namespace {
+// A zero-byte request still gets a unique, freeable address (1 byte), so ptr() is never 0
+// for an open buffer.
+CUdeviceptr allocate_from(MemoryResource* resource, std::size_t size, const Stream& stream) {
+  if (!resource) throw ValueError("Buffer: the memory resource is None");
+  return resource->allocate(size ? size : 1, stream);
+}
+}  // namespace
+
 Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream)
     : size_(size), stream_(stream), resource_(std::move(resource)) {
-  if (!resource_) throw ValueError("Buffer: the memory resource is None");
-  // A zero-byte request still gets a unique, freeable address (1 byte), so ptr() is
-  // never 0 for an open buffer.
-  ptr_ = resource_->allocate(size ? size : 1, stream);
+  ptr_ = allocate_from(resource_.get(), size, stream);
+}
+
+void Buffer::forget() noexcept {
+  if (ptr_ != 0) return;
+  resource_.reset();
+  stream_ = Stream(std::shared_ptr<Stream::State>());
+}
+
+void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, const Stream& stream) {
+  if (ptr_ != 0) [[unlikely]]
+    throw ValueError("Buffer::reallocate", describe() + " is open");
+  ptr_ = allocate_from(resource.get(), size, stream);
+  size_ = size;
+  stream_ = stream;
+  resource_ = std::move(resource);
+  owning_ = true;
 }
 
 Buffer::Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,

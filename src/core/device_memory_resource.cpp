@@ -128,9 +128,15 @@ CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& strea
   if (stream.device().ordinal() != device_.ordinal()) [[unlikely]]
     check_same_device("DeviceMemoryResource::allocate", "the stream", stream.device().ordinal(),
                       "the resource", device_.ordinal());
-  CurrentContext guard(stream.context());
+  CUstream order = stream.handle();
   CUdeviceptr ptr = 0;
-  CUresult rc = detail::driver().cuMemAllocFromPoolAsync(&ptr, size, pool_, stream.handle());
+  CUresult rc;
+  if (stream_order_needs_current_context(order)) [[unlikely]] {  // an implicit stream
+    CurrentContext guard(stream.context());
+    rc = detail::driver().cuMemAllocFromPoolAsync(&ptr, size, pool_, order);
+  } else {
+    rc = detail::driver().cuMemAllocFromPoolAsync(&ptr, size, pool_, order);
+  }
   if (rc == CUDA_ERROR_OUT_OF_MEMORY) [[unlikely]] {
     MemoryPoolAttributes a = attributes();
     auto [free, total] = device_.memory_info();
@@ -163,10 +169,14 @@ void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const S
     return;
   }
   {
-    CurrentContext guard(stream.context());
-    NANOCUDA_CALL(cuMemFreeAsync,
-                  [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); },
-                  ptr, stream.handle());
+    CUstream order = stream.handle();
+    auto what = [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes) on " + stream.describe(); };
+    if (stream_order_needs_current_context(order)) [[unlikely]] {  // an implicit stream
+      CurrentContext guard(stream.context());
+      NANOCUDA_CALL(cuMemFreeAsync, what, ptr, order);
+    } else {
+      NANOCUDA_CALL(cuMemFreeAsync, what, ptr, order);
+    }
   }
   if (mapped_) ipc_.forget_import(ptr);  // freed (a failed free leaves the buffer open, still counted)
   buffer_released();

@@ -5,6 +5,7 @@ import pickle
 import pytest
 
 import nanocuda
+from mock_run import run_on_mock  # noqa: E402  (tests/python is on sys.path)
 
 
 @pytest.mark.parametrize("bad", [-1, -5, -(2**70)])
@@ -98,3 +99,33 @@ def test_public_names_are_exported():
         assert getattr(nanocuda.Device, name).__doc__
     for name in ("memory_resource", "from_handle", "get_ipc_descriptor", "from_ipc_descriptor"):
         assert getattr(nanocuda.Buffer, name).__doc__
+
+
+def test_pool_calls_make_a_context_current_only_for_implicit_streams(mock_libcuda):
+    # The mock refuses pool calls on an implicit stream with no current context, as the driver
+    # documents (NANOCUDA_MOCK_CTX_STACK); a created stream needs none. In a new thread (nothing
+    # current): a created stream's pair makes only its 2 driver calls; the legacy stream's
+    # pairs get the device's context for each call, and leave nothing current.
+    run_on_mock(mock_libcuda, f"""
+    import ctypes, threading
+    import nanocuda
+    calls = ctypes.c_ulonglong.in_dll(ctypes.CDLL({mock_libcuda!r}), "nanocuda_mock_calls")
+    dev = nanocuda.Device(0)
+    s = nanocuda.Stream(device=dev)
+    mr, seen = dev.memory_resource, []
+
+    def body():
+        before = calls.value
+        mr.allocate(64, stream=s).close()
+        seen.append(calls.value - before)
+        mr.allocate(64).close()
+        dev.allocate(64, stream=nanocuda.Stream.legacy(dev)).close()
+        nanocuda.Buffer(64, stream=nanocuda.Stream.per_thread(dev)).close()
+        seen.append(dev.set_current(dev.context))
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join()
+    assert seen == [2, None], seen
+    print("ok")
+    """, version="13.0", NANOCUDA_MOCK_CTX_STACK="1", NANOCUDA_MOCK_STREAMS="1")

@@ -1,6 +1,7 @@
 """Memory resources on one GPU: each resource, Device.memory_resource, bad input, events."""
 
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -241,3 +242,42 @@ def test_stream_of_another_device_is_named(device):
     s1 = nanocuda.Stream(device=1)
     with pytest.raises(ValueError, match="the stream is on device 1 but the resource is on device 0"):
         device.memory_resource.allocate(16, stream=s1)
+
+
+def in_new_thread(fn):
+    """fn() in a new host thread (which has no current context); its exception re-raised here."""
+    result, errors = [], []
+
+    def run():
+        try:
+            result.append(fn())
+        except Exception as e:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+def test_allocate_and_free_in_a_thread_with_no_current_context(device, stream, add1):
+    # On a created stream the pool calls need no current context (nanocuda reads none there);
+    # on the legacy stream nanocuda makes the device's context current for the call. Both
+    # allocate and free, and the memory works afterwards.
+    mr = device.memory_resource
+
+    def allocate_and_free():
+        a = mr.allocate(4096, stream=stream)  # the thread's first CUDA call
+        b = mr.allocate(4096)  # the legacy stream
+        c = device.allocate(4096, stream=stream)
+        a.close()
+        b.close()
+        return c
+
+    buf = in_new_thread(allocate_and_free)
+    roundtrip(buf, add1, stream)
+    in_new_thread(buf.close)
+    assert buf.is_closed
+    stream.sync()

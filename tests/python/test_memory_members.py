@@ -90,6 +90,54 @@ def test_dropped_buffers_are_freed_once_and_their_instances_reused(mock_libcuda)
     """)
 
 
+def test_kept_closed_buffers_hold_nothing_alive_and_come_back_plain(mock_libcuda):
+    # A closed Buffer dropped goes to the free list still constructed (Buffer::forget): it must
+    # keep neither its resource nor its stream alive, and come back as a plain uint8 1-D Buffer.
+    run_on_mock(mock_libcuda, """
+        import ctypes, os
+        destroys = ctypes.c_ulonglong.in_dll(ctypes.CDLL(os.environ["NANOCUDA_LIBCUDA"]), "nanocuda_mock_stream_destroys")
+        dev = nanocuda.Device(0)
+        class Pool(nanocuda.DeviceMemoryResource):  # a subclass, for weakref
+            pass
+        mr = Pool(0)
+        s = nanocuda.Stream(device=dev)
+        bufs = [mr.allocate(64, s) for _ in range(3)]
+        for b in bufs:
+            b.close()
+        ref, before = weakref.ref(mr), destroys.value
+        del bufs, b, mr
+        gc.collect()
+        assert ref() is None                    # the kept instances let their resource go
+        del s
+        gc.collect()
+        assert destroys.value == before + 1     # and their stream
+        s2 = nanocuda.Stream(device=dev)
+        d = nanocuda.Buffer(16, stream=s2, dtype="float32", shape=(4,))
+        d.close()
+        del d
+        e = dev.allocate(12, s2)
+        assert e.dtype == "uint8" and e.shape == (12,) and e.size == 12 and e.owner is None
+        w = weakref.ref(e)
+        e.close()
+        del e
+        assert w() is None
+        f = dev.allocate(5, stream=s2)
+        assert f.shape == (5,) and weakref.ref(f)() is f and f.stream == s2
+        pool = nanocuda.DeviceMemoryResource(dev, nanocuda.DeviceMemoryResourceOptions())
+        pool.close()
+        f.close()
+        del f                                   # on top of the list, constructed
+        try:
+            pool.allocate(8, s2)                # refused inside the kept instance
+        except ValueError as e:
+            assert "closed" in str(e), e
+        else:
+            raise AssertionError("a closed pool allocated")
+        g = dev.allocate(7, s2)                 # the instance went back and is reused
+        assert g.size == 7 and not g.is_closed and g.memory_resource is dev.memory_resource
+    """)
+
+
 def test_resource_owner_is_shared_and_released(mock_libcuda):
     run_on_mock(mock_libcuda, """
         s = nanocuda.Stream(device=nanocuda.Device(0))

@@ -54,6 +54,12 @@ class Buffer {
   void close(const Stream& stream);
   // Gives up the memory without freeing it; the Buffer reads as closed.
   [[nodiscard]] CUdeviceptr release() noexcept;
+  // For a pool of closed Buffer objects (the Python free list): forget() drops a closed
+  // Buffer's stream and resource, so it keeps neither alive (then only reallocate() and the
+  // destructor may use it); reallocate() allocates into a closed Buffer as the (resource,
+  // size, stream) constructor does (on failure it stays closed). No-op / ValueError if open.
+  void forget() noexcept;
+  void reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, const Stream& stream);
 
   [[nodiscard]] std::string describe() const;
 

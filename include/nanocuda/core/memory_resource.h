@@ -53,6 +53,15 @@ class MemoryResource : public std::enable_shared_from_this<MemoryResource> {
   static void set_for_device(const Device& device, std::shared_ptr<MemoryResource> resource);
 };
 
+// Whether the stream-ordered allocator reads the calling thread's current context for a call
+// on `stream`: only for the implicit streams (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). The
+// driver documents CUDA_ERROR_INVALID_CONTEXT for cuMemAllocFromPoolAsync/cuMemFreeAsync only
+// as "default stream specified with no current context"; a created stream names its own
+// context, so those calls skip the cuCtxGetCurrent (and any switch) on it.
+[[nodiscard]] constexpr bool stream_order_needs_current_context(CUstream stream) noexcept {
+  return stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
+}
+
 // "1 MiB" / "1.5 GiB" / "3 bytes": sizes in messages.
 [[nodiscard]] std::string format_bytes(unsigned long long bytes);
 

@@ -35,9 +35,17 @@ PyTypeObject* g_buffer_type = nullptr;
 // C++ Buffer inside is destroyed (its memory freed) before an instance goes in, and a new one
 // is constructed when it comes out, so every Buffer handed out is a fresh, independent
 // object to its holder. Kept only under the GIL (free-threaded builds skip the list).
+// A closed, plain Buffer (no owner, 1-D: every allocate+close pair's) is kept constructed,
+// with its stream and resource dropped (Buffer::forget), so reusing it skips nanobind's
+// destruct/mark-ready state changes and the PyBuffer's teardown and construction; any other
+// is destructed first, as before.
 #ifndef Py_GIL_DISABLED
 constexpr int kFreeBuffers = 16;
-PyObject* g_free_buffers[kFreeBuffers];
+struct KeptBuffer {
+  PyObject* obj;
+  bool constructed;  // a ready PyBuffer holding a forgotten, closed Buffer
+};
+KeptBuffer g_free_buffers[kFreeBuffers];
 int g_free_count = 0;
 bool g_free_list_open = false;
 destructor g_nanobind_dealloc = nullptr;
@@ -47,20 +55,23 @@ void buffer_dealloc(PyObject* self) {
     PyObject_GC_UnTrack(self);  // Buffer is weak-referenceable, hence a GC type
     auto** weaklist = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + g_buffer_type->tp_weaklistoffset);
     if (*weaklist) PyObject_ClearWeakRefs(self);  // callbacks run now, with the Buffer gone
-    nb::inst_destruct(self);  // frees the memory if still open (the Buffer destructor); not ready now
+    PyBuffer& pb = *nb::inst_ptr<PyBuffer>(self);
+    bool constructed = pb.buffer.is_closed() && !pb.owner.is_valid() && pb.shape.size() == 1;
+    if (constructed) pb.buffer.forget();  // the stream's and resource's last owners may run Python
+    else nb::inst_destruct(self);  // frees the memory if still open (the Buffer destructor); not ready now
     if (g_free_list_open && g_free_count < kFreeBuffers) {  // the destructor may have run Python
       Py_SET_REFCNT(self, 1);
-      g_free_buffers[g_free_count++] = self;
+      g_free_buffers[g_free_count++] = {self, constructed};
       return;
     }
   }
-  g_nanobind_dealloc(self);
+  g_nanobind_dealloc(self);  // destructs a ready instance
 }
 
 // At exit the kept instances go back through nanobind (before its leak check).
 void close_free_list() {
   g_free_list_open = false;
-  while (g_free_count > 0) Py_DECREF(g_free_buffers[--g_free_count]);
+  while (g_free_count > 0) Py_DECREF(g_free_buffers[--g_free_count].obj);
 }
 #endif
 
@@ -73,7 +84,8 @@ namespace {
 nb::object buffer_instance() {
 #ifndef Py_GIL_DISABLED
   if (g_free_count > 0) {
-    PyObject* kept = g_free_buffers[--g_free_count];
+    auto [kept, constructed] = g_free_buffers[--g_free_count];
+    if (constructed) nb::inst_destruct(kept);  // a forgotten Buffer: nothing to free
     PyObject_GC_Track(kept);  // untracked while kept
     return nb::steal(kept);
   }
@@ -82,8 +94,21 @@ nb::object buffer_instance() {
 }
 
 // A new Buffer from `mr`, allocated straight into the instance: no temporary Buffer to move
-// (each move copied the stream's shared state) and destroy.
+// (each move copied the stream's shared state) and destroy; into a kept constructed one when
+// there is one (if allocating throws, the instance goes back to the list as it came).
 nb::object new_buffer(std::shared_ptr<MemoryResource>&& mr, std::size_t n, const Stream& stream) {
+#ifndef Py_GIL_DISABLED
+  if (g_free_count > 0 && g_free_buffers[g_free_count - 1].constructed) {
+    nb::object obj = nb::steal(g_free_buffers[--g_free_count].obj);
+    PyBuffer& pb = *nb::inst_ptr<PyBuffer>(obj);
+    pb.buffer.reallocate(std::move(mr), n, stream);
+    pb.dtype = DType{};
+    pb.shape.set_1d(static_cast<int64_t>(n));
+    pb.external = AddressInfo{};
+    PyObject_GC_Track(obj.ptr());  // untracked while kept
+    return obj;
+  }
+#endif
   nb::object obj = buffer_instance();
   new (nb::inst_ptr<PyBuffer>(obj)) PyBuffer(std::move(mr), n, stream);
   nb::inst_mark_ready(obj);

@@ -30,6 +30,8 @@ class Shape {
   int64_t& operator[](std::size_t i) noexcept { return data()[i]; }
   int64_t operator[](std::size_t i) const noexcept { return data()[i]; }
   [[nodiscard]] std::vector<int64_t> vector() const { return {begin(), end()}; }
+  // Back to the default 1-D shape {n}, for a shape held inline (a reused Buffer instance).
+  void set_1d(int64_t n) noexcept { n_ = 1, inline_[0] = n; }
 
  private:
   static constexpr std::size_t kInline = 4;
