@@ -10,6 +10,7 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
     HopperGemm(cluster=2)                2-block clusters sharing (multicasting) the B tile (or 4)
     HopperGemm(tma_store=True)           C staged through shared memory, TMA stores
     HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
+    HopperGemm(c_bufs=1, stages=5)       one C staging buffer per consumer, room for a fifth stage
 VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
 configuration per shape (hopper_gemm_plan.choose) and cache each prepared launch, so a repeated
 call costs a plan lookup and one launch (hopper_gemm_plan.Plans).
@@ -41,6 +42,9 @@ VARIANTS = {
     "bn128_c2": {"bn": 128, "cluster": 2, "tma_store": True},
     "bn192_c2_g16": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16},  # what gemm() builds
     "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},  # 4-block clusters: B read once per 4 tiles
+    # one C staging buffer per consumer (c_bufs=1), which leaves room for a fifth stage
+    "bn192_c2_g16_cb1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "c_bufs": 1},
+    "bn192_c2_g16_s5": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "stages": 5, "c_bufs": 1},
     "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }
 
