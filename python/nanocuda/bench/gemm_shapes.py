@@ -109,11 +109,31 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
     repeats = max(3, min(50, int(2e12 / (2.0 * m * n * k))))
     workloads = [Workload(name, event_burst(torch, fn, repeats), None if name == "cuBLAS" else "cuBLAS")
                  for name, fn in paths.items()]
+    if GAP:  # the same bursts queued behind a GPU sleep: GPU time alone, no host time in it
+        workloads += [Workload(f"{name} queued", queued_burst(torch, paths[name], repeats), "cuBLAS")
+                      for name in ("gemm()", "prepared", "cuBLAS")]
     label = f"{str(dtype)[6:]} {layout} {m}x{n}x{k}"
     rows = run.measure(workloads, torch.cuda.synchronize, rounds=rounds, per_sample=repeats, label=label)
     for r in rows:
         r["cell"] = label
     return rows, repr(chosen), err
+
+
+def queued_burst(torch, fn, repeats: int):
+    """event_burst with the calls queued behind ~2 ms of torch.cuda._sleep: the events time the
+    GPU's work alone (the host has issued every call before the GPU reaches the first)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run() -> int:
+        torch.cuda._sleep(4_000_000)
+        start.record()
+        for _ in range(repeats):
+            fn()
+        end.record()
+        end.synchronize()
+        return int(start.elapsed_time(end) * 1e6)
+
+    return run
 
 
 class GemmShapes(Subcommand):
@@ -167,7 +187,8 @@ def print_cells(cells: list[dict], rounds: int, sweep: bool) -> None:
             md = c["medians"]
             print(f"  GAP {c['cell']:<26}" + "  ".join(
                 f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "prepared", "prep(c2)",
-                                             "cuBLAS", "cuBLAS(out=c)") if k in md))
+                                             "cuBLAS", "cuBLAS(out=c)", "gemm() queued", "prepared queued",
+                                             "cuBLAS queued") if k in md))
     if sweep:
         print("\n  every candidate (prepared launch), × cuBLAS; * = fastest")
         for c in cells:
