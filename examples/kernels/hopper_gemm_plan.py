@@ -29,10 +29,12 @@ CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn
 GROUP_M = {(192, 2): 16}
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
 # (4-block clusters lost everywhere in the H100 sweep, 0.6-0.99×; kept as a switch, not a candidate.)
-# 5 stages fit at BN = 192 only with one C staging buffer per consumer (c_bufs=1): 217 KB.
+# (H100, 73d7b62, against bn192_c2 per cell: one C buffer a consumer 0.97-1.01×, and with it a fifth
+# stage at BN = 192 0.89-0.97×: c_bufs=1 stays a switch.) Tried at 3072×3072×3000 A·Bᵀ next: all tile-rows in one
+# group, and no L2 promotion (every 128-byte box row of a 6000-byte pitch spans two lines).
 SWEEP_EXTRAS = {
-    "bn192_c2_g16_cb1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "c_bufs": 1},
-    "bn192_c2_g16_s5": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "stages": 5, "c_bufs": 1},
+    "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
+    "bn192_c2_g16_l2none": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_promotion": "none"},
 }
 
 

@@ -95,17 +95,27 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
         prep, prep2 = paths["prepared"], chosen.prepare(a, b, c2)[0]
         paths.update({"gemm(out=c)": lambda: f(a, b, c),
                       "empty+prep": lambda: (torch.empty(m, n, device="cuda", dtype=dtype), prep()),
+                      "new_empty+prep": lambda: (a.new_empty((m, n)), prep()),
                       "prep(c2)": prep2, "cuBLAS(out=c)": lambda: torch.matmul(a, bt, out=c)})
-        host_us = {}
-        for name in ("gemm()", "gemm(out=c)", "prepared", "empty+prep"):
+        host_us, first_us = {}, {}
+        for name in ("gemm()", "gemm(out=c)", "prepared", "empty+prep", "new_empty+prep"):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(20):  # queued, not waited for: the host's time per call
                 paths[name]()
             host_us[name] = (time.perf_counter() - t0) / 20 * 1e6
+            firsts = []
+            for _ in range(20):  # a burst's first call: right after a synchronize, as in event_burst
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                paths[name]()
+                firsts.append((time.perf_counter() - t0) * 1e6)
+            first_us[name] = sorted(firsts)[len(firsts) // 2]
             torch.cuda.synchronize()
         print(f"GAP host µs/call {str(dtype)[6:]} {layout} {m}x{n}x{k}: " +
               "  ".join(f"{k_} {v:.1f}" for k_, v in host_us.items()))
+        print(f"GAP first call after a sync, host µs (median of 20) {str(dtype)[6:]} {layout} {m}x{n}x{k}: " +
+              "  ".join(f"{k_} {v:.1f}" for k_, v in first_us.items()))
     repeats = max(3, min(50, int(2e12 / (2.0 * m * n * k))))
     workloads = [Workload(name, event_burst(torch, fn, repeats), None if name == "cuBLAS" else "cuBLAS")
                  for name, fn in paths.items()]
@@ -186,9 +196,9 @@ def print_cells(cells: list[dict], rounds: int, sweep: bool) -> None:
         for c in cells:
             md = c["medians"]
             print(f"  GAP {c['cell']:<26}" + "  ".join(
-                f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "prepared", "prep(c2)",
-                                             "cuBLAS", "cuBLAS(out=c)", "gemm() queued", "prepared queued",
-                                             "cuBLAS queued") if k in md))
+                f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "new_empty+prep", "prepared",
+                                             "prep(c2)", "cuBLAS", "cuBLAS(out=c)", "gemm() queued",
+                                             "prepared queued", "cuBLAS queued") if k in md))
     if sweep:
         print("\n  every candidate (prepared launch), × cuBLAS; * = fastest")
         for c in cells:
