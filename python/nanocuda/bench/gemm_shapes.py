@@ -96,9 +96,13 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
         paths.update({"gemm(out=c)": lambda: f(a, b, c),
                       "empty+prep": lambda: (torch.empty(m, n, device="cuda", dtype=dtype), prep()),
                       "new_empty+prep": lambda: (a.new_empty((m, n)), prep()),
+                      "prep+empty": lambda: (prep(), a.new_empty((m, n))),  # allocated after the launch
                       "prep(c2)": prep2, "cuBLAS(out=c)": lambda: torch.matmul(a, bt, out=c)})
+        print(f"GAP co-resident clusters {str(dtype)[6:]} {layout}: " + "  ".join(
+            f"c{cl} {ex.HopperGemm(bn=192, cluster=cl, tma_store=True, b_layout=layout).max_clusters(dtype, True)}"
+            for cl in (2, 4)))
         host_us, first_us = {}, {}
-        for name in ("gemm()", "gemm(out=c)", "prepared", "empty+prep", "new_empty+prep"):
+        for name in ("gemm()", "gemm(out=c)", "prepared", "empty+prep", "new_empty+prep", "prep+empty"):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(20):  # queued, not waited for: the host's time per call
@@ -196,7 +200,8 @@ def print_cells(cells: list[dict], rounds: int, sweep: bool) -> None:
         for c in cells:
             md = c["medians"]
             print(f"  GAP {c['cell']:<26}" + "  ".join(
-                f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "new_empty+prep", "prepared",
+                f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "new_empty+prep", "prep+empty",
+                                             "prepared",
                                              "prep(c2)", "cuBLAS", "cuBLAS(out=c)", "gemm() queued",
                                              "prepared queued", "cuBLAS queued") if k in md))
     if sweep:
