@@ -16,7 +16,7 @@
 //      K×N: TensorMap.tiled(b, (BK, 64), swizzle="128B")        (N padded to a multiple of 8)
 //   C with GEMM_TMA_STORE: TensorMap.tiled(c, (64, 64), swizzle="128B") (N a multiple of 8)
 //   block 384 threads, dynamic shared memory STAGES * (BM + BN) * BK * 2 + 1024 + 256 bytes
-//   (+ 32768 with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
+//   (+ 16384 × GEMM_C_BUFS with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
 //   -DGEMM_CLUSTER=2 (4) a cluster shape of 2 (4) and 2 (4) * min(#tile pairs (quads),
 //   co-resident clusters) blocks.
 // Any M, N, K with K a multiple of 8 (TMA needs 16-byte row pitches): TMA fills the
@@ -65,6 +65,11 @@
 #ifndef GEMM_TMA_STORE
 #define GEMM_TMA_STORE 0
 #endif
+// TMA-store staging buffers per consumer: 2 alternate; 1 frees 16 KB for a fifth stage at BN = 192
+// (each chunk then waits until TMA has read the previous one).
+#ifndef GEMM_C_BUFS
+#define GEMM_C_BUFS 2
+#endif
 // setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
 // its multicast loop out of local memory (ptxas spills it otherwise).
 #ifndef GEMM_PRODUCER_REGS
@@ -95,13 +100,14 @@ constexpr unsigned short PEERS = (1u << CLUSTER) - 1;  // multicast mask: every 
 static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREADS,
               "setmaxnreg split exceeds the block's registers");
 static_assert(GEMM_GROUP_M % CLUSTER == 0, "GROUP_M counts whole cluster tile pairs");
+static_assert(GEMM_C_BUFS == 1 || GEMM_C_BUFS == 2, "GEMM_C_BUFS is 1 or 2");
 
 // Dynamic shared memory: the rings (1024-byte aligned for the 128B swizzle), then barriers.
 struct Ring {
   unsigned char a[STAGES][A_BYTES];
   unsigned char b[STAGES][B_BYTES];
 #if GEMM_TMA_STORE
-  unsigned char c[CONSUMERS][2][C_CHUNK_BYTES];  // each consumer's two staging buffers
+  unsigned char c[CONSUMERS][GEMM_C_BUFS][C_CHUNK_BYTES];  // each consumer's staging buffers
 #endif
   unsigned long long full[STAGES], empty[STAGES];
 };
@@ -158,7 +164,7 @@ __device__ __forceinline__ void store_block(const float (&d)[BN / 2], unsigned s
 #if GEMM_TMA_STORE
 // The same block through shared memory: 64×64 chunks written 128B-swizzled (row r's 16-byte
 // chunk c at c ^ (r % 8): the 8 rows × 16 bytes of one warp store hit all 32 banks once), then
-// stored by one thread with TMA, which clips rows and columns outside M×N. Two buffers per
+// stored by one thread with TMA, which clips rows and columns outside M×N. GEMM_C_BUFS buffers per
 // consumer alternate; `issued` counts this warpgroup's stores so far (the same in all threads).
 template <wgmma::Type T>
 __device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const CUtensorMap* C,
@@ -169,9 +175,9 @@ __device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const 
 #pragma unroll
   for (int q = 0; q < BN / 64; ++q) {
     if (n0 + 64 * q >= N) continue;  // the same for the whole warpgroup
-    unsigned char* buf = stage[issued & 1];
-    // The store issued from this buffer two chunks ago has finished reading it.
-    if (t == 0) tma::store_wait_read<1>();
+    unsigned char* buf = stage[issued % GEMM_C_BUFS];
+    // The store issued from this buffer GEMM_C_BUFS chunks ago has finished reading it.
+    if (t == 0) tma::store_wait_read<GEMM_C_BUFS - 1>();
     warpgroup::named_sync(barrier_id, 128);
 #pragma unroll
     for (int jj = 0; jj < 8; ++jj) {

@@ -17,7 +17,7 @@ import nanocuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BM, BK, THREADS = 128, 64, 384  # fixed in hopper_gemm_fast.cu
-C_STAGE_BYTES = 2 * 2 * 64 * 64 * 2  # GEMM_TMA_STORE: two 64×64 buffers per consumer warpgroup
+C_STAGE_BYTES = 2 * 64 * 64 * 2  # GEMM_TMA_STORE: one 64×64 buffer per consumer warpgroup (× c_bufs)
 KERNELS = {"float16": "hopper_gemm_f16", "bfloat16": "hopper_gemm_bf16"}
 # Relative time of one 128×BN tile per output column against BN = 256, fitted on the H100 sweep
 # (NOTES-hopper-gemm.md): at 8192³ 128×192 tiles run as fast per column as 128×256 ones, 128×128
@@ -29,9 +29,12 @@ CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn
 GROUP_M = {(192, 2): 16}
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
 # (4-block clusters lost everywhere in the H100 sweep, 0.6-0.99×; kept as a switch, not a candidate.)
+# (H100, 73d7b62, against bn192_c2 per cell: one C buffer a consumer 0.97-1.01×, and with it a fifth
+# stage at BN = 192 0.89-0.97×: c_bufs=1 stays a switch.) Tried at 3072×3072×3000 A·Bᵀ next: all tile-rows in one
+# group, and no L2 promotion (every 128-byte box row of a 6000-byte pitch spans two lines).
 SWEEP_EXTRAS = {
-    "bn192_c2_g8": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 8},
-    "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},
+    "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
+    "bn192_c2_g16_l2none": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_promotion": "none"},
 }
 
 
@@ -48,7 +51,8 @@ class Config:
     cluster size (1, or 2 with B multicast) and epilogue (registers, or TMA stores)."""
 
     def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8, l2_promotion=None, *,
-                 b_layout: str = "nk", cluster: int = 1, tma_store: bool = False, sms: int | None = None):
+                 b_layout: str = "nk", cluster: int = 1, tma_store: bool = False, sms: int | None = None,
+                 c_bufs: int = 2):
         if bn not in (128, 192, 256):
             raise ValueError(f"HopperGemm: bn must be 128, 192 or 256, got {bn}")
         if b_layout not in ("nk", "kn"):
@@ -56,13 +60,15 @@ class Config:
                              f"C = A·B), got {b_layout!r}")
         if cluster not in (1, 2, 4):
             raise ValueError(f"HopperGemm: cluster must be 1, 2 or 4, got {cluster}")
+        if c_bufs not in (1, 2):
+            raise ValueError(f"HopperGemm: c_bufs must be 1 or 2, got {c_bufs}")
         if group_m % cluster:
             raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
-        self.group_m = group_m
+        self.group_m, self.c_bufs = group_m, c_bufs
         self.stages = stages or (6 if bn == 128 else 4)
         self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m,
-                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster}
+                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster, "GEMM_C_BUFS": c_bufs}
         self.modules = {}  # (dtype name, tma_store) -> module with that dtype's kernel only (half the compile)
         self.launchers = {}  # (dtype name, tma_store, grid) -> bound Launcher
         self.clusters = {}  # (dtype name, tma_store) -> co-resident clusters
@@ -70,11 +76,12 @@ class Config:
 
     def __repr__(self) -> str:
         return (f"HopperGemm(bn={self.bn}, stages={self.stages}, group_m={self.group_m}, "
-                f"b_layout={self.b_layout!r}, cluster={self.cluster}, tma_store={self.tma_store})")
+                f"b_layout={self.b_layout!r}, cluster={self.cluster}, tma_store={self.tma_store}"
+                + (f", c_bufs={self.c_bufs})" if self.c_bufs != 2 else ")"))
 
     def smem(self, tma_store: bool) -> int:
         """Dynamic shared memory: the ring, the C staging buffers, alignment slack and barriers."""
-        return self.stages * (BM + self.bn) * BK * 2 + (C_STAGE_BYTES if tma_store else 0) + 1024 + 256
+        return self.stages * (BM + self.bn) * BK * 2 + (C_STAGE_BYTES * self.c_bufs if tma_store else 0) + 1024 + 256
 
     def kernel(self, dtype, tma_store: bool | None = None):
         """The compiled kernel for fp16 or bf16 (compiled on first use, then cached). The TMA-store

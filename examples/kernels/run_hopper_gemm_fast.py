@@ -10,6 +10,7 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
     HopperGemm(cluster=2)                2-block clusters sharing (multicasting) the B tile (or 4)
     HopperGemm(tma_store=True)           C staged through shared memory, TMA stores
     HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
+    HopperGemm(c_bufs=1, stages=5)       one C staging buffer per consumer, room for a fifth stage
 VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
 configuration per shape (hopper_gemm_plan.choose) and cache each prepared launch, so a repeated
 call costs a plan lookup and one launch (hopper_gemm_plan.Plans).
@@ -41,6 +42,9 @@ VARIANTS = {
     "bn128_c2": {"bn": 128, "cluster": 2, "tma_store": True},
     "bn192_c2_g16": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16},  # what gemm() builds
     "bn192_c4": {"bn": 192, "cluster": 4, "tma_store": True},  # 4-block clusters: B read once per 4 tiles
+    # one C staging buffer per consumer (c_bufs=1), which leaves room for a fifth stage
+    "bn192_c2_g16_cb1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "c_bufs": 1},
+    "bn192_c2_g16_s5": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "stages": 5, "c_bufs": 1},
     "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
 }
 
@@ -127,21 +131,27 @@ def default_gemm(b_layout: str, a: torch.Tensor, b: torch.Tensor | None = None) 
 def _run(b_layout: str, a, b, out):
     """The cached path for the common case (contiguous CUDA operands, 16-byte aligned, K and a
     K×N B's N multiples of 8): one plan lookup and one launch; anything else (and every error)
-    goes through HopperGemm.prepare, which pads, copies and checks."""
+    goes through HopperGemm.prepare, which pads, copies and checks. Every torch call here costs
+    the burst's first launch its time (NOTES-hopper-gemm.md: gemm() against its prepared launch),
+    so each property is read once and a fresh output is allocated with new_empty, unchecked."""
     dt = a.dtype
     name = NAMES.get(dt)
-    kn = b_layout == "kn"
-    if (name is not None and b.dtype == dt and a.dim() == 2 and b.dim() == 2 and a.is_cuda and b.is_cuda
+    sa, sb = a.shape, b.shape
+    if (name is not None and len(sa) == 2 and len(sb) == 2 and b.dtype == dt and a.is_cuda and b.is_cuda
             and a.is_contiguous() and b.is_contiguous()):
-        m, k = a.shape
-        k2, n = b.shape if kn else (b.shape[1], b.shape[0])
+        m, k = sa
+        k2, n = sb if b_layout == "kn" else (sb[1], sb[0])
         a_ptr, b_ptr = a.data_ptr(), b.data_ptr()
-        if (k == k2 and m and n and k and k % 8 == 0 and not (kn and n % 8) and a_ptr % 16 == 0
+        if (k == k2 and m and n and k and k % 8 == 0 and not (b_layout == "kn" and n % 8) and a_ptr % 16 == 0
                 and b_ptr % 16 == 0):
-            c = torch.empty((m, n), device=a.device, dtype=dt) if out is None else out
-            if c.dtype == dt and c.is_cuda and c.is_contiguous() and c.shape == (m, n):
-                _plans.launch(b_layout, name, m, n, k, a_ptr, b_ptr, c.data_ptr(), current_stream(a.get_device()))
-                return c
+            if out is None:
+                c = a.new_empty((m, n))  # a's dtype and device, contiguous
+            elif out.dtype == dt and out.is_cuda and out.is_contiguous() and out.shape == (m, n):
+                c = out
+            else:
+                return default_gemm(b_layout, a, b)(a, b, out)  # prepare() names what is wrong with out
+            _plans.launch(b_layout, name, m, n, k, a_ptr, b_ptr, c.data_ptr(), current_stream(a.get_device()))
+            return c
     return default_gemm(b_layout, a, b)(a, b, out)
 
 

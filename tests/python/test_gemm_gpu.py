@@ -94,3 +94,19 @@ def test_runs_on_torch_current_stream(torch, example):
         c = example.gemm(a, b)
     s.synchronize()
     assert rel_err(c, (src * 0.5).double() @ b.double().T) < 1e-3
+
+
+def test_fresh_and_given_outputs(torch, example):
+    # the cached path allocates a fresh output like a (dtype, device, contiguous) and checks a given one
+    a = torch.randn(256, 128, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(192, 128, device="cuda", dtype=torch.bfloat16)
+    c = example.gemm(a, b)
+    assert c.dtype == torch.bfloat16 and c.device == a.device and c.is_contiguous() and c.shape == (256, 192)
+    assert type(c) is torch.Tensor
+    for bad in (torch.empty(256, 191, device="cuda", dtype=torch.bfloat16),  # wrong shape
+                torch.empty(256, 192, device="cuda", dtype=torch.float16),  # wrong dtype
+                torch.empty(192, 256, device="cuda", dtype=torch.bfloat16).T):  # not contiguous
+        with pytest.raises(ValueError, match="out must be a contiguous 256×192"):
+            example.gemm(a, b, out=bad)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double().T) < 6e-3

@@ -67,11 +67,25 @@ def test_choose_depends_on_the_sm_count():
 
 def test_config_rejects_bad_knobs_by_name():
     for kw, rule in (({"bn": 160}, "bn must be 128, 192 or 256"), ({"cluster": 3}, "cluster must be 1, 2 or 4"),
-                     ({"b_layout": "mk"}, "b_layout must be"), ({"group_m": 7, "cluster": 2}, "multiple of cluster")):
+                     ({"b_layout": "mk"}, "b_layout must be"), ({"group_m": 7, "cluster": 2}, "multiple of cluster"),
+                     ({"c_bufs": 3}, "c_bufs must be 1 or 2")):
         with pytest.raises(ValueError, match=rule):
             plan.Config(sms=H100, **kw)
     with pytest.raises(ValueError, match="dtype must be float16 or bfloat16"):
         plan.dtype_name("float32")
+
+
+def test_shared_memory_fits_every_sweep_configuration():
+    # H100: 227 KB of dynamic shared memory a block; one C buffer a consumer makes room for 5 stages at BN = 192
+    limit = 227 * 1024
+    for bn, cluster in plan.CANDIDATES:
+        assert plan.Config(bn, cluster=cluster, tma_store=True, sms=H100).smem(True) <= limit
+    for kw in plan.SWEEP_EXTRAS.values():
+        assert plan.Config(sms=H100, **kw).smem(True) <= limit, kw
+    five = plan.Config(192, 5, cluster=2, tma_store=True, sms=H100, c_bufs=1)
+    assert five.smem(True) == 5 * (128 + 192) * 64 * 2 + 2 * 8192 + 1280
+    assert five.defines["GEMM_C_BUFS"] == 1 and "c_bufs=1" in repr(five)
+    assert plan.Config(192, 5, cluster=2, tma_store=True, sms=H100).smem(True) > limit  # two buffers: no
 
 
 HOST_PATH = """

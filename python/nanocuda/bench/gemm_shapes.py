@@ -25,6 +25,12 @@ from .runner import Run, Workload
 SHAPES = [(2048, 2048, 2048), (3072, 3072, 3000), (4096, 4096, 4096), (4096, 4096, 4160),
           (3000, 5000, 2048), (8192, 8192, 8192), (1000, 8192, 3000)]
 MAX_ROUNDS = 15
+# Narrower runs (scripts/gemm-sweep's diagnostics): NANOCUDA_GEMM_CELLS="nk:3072x3072x3000,..."
+# keeps only those layout:shape cells; NANOCUDA_GEMM_GAP=1 adds rows that split gemm()'s time
+# from its prepared launch's (fixed output, allocation only, another output buffer, cuBLAS into
+# the fixed output) and prints each path's host time per call.
+CELLS = {c.strip() for c in os.environ.get("NANOCUDA_GEMM_CELLS", "").split(",") if c.strip()}
+GAP = os.environ.get("NANOCUDA_GEMM_GAP", "") == "1"
 WARM_SECONDS = 3.0
 
 
@@ -84,14 +90,64 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
              "cuBLAS": lambda: torch.matmul(a, bt)}
     if sweep:
         paths.update(candidate_launches(ex, layout, a, b, c))
+    if GAP:  # where gemm()'s time goes beside its prepared launch's: the output, or the host path
+        c2 = torch.empty(m, n, device="cuda", dtype=dtype)
+        prep, prep2 = paths["prepared"], chosen.prepare(a, b, c2)[0]
+        paths.update({"gemm(out=c)": lambda: f(a, b, c),
+                      "empty+prep": lambda: (torch.empty(m, n, device="cuda", dtype=dtype), prep()),
+                      "new_empty+prep": lambda: (a.new_empty((m, n)), prep()),
+                      "prep+empty": lambda: (prep(), a.new_empty((m, n))),  # allocated after the launch
+                      "prep(c2)": prep2, "cuBLAS(out=c)": lambda: torch.matmul(a, bt, out=c)})
+        print(f"GAP co-resident clusters {str(dtype)[6:]} {layout}: " + "  ".join(
+            f"c{cl} {ex.HopperGemm(bn=192, cluster=cl, tma_store=True, b_layout=layout).max_clusters(dtype, True)}"
+            for cl in (2, 4)))
+        host_us, first_us = {}, {}
+        for name in ("gemm()", "gemm(out=c)", "prepared", "empty+prep", "new_empty+prep", "prep+empty"):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(20):  # queued, not waited for: the host's time per call
+                paths[name]()
+            host_us[name] = (time.perf_counter() - t0) / 20 * 1e6
+            firsts = []
+            for _ in range(20):  # a burst's first call: right after a synchronize, as in event_burst
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                paths[name]()
+                firsts.append((time.perf_counter() - t0) * 1e6)
+            first_us[name] = sorted(firsts)[len(firsts) // 2]
+            torch.cuda.synchronize()
+        print(f"GAP host µs/call {str(dtype)[6:]} {layout} {m}x{n}x{k}: " +
+              "  ".join(f"{k_} {v:.1f}" for k_, v in host_us.items()))
+        print(f"GAP first call after a sync, host µs (median of 20) {str(dtype)[6:]} {layout} {m}x{n}x{k}: " +
+              "  ".join(f"{k_} {v:.1f}" for k_, v in first_us.items()))
     repeats = max(3, min(50, int(2e12 / (2.0 * m * n * k))))
     workloads = [Workload(name, event_burst(torch, fn, repeats), None if name == "cuBLAS" else "cuBLAS")
                  for name, fn in paths.items()]
+    if GAP:  # the same bursts queued behind a GPU sleep: GPU time alone, no host time in it
+        workloads += [Workload(f"{name} queued", queued_burst(torch, paths[name], repeats), "cuBLAS")
+                      for name in ("gemm()", "prepared", "cuBLAS")]
     label = f"{str(dtype)[6:]} {layout} {m}x{n}x{k}"
     rows = run.measure(workloads, torch.cuda.synchronize, rounds=rounds, per_sample=repeats, label=label)
     for r in rows:
         r["cell"] = label
     return rows, repr(chosen), err
+
+
+def queued_burst(torch, fn, repeats: int):
+    """event_burst with the calls queued behind ~2 ms of torch.cuda._sleep: the events time the
+    GPU's work alone (the host has issued every call before the GPU reaches the first)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run() -> int:
+        torch.cuda._sleep(4_000_000)
+        start.record()
+        for _ in range(repeats):
+            fn()
+        end.record()
+        end.synchronize()
+        return int(start.elapsed_time(end) * 1e6)
+
+    return run
 
 
 class GemmShapes(Subcommand):
@@ -117,6 +173,8 @@ class GemmShapes(Subcommand):
         for dtype in (torch.float16, torch.bfloat16):
             for layout in ("nk", "kn"):
                 for m, n, k in shapes:
+                    if CELLS and f"{layout}:{m}x{n}x{k}" not in CELLS:
+                        continue
                     cell_rows, chosen, err = cell(torch, ex, run, layout, dtype, m, n, k, rounds, sweep)
                     rows += cell_rows
                     med = {r["name"]: r["median_us"] for r in cell_rows}
@@ -137,6 +195,15 @@ def print_cells(cells: list[dict], rounds: int, sweep: bool) -> None:
         base = md["cuBLAS"]
         print(f"  {c['cell']:<26}{md['gemm()']:>10.1f}{md['prepared']:>9.1f}{base:>10.1f}"
               f"{base / md['gemm()']:>9.3f}{base / md['prepared']:>8.3f}{c['err']:>9.1e}  {c['chosen']}")
+    if GAP:
+        print("\n  gemm() beside its prepared launch: µs per call (medians)")
+        for c in cells:
+            md = c["medians"]
+            print(f"  GAP {c['cell']:<26}" + "  ".join(
+                f"{k} {md[k]:.1f}" for k in ("gemm()", "gemm(out=c)", "empty+prep", "new_empty+prep", "prep+empty",
+                                             "prepared",
+                                             "prep(c2)", "cuBLAS", "cuBLAS(out=c)", "gemm() queued",
+                                             "prepared queued", "cuBLAS queued") if k in md))
     if sweep:
         print("\n  every candidate (prepared launch), × cuBLAS; * = fastest")
         for c in cells:
