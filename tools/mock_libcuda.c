@@ -371,7 +371,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
-  else if (!strcmp(symbol, "cuGraphExecKernelNodeSetParams")) *fn = (void*)kernel_set;
+  else if (!strcmp(symbol, "cuGraphExecKernelNodeSetParams") && kset_modelled()) *fn = (void*)kernel_set;
   /* CUDA arrays, textures and surfaces get non-zero handles too (0 reads as closed). */
   else if (!strcmp(symbol, "cuArray3DCreate") || !strcmp(symbol, "cuMipmappedArrayCreate")) *fn = (void*)array_create;
   else if (!strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;

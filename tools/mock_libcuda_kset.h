@@ -1,10 +1,10 @@
 /* cuGraphExecKernelNodeSetParams, recorded (included by mock_libcuda.c after the context model):
- * with NANOCUDA_MOCK_KSET_RECORD=1, the calls made and the last one's arguments, which tests read
- * through ctypes to check that a kernel-node update makes the C++ loop's one driver call (bench
- * graphs: cpp_graph_update) with the same parameters (unset, the call costs what the generic body
- * does: tools/hot_path_instructions.py counts it). NANOCUDA_MOCK_KSET_NEEDS_CTX=1 (with NANOCUDA_MOCK_CTX_STACK=1) makes the
- * call fail with CUDA_ERROR_INVALID_CONTEXT while no context is current, as a driver needing one
- * would. */
+ * with NANOCUDA_MOCK_KSET_RECORD=1, the calls made and the last one's arguments, which tests
+ * read through ctypes to check that a kernel-node update makes the C++ loop's one driver call
+ * (bench graphs: cpp_graph_update) with the same parameters. NANOCUDA_MOCK_KSET_NEEDS_CTX=1
+ * (with NANOCUDA_MOCK_CTX_STACK=1) makes the call fail with CUDA_ERROR_INVALID_CONTEXT while no
+ * context is current, as a driver needing one would. With neither set, the entry point is the
+ * generic body (tools/hot_path_instructions.py counts what it costs). */
 typedef struct MockKernelSet {
   void* exec; void* node;
   void* func; unsigned grid[3], block[3], shared_mem;
@@ -14,14 +14,9 @@ typedef struct MockKernelSet {
 unsigned long long nanocuda_mock_kernel_sets = 0;
 MockKernelSet nanocuda_mock_last_kernel_set;
 static CUresult kernel_set(void* exec, void* node, const unsigned char* p) {
-  static int record = -1, needs_ctx = -1; /* read once: the perf tests count this call */
   ++nanocuda_mock_calls;
-  if (record < 0) {
-    record = getenv("NANOCUDA_MOCK_KSET_RECORD") != NULL;
-    needs_ctx = getenv("NANOCUDA_MOCK_KSET_NEEDS_CTX") && ctx_model();
-  }
-  if (needs_ctx && !ctx_depth) return 201;
-  if (!record) return 0;
+  if (getenv("NANOCUDA_MOCK_KSET_NEEDS_CTX") && ctx_model() && !ctx_depth) return 201;
+  if (!getenv("NANOCUDA_MOCK_KSET_RECORD")) return 0;
   ++nanocuda_mock_kernel_sets;
   MockKernelSet* s = &nanocuda_mock_last_kernel_set;
   s->exec = exec; s->node = node;
@@ -29,4 +24,7 @@ static CUresult kernel_set(void* exec, void* node, const unsigned char* p) {
   s->first_param = 0;
   if (s->params && s->params[0]) memcpy(&s->first_param, s->params[0], 8);
   return 0;
+}
+static int kset_modelled(void) {
+  return getenv("NANOCUDA_MOCK_KSET_RECORD") || getenv("NANOCUDA_MOCK_KSET_NEEDS_CTX");
 }
