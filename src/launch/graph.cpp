@@ -171,10 +171,10 @@ void Graph::set_kernel_params(std::size_t index, void** params) {
   set_packed_params(index, p);
 }
 
-// The C++ loop's one call (bench graphs: cpp_graph_update). An executable graph belongs to
-// its context, so the driver needs none current for it; were one needed (or another
-// current) and the call refused, the launch policy's make-current runs and the call is
-// made again: the cost of a context check stays off the hot path.
+// The C++ loop's one call (bench graphs: cpp_graph_update). The driver wants the graph's
+// context current (the H100's refuses the call with none or another one current); launches
+// and updates leave it current, so rather than ask the driver before every update (the
+// launch policy's cuCtxGetCurrent), a refused call makes it current and is made again.
 void Graph::set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params) {
   CUresult rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
   if (rc != CUDA_SUCCESS) [[unlikely]] set_params_in_context(index, params, rc);

@@ -71,9 +71,9 @@ class Graph {
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
-  // The driver copies the bytes; no heap allocation, and one driver call: the executable
-  // graph names its context, which is made current only if the driver refuses the call
-  // without it. The node keeps the function and launch shape it has.
+  // The driver copies the bytes; no heap allocation, and one driver call: the graph's context
+  // is made current (and left so) only when the driver refuses the call for want of it. The
+  // node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
   // set_kernel_params with the arguments written by `pack(ParamPacker&)` into kernel node
   // `index`'s own buffer (for callers that convert arguments at run time, like Python's):
