@@ -171,10 +171,10 @@ void Graph::set_kernel_params(std::size_t index, void** params) {
   set_packed_params(index, p);
 }
 
-// The C++ loop's one call (bench graphs: cpp_graph_update). The driver wants the graph's
-// context current (the H100's refuses the call with none or another one current); launches
-// and updates leave it current, so rather than ask the driver before every update (the
-// launch policy's cuCtxGetCurrent), a refused call makes it current and is made again.
+// The C++ loop's one call (bench graphs: cpp_graph_update), with no cuCtxGetCurrent before
+// it: launches and updates leave the graph's context current, so rather than ask the driver
+// before every update (the launch policy), a call refused for want of it (none or another
+// context current) makes it current and is made again.
 void Graph::set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params) {
   CUresult rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
   if (rc != CUDA_SUCCESS) [[unlikely]] set_params_in_context(index, params, rc);
