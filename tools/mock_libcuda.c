@@ -316,6 +316,7 @@ static CUresult fail(void) { return fail_code; }
 #include "mock_libcuda_order.h"
 #include "mock_libcuda_gmem.h"
 #include "mock_libcuda_launch.h"
+#include "mock_libcuda_kset.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
@@ -372,6 +373,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuKernelGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuFuncGetParamInfo")) *fn = (void*)param_info;
   else if (!strcmp(symbol, "cuGraphGetNodes")) *fn = (void*)graph_nodes;
+  else if (!strcmp(symbol, "cuGraphExecKernelNodeSetParams") && kset_modelled()) *fn = (void*)kernel_set;
   /* CUDA arrays, textures and surfaces get non-zero handles too (0 reads as closed). */
   else if (!strcmp(symbol, "cuArray3DCreate") || !strcmp(symbol, "cuMipmappedArrayCreate")) *fn = (void*)array_create;
   else if (!strcmp(symbol, "cuMipmappedArrayGetLevel")) *fn = (void*)handle;

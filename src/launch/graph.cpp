@@ -103,6 +103,7 @@ void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) const {
     if (keep_handles && kernels.size() < kernels_.size()) k.node = kernels_[kernels.size()].node;
     kernels.push_back(std::move(k));
   }
+  node_args_.clear();  // they point into the old kernels_
   kernels_ = std::move(kernels);
   kernels_read_ = true;
 }
@@ -134,19 +135,64 @@ bool Graph::node_enabled(CUgraphNode node) const {
   return on != 0;
 }
 
+detail::KernelNodeArgs::KernelNodeArgs(const GraphKernelNode& node)
+    : params(node.params),
+      buffer(node.layout),
+      packer(node.layout, node.name, buffer.data(), buffer.pointers()) {
+  params.kernelParams = buffer.pointers();
+  params.extra = nullptr;
+}
+
+detail::KernelNodeArgs& Graph::make_node_args(std::size_t index) {
+  const auto& kernels = kernel_nodes();
+  if (index >= kernels.size()) [[unlikely]] throw_no_kernel_node(index);
+  if (node_args_.size() != kernels.size()) node_args_.resize(kernels.size());
+  if (!node_args_[index]) node_args_[index] = std::make_unique<detail::KernelNodeArgs>(kernels[index]);
+  return *node_args_[index];
+}
+
+bool Graph::is_packing() const noexcept {
+  for (const auto& a : node_args_)
+    if (a && a->busy) return true;
+  return false;
+}
+
+void Graph::refuse_while_packing(const char* call) const {
+  if (is_packing())
+    throw ValueError(call, describe() + " is packing the arguments of a kernel-node update (an argument's "
+                     "conversion called back into the graph); the graph cannot change until it is done");
+}
+
 void Graph::set_kernel_params(std::size_t index, void** params) {
   (void)kernel_nodes();
   if (index >= kernels_.size()) [[unlikely]] throw_no_kernel_node(index);
   CUDA_KERNEL_NODE_PARAMS p = kernels_[index].params;
   p.kernelParams = params;
   p.extra = nullptr;
-  // The launch paths' policy (a per-node hot call, as a launch is): one cuCtxGetCurrent when
-  // the graph's context is current, else made current and left so.
-  make_launch_context_current(context_->handle());
-  NANOCUDA_CALL(cuGraphExecKernelNodeSetParams,
+  set_packed_params(index, p);
+}
+
+// The C++ loop's one call (bench graphs: cpp_graph_update), with no cuCtxGetCurrent before
+// it: launches and updates leave the graph's context current, so rather than ask the driver
+// before every update (the launch policy), a call refused for want of it (none or another
+// context current) makes it current and is made again.
+void Graph::set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params) {
+  CUresult rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
+  if (rc != CUDA_SUCCESS) [[unlikely]] set_params_in_context(index, params, rc);
+}
+
+void Graph::set_params_in_context(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, CUresult first) {
+  CUcontext current = nullptr;
+  CUresult rc = first;
+  // Already current: the first answer stands. Otherwise made current (and left so, as
+  // launches leave it), and once more.
+  if (detail::driver().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != context_->handle()) {
+    detail::set_launch_context(context_->handle());
+    rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
+  }
+  detail::check(rc, "cuGraphExecKernelNodeSetParams",
                 [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" +
-                             kernels_[index].name + "')"; },
-                exec_.get(), kernels_[index].node, &p);
+                             kernels_[index].name + "')"; });
 }
 
 void Graph::throw_no_kernel_node(std::size_t index) const {
@@ -168,6 +214,7 @@ void Graph::set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& pa
                             std::string name) {
   (void)kernel_nodes();
   if (index >= kernels_.size()) throw_no_kernel_node(index);
+  refuse_while_packing("Graph::set_kernel_node");
   CUDA_KERNEL_NODE_PARAMS p = params;
   p.extra = nullptr;
   CurrentContext guard(*context_);
@@ -179,6 +226,7 @@ void Graph::set_kernel_node(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& pa
   k.params.kernelParams = nullptr;  // the caller's storage: not kept
   k.layout = std::move(layout);
   k.name = std::move(name);
+  if (index < node_args_.size()) node_args_[index].reset();  // packed against the old layout
 }
 
 namespace {
@@ -197,6 +245,7 @@ const char* update_result_text(CUgraphExecUpdateResult r) {
 }  // namespace
 
 void Graph::update(CUgraph source, std::shared_ptr<void> owner) {
+  refuse_while_packing("Graph::update");
   CurrentContext guard(*context_);
   CUgraphExecUpdateResultInfo info{};
   CUresult rc = detail::driver().cuGraphExecUpdate(exec_.get(), source, &info);

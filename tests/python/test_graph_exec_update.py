@@ -111,3 +111,102 @@ def test_config_and_kernel_updates_are_kept_by_later_args_only_updates(mock_libc
         assert nodes[0].config.grid == (1, 1, 1)       # the definition is unchanged
         print("ok")
     """)
+
+
+# The driver calls of one update, against the C++ loop's (bench graphs: cpp_graph_update). The
+# mock records each cuGraphExecKernelNodeSetParams (tools/mock_libcuda_kset.h).
+CALLS = r'''
+import ctypes
+class KSet(ctypes.Structure):
+    _fields_ = [("exec", ctypes.c_void_p), ("node", ctypes.c_void_p), ("func", ctypes.c_void_p),
+                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_mem", ctypes.c_uint),
+                ("params", ctypes.c_void_p), ("extra", ctypes.c_void_p), ("kern", ctypes.c_void_p),
+                ("ctx", ctypes.c_void_p), ("first_param", ctypes.c_ulonglong)]
+lib = ctypes.CDLL(MOCK)
+calls = ctypes.c_ulonglong.in_dll(lib, "nanocuda_mock_calls")
+sets = ctypes.c_ulonglong.in_dll(lib, "nanocuda_mock_kernel_sets")
+last = KSet.in_dll(lib, "nanocuda_mock_last_kernel_set")
+
+def driver_calls(fn):
+    """(driver calls, kernel-node sets) of fn(), and the last set's arguments (as a tuple)."""
+    c, s = calls.value, sets.value
+    fn()
+    return calls.value - c, sets.value - s, (last.exec, last.node, last.func, tuple(last.grid), tuple(last.block),
+                                             last.shared_mem, last.extra, last.kern, last.ctx, last.first_param)
+'''
+
+
+def test_an_update_makes_the_cpp_loops_one_driver_call_with_its_arguments(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        from nanocuda._nanocuda import _bench
+        views[2].update(args=(a, b, c, 4))         # first updates: the node's buffer and slots are made
+        graph.update(2, a, b, c, 4)
+        n, s, cpp = driver_calls(lambda: _bench.cpp_graph_update(graph, a))  # every node, node 2 last
+        assert s == 3, s
+        for update in (lambda: views[2].update(args=(a, b, c, 4)), lambda: graph.update(2, a, b, c, 4)):
+            n, s, ours = driver_calls(update)
+            assert (n, s) == (1, 1), (n, s)            # no context query or switch: that one call only
+            assert ours == cpp, (ours, cpp)            # same graph, node, function, shape, kern, ctx; a first
+        assert cpp[6] is None and cpp[-1] == a          # parameter a, kernelParams (not extra)
+        print("ok")
+    """, prelude=PRELUDE + f"MOCK = {mock_libcuda!r}\n" + CALLS, version="13.0", NANOCUDA_MOCK_GRAPH_NODES="1",
+                NANOCUDA_MOCK_KSET_RECORD="1")
+
+
+def test_the_context_is_made_current_only_when_the_driver_refuses_the_call(mock_libcuda):
+    code = """
+        views[0].update(args=(a, b, c, 4))             # reads the graph's kernel nodes
+        fn = ctypes.c_void_p()
+        lib.cuGetProcAddress_v2(b"cuCtxPopCurrent", ctypes.byref(fn), 12000, ctypes.c_ulonglong(0), None)
+        pop = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))(fn.value)
+        while pop(ctypes.byref(ctypes.c_void_p())) == 0:  # no context current on this thread now
+            pass
+        n, s, _ = driver_calls(lambda: views[0].update(args=(a, b, c, 4)))
+        assert (n, s) == (2, 1), (n, s)                # refused, then (context made current) set
+        lib.cuGetProcAddress_v2(b"cuCtxGetCurrent", ctypes.byref(fn), 12000, ctypes.c_ulonglong(0), None)
+        current = ctypes.c_void_p()
+        ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))(fn.value)(ctypes.byref(current))
+        assert current.value == 0x5000, current        # device 0's primary context
+        n, s, _ = driver_calls(lambda: graph.update(0, a, b, c, 4))
+        assert (n, s) == (1, 1), (n, s)                # and left current, as launches leave it
+        print("ok")
+    """
+    run_on_mock(mock_libcuda, code, prelude=PRELUDE + f"MOCK = {mock_libcuda!r}\n" + CALLS, version="13.0",
+                NANOCUDA_MOCK_GRAPH_NODES="1",
+                NANOCUDA_MOCK_CTX_STACK="1", NANOCUDA_MOCK_KSET_NEEDS_CTX="1", NANOCUDA_MOCK_KSET_RECORD="1")
+
+
+def test_a_refused_update_names_the_graph_and_node(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        e = raises(RuntimeError, "CUDA_ERROR_ILLEGAL_ADDRESS", lambda: views[1].update(args=(a, b, c, 4)))
+        assert "(Graph 0x" in e and "kernel node 1 (" in e, e   # the mock's kernels have no names
+        raises(RuntimeError, "kernel node 2 (", lambda: graph.update(2, a, b, c, 4))
+        print("ok")
+    """, prelude=PRELUDE, version="13.0", NANOCUDA_MOCK_GRAPH_NODES="1",
+                NANOCUDA_MOCK_FAIL="cuGraphExecKernelNodeSetParams:700")
+
+
+def test_an_argument_calling_back_into_the_graph_while_packing(mock_libcuda):
+    run_on_mock(mock_libcuda, """
+        class CallsBack:                               # its conversion runs Python code mid-pack
+            def __init__(self, fn):
+                self.fn = fn
+            @property
+            def __cuda_array_interface__(self):
+                self.fn()
+                return {"data": (a, False), "shape": (4,), "typestr": "<f4", "version": 3}
+        # The same node again: the nested update packs into storage of its own; both land.
+        views[0].update(args=(CallsBack(lambda: views[0].update(args=(a, b, c, 5))), b, c, 4))
+        graph.update(1, CallsBack(lambda: graph.update(1, a, b, c, 5)), b, c, 4)
+        # What would free the buffer being packed is refused, and the graph stays usable.
+        def close():
+            raises(ValueError, "Graph.close: a kernel-node update of this graph is packing", graph.close)
+        def rekernel():
+            raises(ValueError, "is packing the arguments of a kernel-node update",
+                   lambda: views[1].update(config=cfg, kernel=k, args=(a, b, c, 4)))
+        for fn in (close, rekernel):
+            views[1].update(args=(CallsBack(fn), b, c, 4))
+        views[1].update(args=(a, b, c, 4))
+        graph.close()
+        print("ok")
+    """, prelude=PRELUDE, version="13.0", NANOCUDA_MOCK_GRAPH_NODES="1", NANOCUDA_MOCK_POINTER="device")

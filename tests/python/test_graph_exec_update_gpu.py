@@ -77,3 +77,68 @@ def test_args_updates_after_a_whole_graph_update(k, s):
     graph[node].update(args=(out, 11))                  # the original node handle still names it
     graph.launch(s)
     assert read(out, s)[0] == 11
+
+
+def _in_thread(fn, other_context: bool):
+    """fn() on a new thread, where no context is current, or another context of device 0 is (a
+    created one); returns what it returned and whether a context was current after it (None:
+    none). The thread's errors are raised here."""
+    import ctypes
+    import threading
+
+    cuda, box = ctypes.CDLL("libcuda.so.1"), {}
+
+    def run():
+        ctx = ctypes.c_void_p()
+        try:
+            if other_context:
+                rc = cuda.cuCtxCreate_v4(ctypes.byref(ctx), None, 0, 0) if hasattr(cuda, "cuCtxCreate_v4") \
+                    else cuda.cuCtxCreate_v2(ctypes.byref(ctx), 0, 0)
+                assert rc == 0, f"cuCtxCreate: {rc}"
+            box["value"] = fn()
+            current = ctypes.c_void_p()
+            assert cuda.cuCtxGetCurrent(ctypes.byref(current)) == 0
+            box["current"] = current.value
+        except BaseException as e:  # noqa: BLE001 - raised on the test's thread
+            box["error"] = e
+        finally:
+            if ctx.value:
+                cuda.cuCtxDestroy_v2(ctx)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value"), box.get("current")
+
+
+@pytest.mark.parametrize("other_context", [False, True], ids=["no-context", "other-context"])
+def test_updates_from_a_thread_without_the_graphs_context(k, s, other_context):
+    # An update is one cuGraphExecKernelNodeSetParams; the graph's context is made current only
+    # when the driver refuses the call without it. Both forms land, whatever is current.
+    out = nanocuda.Buffer(8, stream=s)
+    g = GraphDefinition()
+    node = g.launch(ONE, k["store"], out.ptr, 1)
+    graph = g.instantiate()
+    view = graph[node]
+    view.update(args=(out.ptr, 2))                       # reads the graph's kernel nodes
+    nanocuda.memset(out, 0, stream=s)
+    _, current = _in_thread(lambda: view.update(args=(out.ptr + 4, 3)), other_context)
+    print(f"\ngraph[node].update, {'another' if other_context else 'no'} context current: the driver "
+          f"{'needed the graph context made current' if current == graph_context(s) else 'took the call as it was'}")
+    graph.launch(s)
+    assert list(read(out, s, 2)) == [0, 3]
+    _in_thread(lambda: graph.update(0, out.ptr, 4), other_context)
+    graph.launch(s)
+    assert list(read(out, s, 2)) == [4, 3]
+
+
+def graph_context(s):
+    """The CUcontext of stream `s` (the graph's: both on device 0's primary context)."""
+    import ctypes
+
+    ctx = ctypes.c_void_p()
+    cuda = ctypes.CDLL("libcuda.so.1")
+    assert cuda.cuStreamGetCtx(ctypes.c_void_p(int(s.handle)), ctypes.byref(ctx)) == 0
+    return ctx.value

@@ -12,6 +12,8 @@
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/launch_config.h"
+#include "nanocuda/launch/param_buffer.h"
+#include "nanocuda/launch/param_packer.h"
 #include "nanocuda/compile/param_layout.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/launch/graph_complete_options.h"
@@ -34,6 +36,19 @@ struct GraphKernelNode {
   ParamLayout layout;                // from cuFuncGetParamInfo
   std::string name;                  // the kernel's name, for errors
 };
+
+namespace detail {
+// What a kernel node's argument updates reuse (Graph::try_pack_kernel_params): the node's
+// parameters with kernelParams pointing into a packed-argument buffer of its own, and a packer
+// over that buffer, so an update is packing plus one driver call, as a Launcher's call is.
+struct KernelNodeArgs {
+  explicit KernelNodeArgs(const GraphKernelNode& node);
+  CUDA_KERNEL_NODE_PARAMS params;
+  ParamBuffer buffer;
+  ParamPacker packer;  // over buffer, against node.layout
+  bool busy = false;   // a try_pack_kernel_params is packing into buffer
+};
+}  // namespace detail
 
 class Graph {
  public:
@@ -59,9 +74,28 @@ class Graph {
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
-  // The driver copies the bytes; no heap allocation, and no context switch when the graph's
-  // context is already current. The node keeps the function and launch shape it has.
+  // The driver copies the bytes; no heap allocation, and one driver call: the graph's context
+  // is made current (and left so) only when the driver refuses the call for want of it. The
+  // node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
+  // set_kernel_params with the arguments written by `pack(ParamPacker&)` into kernel node
+  // `index`'s own buffer (for callers that convert arguments at run time, like Python's):
+  // no copy of the node's parameters, one driver call. False (nothing packed or set) while
+  // another call is still packing into that buffer (packing may run user code): the caller
+  // then packs into storage of its own and calls set_kernel_params.
+  // While one is packing, whatever would free what it packs into (update(), set_kernel_node(),
+  // closing the graph) raises ValueError instead.
+  template <class Pack>
+  [[gnu::always_inline]] inline bool try_pack_kernel_params(std::size_t index, Pack&& pack) {
+    detail::KernelNodeArgs* a = index < node_args_.size() ? node_args_[index].get() : nullptr;
+    if (!a) [[unlikely]] a = &make_node_args(index);
+    if (a->busy) [[unlikely]] return false;
+    a->busy = true;
+    Release release{a->busy};
+    pack(a->packer);
+    set_packed_params(index, a->params);
+    return true;
+  }
   // Typed new arguments for kernel node `index`, checked (count and every size) against its
   // layout as a typed launch's are: graph.update_kernel(0, d_out, n). No heap allocation.
   template <class... Args>
@@ -73,6 +107,8 @@ class Graph {
     void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
     set_kernel_params(index, params);
   }
+  // True while a try_pack_kernel_params is packing (its user code may call back into the graph).
+  [[nodiscard]] bool is_packing() const noexcept;
   // The kernel_nodes() index of definition node `node`; throws ValueError naming `call` when
   // it is not a kernel node of this graph (a node of another definition, or a non-kernel node).
   [[nodiscard]] std::size_t kernel_index(CUgraphNode node, const char* call) const;
@@ -110,6 +146,17 @@ class Graph {
   friend class GraphDefinition;  // instantiates and updates with attachments_
   Graph(CUgraph graph, std::shared_ptr<void> owner, CUgraphExec exec, Device device);
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
+  void refuse_while_packing(const char* call) const;  // ValueError naming `call` if is_packing()
+  detail::KernelNodeArgs& make_node_args(std::size_t index);
+  // The one driver call of an argument update; the context is made current only when the
+  // driver refuses the call without it (set_kernel_params and try_pack_kernel_params).
+  void set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params);
+  [[gnu::noinline]] void set_params_in_context(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params,
+                                               CUresult first);
+  struct Release {
+    bool& busy;
+    ~Release() { busy = false; }
+  };
   [[noreturn]] void throw_no_kernel_node(std::size_t index) const;  // ValueError: no such index
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
@@ -122,6 +169,9 @@ class Graph {
   std::size_t node_count_ = 0;
   mutable bool kernels_read_ = false;
   mutable std::vector<GraphKernelNode> kernels_;
+  // Per kernel node, made on its first try_pack_kernel_params; they point into kernels_, so
+  // they go whenever kernels_ is read again.
+  mutable std::vector<std::unique_ptr<detail::KernelNodeArgs>> node_args_;
 };
 
 }  // namespace nanocuda

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "bindings.h"
+#include "fastpath/fastcall.h"
+#include "fastpath/py_int.h"
 #include "interop/interop.h"
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
@@ -151,6 +153,32 @@ std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
   return ns_since(t0);
 }
 
+// cpp_graph_update_node(graph, index, counter): the C++ loop's work for one node (same struct,
+// same call, no packing or checks), as a bare METH_FASTCALL function: a Python loop of these
+// is the floor any Python update API can reach (the loop, one C call, the driver call).
+PyTypeObject* g_graph_type = nullptr;
+PyObject* update_node_bare(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  long long index = 0, counter = 0;
+  if (nargs != 3 || Py_TYPE(args[0]) != g_graph_type || !PyLong_CheckExact(args[1]) ||
+      !PyLong_CheckExact(args[2]) || !read_small_int(args[1], &index) || !read_small_int(args[2], &counter))
+    throw nb::type_error("cpp_graph_update_node(graph, index, counter): a Graph and two ints");
+  Graph& g = nb::inst_ptr<PyGraph>(args[0])->ready("cpp_graph_update_node");
+  const auto& nodes = g.kernel_nodes();
+  if (index < 0 || static_cast<std::size_t>(index) >= nodes.size()) throw nb::index_error("no such kernel node");
+  CUdeviceptr p = static_cast<CUdeviceptr>(counter);
+  void* params[] = {&p};
+  CUDA_KERNEL_NODE_PARAMS kp = nodes[static_cast<std::size_t>(index)].params;
+  kp.kernelParams = params;
+  kp.extra = nullptr;
+  detail::driver().cuGraphExecKernelNodeSetParams(g.exec_handle(), nodes[static_cast<std::size_t>(index)].node, &kp);
+  Py_RETURN_NONE;
+}
+PyMethodDef g_update_node_def = fastcall_method<update_node_bare>(
+    "cpp_graph_update_node",
+    "cpp_graph_update_node(graph, index, counter)\n--\n\n"
+    "The native update loop's work for one kernel node (no checks, no packing): a Python loop\n"
+    "of these is the floor of a Python update API (bench graphs).");
+
 }  // namespace
 
 void bind_graph_loops(nb::module_& parent) {
@@ -176,6 +204,8 @@ void bind_graph_loops(nb::module_& parent) {
         nb::arg("count"), "Native cuGraphAddKernelNode x `count` + instantiate; nanoseconds (bench).");
   m.def("cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
         "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
+  g_graph_type = reinterpret_cast<PyTypeObject*>(nb::type<PyGraph>().ptr());
+  add_function(m, &g_update_node_def);
 }
 
 }  // namespace nanocuda::py

@@ -71,6 +71,7 @@ constexpr Rename kRenames[] = {
     {"DeviceMemoryResource::allocation_handle", "DeviceMemoryResource.get_allocation_handle"},
     {"PinnedMemoryResource::allocation_handle", "PinnedMemoryResource.get_allocation_handle"},
     {"Graph::begin_capture", "Graph.capture"},
+    {"Graph::set_kernel_node", "ExecutableKernelNode.update"},
     {"ResourceDesc::from_array", "ResourceDescriptor.from_opaque_array"},
     {"ResourceDesc::from_mipmapped_array", "ResourceDescriptor.from_mipmapped_array"},
     // Core messages of calls whose Python spelling differs.

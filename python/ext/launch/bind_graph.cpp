@@ -17,38 +17,35 @@
 #include "nanocuda/driver/check.h"
 #include "nanocuda/launch/graph.h"
 #include "fastpath/fastcall.h"
+#include "fastpath/py_int.h"
+#include "nanocuda/launch/param_buffer.h"
 
 namespace nb = nanobind;
 
 namespace nanocuda::py {
 
-// Packs `args` against kernel node `index`'s layout (as a launch does, with the node's cached
-// argument-kind slots) into stack storage, then Graph::set_kernel_params: no heap allocation
-// for up to 512 bytes / 63 parameters.
 namespace {
-[[gnu::always_inline]] inline void pack_and_set(PyGraph& g, Graph& graph, const GraphKernelNode& node,
-                                                std::size_t index, PyObject* const* args, std::size_t n) {
-  alignas(16) unsigned char small[512];
-  void* small_ptrs[64];
-  std::vector<unsigned char> big;
-  std::vector<void*> big_ptrs;
-  unsigned char* aligned = small;
-  void** ptrs = small_ptrs;
-  if (node.layout.total_size() > sizeof small || node.layout.count() + 1 > 64) [[unlikely]] {
-    big.resize(node.layout.total_size() + 16);
-    big_ptrs.resize(node.layout.count() + 1);
-    aligned = reinterpret_cast<unsigned char*>(
-        (reinterpret_cast<std::uintptr_t>(big.data()) + 15) & ~std::uintptr_t{15});
-    ptrs = big_ptrs.data();
-  }
-  ParamPacker packer(node.layout, node.name, aligned, ptrs);
-  pack_args(packer, args, n, graph.device().ordinal(), g.slots_for(index));
-  graph.set_kernel_params(index, ptrs);  // the driver copies the bytes
+// A call that arrives while an update of the same node is still packing (an argument's
+// conversion ran user code that updated the node again): its own storage and slots, as the
+// Launcher's nested call has. The heap is fine here.
+[[gnu::noinline]] void pack_and_set_nested(Graph& graph, std::size_t index, PyObject* const* args,
+                                           std::size_t n) {
+  const GraphKernelNode& node = graph.kernel_nodes()[index];
+  ParamBuffer buffer(node.layout);
+  std::vector<ArgSlot> slots(node.layout.count() + 1);
+  ParamPacker packer(node.layout, node.name, buffer.data(), buffer.pointers());
+  pack_args(packer, args, n, graph.device().ordinal(), slots.data());
+  graph.set_kernel_params(index, buffer.pointers());
 }
 }  // namespace
 
 void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n) {
-  pack_and_set(g, graph, graph.kernel_nodes()[index], index, args, n);
+  ArgSlot* slots = g.slots_for(index);
+  const int device = graph.device().ordinal();
+  if (!graph.try_pack_kernel_params(index, [&](ParamPacker& packer) __attribute__((always_inline)) {
+        pack_args(packer, args, n, device, slots);
+      })) [[unlikely]]
+    pack_and_set_nested(graph, index, args, n);
 }
 
 namespace {
@@ -101,19 +98,16 @@ void update_whole(PyGraph& g, Graph& graph, nb::handle target) {
 }
 
 // update(index, *args): the index checked, then update_kernel_args (shared with graph[node].update).
-void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* args, std::size_t n) {
-  Py_ssize_t at = PyLong_AsSsize_t(target);
-  if (at == -1 && PyErr_Occurred()) {
-    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw nb::python_error();
-    PyErr_Clear();
-  }
-  const auto& nodes = graph.kernel_nodes();
-  if (at < 0 || static_cast<std::size_t>(at) >= nodes.size()) {
+NANOCUDA_FASTCALL_BODY void update_node(PyGraph& g, Graph& graph, PyObject* target, PyObject* const* args,
+                                        std::size_t n) {
+  const std::size_t count = graph.kernel_nodes().size();
+  long long at = -1;
+  if (!read_small_int(target, &at) || at < 0 || static_cast<unsigned long long>(at) >= count) [[unlikely]] {
     throw nb::index_error(("Graph.update: no kernel node " +
                            nb::cast<std::string>(nb::repr(nb::handle(target))) + " (the graph has " +
-                           std::to_string(nodes.size()) + ")").c_str());
+                           std::to_string(count) + ")").c_str());
   }
-  pack_and_set(g, graph, nodes[static_cast<std::size_t>(at)], static_cast<std::size_t>(at), args, n);
+  update_kernel_args(g, graph, static_cast<std::size_t>(at), args, n);
 }
 
 // Graph.update is a METH_FASTCALL method: updating the nodes of a graph is a loop of these
@@ -211,6 +205,9 @@ void bind_graph(nb::module_& m) {
            "The nodes and edges of the definition, as text.")
       .def("close", [](PyGraph& g) {
              if (g.capturing) throw nb::value_error("Graph.close: the graph is capturing; leave the with-block first");
+             if (g.graph && g.graph->is_packing())
+               throw nb::value_error("Graph.close: a kernel-node update of this graph is packing its arguments "
+                                     "(an argument's conversion called back into the graph); close it after");
              g.slots.clear();
              ++g.epoch;
              g.graph.reset();  // destroys the executable graph (its definition goes with its last owner)

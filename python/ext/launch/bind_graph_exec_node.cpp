@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "fastpath/fastcall.h"
+#include "fastpath/py_int.h"
 #include "launch/arg_pack.h"
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
@@ -105,15 +106,14 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
   // order is fixed for its life (a whole-graph update keeps the handles in place).
   PyObject* cached = slot(self, g_view.index);
   PyObject* stamp = slot(self, g_view.stamp);
-  const auto& kernels = graph.kernel_nodes();
-  std::size_t index = 0;
+  // Read in place (fastpath/py_int.h): a hit costs two loads and compares, no conversion call.
+  const std::size_t count = graph.kernel_nodes().size();
+  long long index_value = -1, stamp_value = -1;
   bool hit = cached && stamp && PyLong_CheckExact(cached) && PyLong_CheckExact(stamp) &&
-             PyLong_AsLongLong(stamp) == stamp_of(pg);
-  if (hit) {
-    index = PyLong_AsSize_t(cached);
-    hit = index < kernels.size();
-  }
-  if (!hit && PyErr_Occurred()) [[unlikely]] PyErr_Clear();  // _index/_stamp set to odd ints by hand
+             read_small_int(stamp, &stamp_value) && stamp_value == stamp_of(pg) &&
+             read_small_int(cached, &index_value) && index_value >= 0 &&
+             static_cast<unsigned long long>(index_value) < count;
+  std::size_t index = static_cast<std::size_t>(index_value);
   if (!hit) [[unlikely]] {
     if (!PyObject_TypeCheck(node, g_view.node_type)) return call_slow(self, args, nargsf, kwnames);
     PyObject* handle = slot(node, g_view.handle);

@@ -38,18 +38,22 @@ struct PyGraph {
     closed = false;
     ++epoch;
   }
+  // Kernel node `index`'s argument-kind slots (`index` in range): sized on first use.
   ArgSlot* slots_for(std::size_t index) {
+    if (index < slots.size() && !slots[index].empty()) [[likely]] return slots[index].data();
+    return size_slots(index);
+  }
+  ArgSlot* size_slots(std::size_t index) {
     const auto& nodes = graph->kernel_nodes();
-    if (slots.size() != nodes.size()) {
-      slots.assign(nodes.size(), {});
-      for (std::size_t i = 0; i < slots.size(); ++i) slots[i].resize(nodes[i].layout.count() + 1);
-    }
+    if (slots.size() != nodes.size()) slots.resize(nodes.size());
+    slots[index].resize(nodes[index].layout.count() + 1);
     return slots[index].data();
   }
 };
 
-// New arguments for kernel node `index` of `graph` (g's): packed and checked as a launch's,
-// then Graph::set_kernel_params. Graph.update(i, *args) and graph[node].update(args=) call it.
+// New arguments for kernel node `index` (in range) of `graph` (g's): packed and checked as a
+// launch's into the node's own buffer, then one driver call (Graph::try_pack_kernel_params).
+// Graph.update(i, *args) and graph[node].update(args=) call it.
 void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n);
 
 // Installs the METH_FASTCALL update() of nanocuda.graph.ExecutableKernelNode (graph[node] views),

@@ -10,7 +10,8 @@ Sections (each Python row has the C++ row it is divided by, and a target):
     cuGraphAddKernelNode x1000 + cuGraphInstantiate (target 1.3);
   - updating the arguments of all 100 kernel nodes of a graph (target 1.2), captured
     (Graph.update) and explicit (graph[node].update, the executable nodes fetched once),
-    10 passes over the nodes per sample;
+    10 passes over the nodes per sample; and the floor of any Python API: a Python loop
+    calling a bare native function that does the C++ loop's work for one node;
   - replaying a 1-node and a 200-node graph (target 1.05).
 Workloads run interleaved in a shuffled order each round; the table gives min and median.
 """
@@ -181,6 +182,16 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
     def cpp_update() -> float:
         return sum(ext.cpp_graph_update(g100, counter.ptr) for _ in range(passes)) / (100.0 * passes)
 
+    def floor_update() -> float:
+        """A Python loop of the C++ loop's per-node work (one bare C call each): the floor of
+        any Python update API, interpreter and call included."""
+        one, ptr = ext.cpp_graph_update_node, counter.ptr
+        t0 = clock()
+        for _ in range(passes):
+            for i in range(100):
+                one(g100, i, ptr)
+        return (clock() - t0) / (100.0 * passes)
+
     def replay(g, count):
         def py() -> float:
             launch = g.launch
@@ -211,6 +222,8 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
     for label, cpp, py in pairs:
         c = Workload(f"{label}: C++", cpp)
         out += [c, Workload(f"{label}: Python", py, c.name)]
+        if py is py_update:
+            out.append(Workload(f"{label}: Python loop of bare C++ node updates (floor)", floor_update, c.name))
     out[0].keep = (counter, build_stream, g100, g1, g200, d100, e100, e100_nodes)
     return out, stream
 
