@@ -1,41 +1,64 @@
-// StreamRef: a non-owning stream view; the work itself goes through Stream.
+// StreamRef: the non-owning stream view every queuing API takes; the stream operations live here.
 #include "nanocuda/core/stream_ref.h"
 
 #include <cstdio>
 
 #include "nanocuda/core/event.h"
-#include "nanocuda/driver/error.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 
-StreamRef::StreamRef(const Stream& stream) noexcept
-    : stream_(&stream), handle_(stream.raw_handle()), device_ordinal_(stream.device().ordinal()) {}
+StreamRef::StreamRef(CUstream handle, const Device& device)
+    : handle_(handle), context_(device.context().get()), device_ordinal_(device.ordinal()) {}
 
-StreamRef::StreamRef(CUstream handle, const Device& device) noexcept
-    : handle_(handle), device_ordinal_(device.ordinal()) {}
-
-CUstream StreamRef::handle() const {
-  if (stream_ && stream_->is_closed())
-    throw ValueError("StreamRef::handle", stream_->describe() + " is closed; the view outlived its stream's use");
-  return handle_;
+void StreamRef::throw_closed() const {
+  throw ValueError("StreamRef::handle", describe() + ": the stream is closed; a view must not outlive its stream's use");
 }
 
-bool StreamRef::views_owned_stream() const noexcept { return stream_ && stream_->is_owned(); }
+Device StreamRef::device() const { return state_ ? state_->device : Device(device_ordinal_); }
+
+void StreamRef::sync() const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamSynchronize, [&] { return describe(); }, handle());
+}
+
+bool StreamRef::query() const {
+  CurrentContext guard(context());
+  CUresult rc = detail::driver().cuStreamQuery(handle());
+  if (rc == CUDA_ERROR_NOT_READY) return false;
+  detail::check(rc, "cuStreamQuery", [&] { return describe(); });
+  return true;
+}
+
+void StreamRef::wait(const Event& event) const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); }, handle(),
+                event.checked_handle("Stream::wait"), 0);
+}
+
+void StreamRef::wait(StreamRef other) const {
+  Event marker(other.device(), /*timing=*/false);
+  marker.record(other);
+  wait(marker);
+}
+
+void StreamRef::record(const Event& event) const { const_cast<Event&>(event).record(*this); }
+
+Event StreamRef::record(bool timing) const {
+  Event event(device(), context(), timing);  // in the stream's context (a green one's too)
+  event.record(*this);
+  return event;
+}
 
 Stream StreamRef::stream() const {
-  if (stream_) return *stream_;
+  if (state_) return Stream(state_->shared_from_this());
   return Stream::borrow(handle_, device_ordinal_);
 }
 
-void StreamRef::sync() const { stream().sync(); }
-bool StreamRef::query() const { return stream().query(); }
-void StreamRef::wait(const Event& event) const { stream().wait(event); }
-void StreamRef::record(const Event& event) const { stream().record(event); }
-
 std::string StreamRef::describe() const {
-  if (stream_) return "view of " + stream_->describe();
+  if (state_) return Stream(state_->shared_from_this()).describe();
   char text[96];
-  std::snprintf(text, sizeof text, "Stream %p (a view, not owned) on device %d", static_cast<void*>(handle_),
+  std::snprintf(text, sizeof text, "Stream %p (foreign, not owned) on device %d", static_cast<void*>(handle_),
                 device_ordinal_);
   return text;
 }
