@@ -1,21 +1,52 @@
 // StreamRef: the non-owning stream view every queuing API takes; the stream operations live here.
 #include "nanocuda/core/stream_ref.h"
 
+#include <atomic>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 
 #include "nanocuda/core/event.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 
-StreamRef::StreamRef(CUstream handle, const Device& device)
-    : handle_(handle), context_(device.context().get()), device_ordinal_(device.ordinal()) {}
+namespace {
+
+// The stand-in state of device `device`'s foreign streams: made once per device, never freed
+// (as primary contexts), never closed, never destroys anything.
+Stream::State* foreign_state(const Device& device) {
+  constexpr int kSlots = 64;
+  static std::atomic<Stream::State*> slots[kSlots];
+  static std::mutex mutex;
+  const int ordinal = device.ordinal();
+  auto make = [&] {
+    auto* s = new std::shared_ptr<Stream::State>(std::make_shared<Stream::State>(nullptr, false, device));
+    (*s)->foreign = true;
+    return s->get();
+  };
+  if (ordinal < 0 || ordinal >= kSlots) [[unlikely]] {
+    std::lock_guard<std::mutex> lock(mutex);
+    return make();  // past 64 devices: one per view (leaked; no such machine exists today)
+  }
+  if (Stream::State* s = slots[ordinal].load(std::memory_order_acquire)) [[likely]]
+    return s;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (Stream::State* s = slots[ordinal].load(std::memory_order_relaxed)) return s;
+  Stream::State* s = make();
+  slots[ordinal].store(s, std::memory_order_release);
+  return s;
+}
+
+}  // namespace
+
+StreamRef::StreamRef(CUstream handle, const Device& device) : handle_(handle), state_(foreign_state(device)) {}
 
 void StreamRef::throw_closed() const {
   throw ValueError("StreamRef::handle", describe() + ": the stream is closed; a view must not outlive its stream's use");
 }
 
-Device StreamRef::device() const { return state_ ? state_->device : Device(device_ordinal_); }
+Device StreamRef::device() const { return state_->device; }
 
 void StreamRef::sync() const {
   CurrentContext guard(context());
@@ -50,16 +81,13 @@ Event StreamRef::record(bool timing) const {
   return event;
 }
 
-Stream StreamRef::stream() const {
-  if (state_) return Stream(state_->shared_from_this());
-  return Stream::borrow(handle_, device_ordinal_);
-}
+Stream StreamRef::borrowed() const { return Stream::borrow(handle_, device_ordinal()); }
 
 std::string StreamRef::describe() const {
-  if (state_) return Stream(state_->shared_from_this()).describe();
+  if (state()) return Stream(state()->shared_from_this()).describe();
   char text[96];
   std::snprintf(text, sizeof text, "Stream %p (foreign, not owned) on device %d", static_cast<void*>(handle_),
-                device_ordinal_);
+                device_ordinal());
   return text;
 }
 

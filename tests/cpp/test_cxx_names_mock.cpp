@@ -98,7 +98,7 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   EXPECT_EQ(view.device_ordinal(), 0);
   EXPECT_TRUE(view.views_owned_stream());
   EXPECT_EQ(view.stream(), owned);  // the viewed Stream itself, not a copy of its handle
-  Buffer b(64, view.stream());      // the viewed Stream, shared
+  Buffer b(64, view);               // APIs take a StreamRef
   EXPECT_EQ(b.device().ordinal(), 0);
   view.sync();
   EXPECT_TRUE(view.query());

@@ -83,6 +83,7 @@ struct Stream::State : std::enable_shared_from_this<Stream::State> {  // StreamR
   Device device;
   std::shared_ptr<Context> context;
   std::atomic<bool> closed{false};
+  bool foreign = false;  // the per-device stand-in StreamRef views foreign streams through (never closed)
 
   State(CUstream h, bool own, Device dev) : handle(h), owned(own), device(dev), context(dev.context()) {}
   State(CUstream h, Device dev, std::shared_ptr<Context> ctx)

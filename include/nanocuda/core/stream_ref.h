@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "nanocuda/core/stream.h"
@@ -14,18 +16,16 @@ namespace nanocuda {
 class Event;
 
 // What code that only queues work on a stream needs, as a cheap value (as std::string_view
-// is to std::string): the CUstream, its device and context, and for a nanocuda Stream its
-// shared state, so that use after close() is a clear error. Never creates or destroys the
+// is to std::string; two words, passed in registers): the CUstream and a Stream state: a
+// nanocuda Stream's own (context, device, and the closed flag, so use after close() is a
+// clear error), or for a foreign stream its device's stand-in (primary context, never closed). Never creates or destroys the
 // stream. Made implicitly from a Stream (which must outlive the view), or explicitly from a
 // CUstream created elsewhere (PyTorch's, CuPy's, your own; its lifetime is yours to manage).
 class StreamRef {
  public:
   // Views `stream` (implicit: a Stream is usable wherever a StreamRef is asked for).
   StreamRef(const Stream& stream) noexcept
-      : state_(stream.state().get()),
-        handle_(state_->handle),
-        context_(state_->context.get()),
-        device_ordinal_(state_->device.ordinal()) {}
+      : handle_(stream.state()->handle), state_(stream.state().get()) {}
   // A stream nanocuda did not create, on `device` (work on it runs in the device's primary
   // context); CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the device's implicit streams.
   StreamRef(CUstream handle, const Device& device);
@@ -34,20 +34,20 @@ class StreamRef {
 
   // The CUstream; throws nanocuda::ValueError when the viewed Stream was closed.
   [[nodiscard]] CUstream handle() const {
-    if (state_ && state_->closed.load(std::memory_order_relaxed)) [[unlikely]]
+    if (state_->closed.load(std::memory_order_relaxed)) [[unlikely]]
       throw_closed();
     return handle_;
   }
   // The CUstream without the closed check (for messages and comparisons).
   [[nodiscard]] CUstream raw_handle() const noexcept { return handle_; }
-  [[nodiscard]] int device_ordinal() const noexcept { return device_ordinal_; }
+  [[nodiscard]] int device_ordinal() const noexcept { return state_->device.ordinal(); }
   [[nodiscard]] Device device() const;
   // The context work on the stream runs in (a green context's stream: that green context).
-  [[nodiscard]] const Context& context() const noexcept { return *context_; }
+  [[nodiscard]] const Context& context() const noexcept { return *state_->context; }
   // True when this views a Stream that nanocuda created (and will destroy); a view itself never owns.
-  [[nodiscard]] bool views_owned_stream() const noexcept { return state_ && state_->owned; }
+  [[nodiscard]] bool views_owned_stream() const noexcept { return state() && state()->owned; }
   // True when the viewed Stream was closed (a foreign stream's closing is not visible here).
-  [[nodiscard]] bool is_closed() const noexcept { return state_ && state_->closed.load(); }
+  [[nodiscard]] bool is_closed() const noexcept { return state() && state()->closed.load(); }
 
   // Blocks until all work queued on the stream is done.
   void sync() const;
@@ -64,21 +64,32 @@ class StreamRef {
 
   // A Stream sharing the viewed Stream's state (so what must outlive queued work, like a
   // Buffer freed on its stream, keeps it alive), or a borrowed Stream for a foreign handle.
-  [[nodiscard]] Stream stream() const;
+  [[nodiscard]] Stream stream() const {
+    if (Stream::State* s = state()) [[likely]]
+      return Stream(s->shared_from_this());
+    return borrowed();
+  }
+  // The viewed Stream's shared state, for what must keep it alive (a bound Launcher); null
+  // for a foreign stream, whose lifetime is its creator's business.
+  [[nodiscard]] std::shared_ptr<const void> shared_state() const {
+    return state() ? std::shared_ptr<const void>(state()->shared_from_this()) : nullptr;
+  }
 
   [[nodiscard]] std::string describe() const;
   // Views of the same CUstream on the same device are equal.
   bool operator==(const StreamRef& other) const noexcept {
-    return handle_ == other.handle_ && device_ordinal_ == other.device_ordinal_;
+    return handle_ == other.handle_ && device_ordinal() == other.device_ordinal();
   }
 
  private:
   [[noreturn]] void throw_closed() const;
+  [[nodiscard]] Stream borrowed() const;  // Stream::borrow of a foreign handle
 
-  Stream::State* state_ = nullptr;  // the viewed Stream's state, when made from one
+  // The viewed Stream's state; null for a foreign stream.
+  [[nodiscard]] Stream::State* state() const noexcept { return state_->foreign ? nullptr : state_; }
+
   CUstream handle_ = nullptr;
-  const Context* context_ = nullptr;  // the state's, or the device's primary context (never freed)
-  int device_ordinal_ = 0;
+  Stream::State* state_;  // never null: a foreign stream's is its device's stand-in (never freed)
 };
 
 }  // namespace nanocuda
