@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "nanocuda/core/event.h"
 #include "nanocuda/driver/check.h"
@@ -14,27 +15,32 @@ namespace nanocuda {
 namespace {
 
 // The stand-in state of device `device`'s foreign streams: made once per device, never freed
-// (as primary contexts), never closed, never destroys anything.
+// (as primary contexts; reachable from the tables, so no leak report), never closed, never
+// destroys anything, and never shared (StreamRef::state() hides it).
 Stream::State* foreign_state(const Device& device) {
   constexpr int kSlots = 64;
-  static std::atomic<Stream::State*> slots[kSlots];
+  static std::atomic<Stream::State*> slots[kSlots];  // lock-free reads for the common devices
   static std::mutex mutex;
+  static auto* more = new std::vector<Stream::State*>();  // ordinals past kSlots
   const int ordinal = device.ordinal();
-  auto make = [&] {
-    auto* s = new std::shared_ptr<Stream::State>(std::make_shared<Stream::State>(nullptr, false, device));
-    (*s)->foreign = true;
-    return s->get();
-  };
-  if (ordinal < 0 || ordinal >= kSlots) [[unlikely]] {
-    std::lock_guard<std::mutex> lock(mutex);
-    return make();  // past 64 devices: one per view (leaked; no such machine exists today)
-  }
-  if (Stream::State* s = slots[ordinal].load(std::memory_order_acquire)) [[likely]]
-    return s;
+  const bool slotted = ordinal >= 0 && ordinal < kSlots;
+  if (slotted) [[likely]]
+    if (Stream::State* s = slots[ordinal].load(std::memory_order_acquire)) return s;
   std::lock_guard<std::mutex> lock(mutex);
-  if (Stream::State* s = slots[ordinal].load(std::memory_order_relaxed)) return s;
-  Stream::State* s = make();
-  slots[ordinal].store(s, std::memory_order_release);
+  auto make = [&] {
+    auto* s = new Stream::State(nullptr, false, device);
+    s->foreign = true;
+    return s;
+  };
+  if (slotted) {
+    if (Stream::State* s = slots[ordinal].load(std::memory_order_relaxed)) return s;
+    Stream::State* s = make();
+    slots[ordinal].store(s, std::memory_order_release);
+    return s;
+  }
+  if (more->size() <= static_cast<std::size_t>(ordinal)) more->resize(static_cast<std::size_t>(ordinal) + 1, nullptr);
+  Stream::State*& s = (*more)[static_cast<std::size_t>(ordinal)];
+  if (!s) s = make();
   return s;
 }
 
