@@ -27,6 +27,17 @@ static CUresult ok(void) { ++nanocuda_mock_calls; return 0; }
 /* cuStreamDestroy calls: the C++ tests check that only a stream's owner destroys it. */
 unsigned long long nanocuda_mock_stream_destroys = 0;
 static CUresult stream_destroy(void* s) { (void)s; ++nanocuda_mock_calls; ++nanocuda_mock_stream_destroys; return 0; }
+/* The stream of the last cuLaunchKernel / cuMemcpyAsync: the C++ tests check that a StreamRef's
+ * CUstream is what reaches the driver. */
+void* nanocuda_mock_last_stream = 0;
+static CUresult launch_on(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                          unsigned smem, void* s, void** params, void** extra) {
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)params; (void)extra;
+  ++nanocuda_mock_calls; nanocuda_mock_last_stream = s; return 0;
+}
+static CUresult memcpy_on(unsigned long long dst, unsigned long long src, size_t n, void* s) {
+  (void)dst; (void)src; (void)n; ++nanocuda_mock_calls; nanocuda_mock_last_stream = s; return 0;
+}
 static CUresult count_one(int* n) {
   ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_DEVICES");
@@ -354,6 +365,8 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;
+  else if (!strcmp(symbol, "cuLaunchKernel")) *fn = (void*)launch_on;
+  else if (!strcmp(symbol, "cuMemcpyAsync")) *fn = (void*)memcpy_on;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;

@@ -16,7 +16,7 @@ extern "C" __global__ void saxpy(float a, const float* x, const float* y, float*
 })";
   const unsigned n = 1 << 20;
   // README: begin
-  auto stream = nanocuda::Stream::create(nanocuda::Device());  // the current device, else 0
+  auto stream = nanocuda::Stream::create(nanocuda::Device());  // owns its CUstream; APIs take a StreamRef view
   auto kernel = nanocuda::Program(src).compile().get_kernel("saxpy");  // NVRTC, cached on disk
   std::vector<float> hx(n, 1.5f), hy(n, 0.25f);
   auto x = nanocuda::to_buffer(hx, stream), y = nanocuda::to_buffer(hy, stream);  // sizes from the vectors

@@ -11,20 +11,20 @@
 
 namespace nanocuda {
 
-Buffer::Buffer(std::size_t size, const Stream& stream)
+Buffer::Buffer(std::size_t size, StreamRef stream)
     : Buffer(MemoryResource::for_device(stream.device()), size, stream) {}
 
 namespace {
 // A zero-byte request still gets a unique, freeable address (1 byte), so ptr() is never 0
 // for an open buffer.
-CUdeviceptr allocate_from(MemoryResource* resource, std::size_t size, const Stream& stream) {
+CUdeviceptr allocate_from(MemoryResource* resource, std::size_t size, StreamRef stream) {
   if (!resource) throw ValueError("Buffer: the memory resource is None");
   return resource->allocate(size ? size : 1, stream);
 }
 }  // namespace
 
-Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream)
-    : size_(size), stream_(stream), resource_(std::move(resource)) {
+Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, StreamRef stream)
+    : size_(size), stream_(stream.stream()), resource_(std::move(resource)) {
   ptr_ = allocate_from(resource_.get(), size, stream);
 }
 
@@ -34,21 +34,21 @@ void Buffer::forget() noexcept {
   stream_ = Stream(std::shared_ptr<Stream::State>());
 }
 
-void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, const Stream& stream) {
+void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, StreamRef stream) {
   if (ptr_ != 0) [[unlikely]]
     throw ValueError("Buffer::reallocate", describe() + " is open");
   ptr_ = allocate_from(resource.get(), size, stream);
   size_ = size;
-  stream_ = stream;
+  stream_ = stream.stream();
   resource_ = std::move(resource);
   owning_ = true;
 }
 
-Buffer::Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+Buffer::Buffer(CUdeviceptr ptr, std::size_t size, StreamRef stream,
                std::shared_ptr<MemoryResource> resource, bool owning) noexcept
-    : ptr_(ptr), size_(size), stream_(stream), resource_(std::move(resource)), owning_(owning) {}
+    : ptr_(ptr), size_(size), stream_(stream.stream()), resource_(std::move(resource)), owning_(owning) {}
 
-Buffer Buffer::adopt(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+Buffer Buffer::adopt(CUdeviceptr ptr, std::size_t size, StreamRef stream,
                      std::shared_ptr<MemoryResource> resource) {
   if (ptr == 0) throw ValueError("Buffer::adopt", "the pointer is 0");
   bool owning = resource != nullptr;
@@ -93,7 +93,7 @@ void Buffer::free_on(CUstream stream) noexcept {
   if (resource_) {
     // A resource may be Python code or may throw; a destructor records, never throws.
     try {
-      Stream order = stream == stream_.raw_handle() ? stream_ : Stream::legacy(stream_.device());
+      StreamRef order = stream == stream_.raw_handle() ? StreamRef(stream_) : StreamRef(CU_STREAM_LEGACY, stream_.device());
       resource_->deallocate(ptr, size_, order);
     } catch (const Error& e) {
       detail::record_deferred_error(e.code(), e.call().c_str(), "Buffer (memory resource)");
@@ -124,31 +124,30 @@ void Buffer::free_on(CUstream stream) noexcept {
   if (switched) api->cuCtxSetCurrent(previous);
 }
 
-void Buffer::set_deallocation_stream(const Stream& stream) {
+void Buffer::set_deallocation_stream(StreamRef stream) {
   if (ptr_ == 0) throw ValueError("Buffer::set_deallocation_stream", describe() + " is closed");
   if (stream.is_closed())
     throw ValueError("Buffer::set_deallocation_stream", stream.describe() + " is closed");
-  if (stream.device().ordinal() != stream_.device().ordinal())
-    check_same_device("Buffer::set_deallocation_stream", "the stream", stream.device().ordinal(), "the buffer",
+  if (stream.device_ordinal() != stream_.device().ordinal())
+    check_same_device("Buffer::set_deallocation_stream", "the stream", stream.device_ordinal(), "the buffer",
                       stream_.device().ordinal());
-  stream_ = stream;
+  stream_ = stream.stream();
 }
 
 void Buffer::close() { close(stream_); }
 
-void Buffer::close(const Stream& stream) {
+void Buffer::close(StreamRef stream) {
   if (ptr_ == 0) return;
   // A closed allocating stream was synchronized when it closed, so the legacy stream is a
-  // safe place to free. (Two branches, not `closed ? legacy : stream`: that conditional is a
-  // prvalue, a copy of `stream`, i.e. a shared_ptr increment and decrement per close.)
+  // safe place to free.
   if (stream.is_closed()) [[unlikely]] {
-    free_in_order(Stream::legacy(stream_.device()));
+    free_in_order(StreamRef(CU_STREAM_LEGACY, stream_.device()));
     return;
   }
   free_in_order(stream);
 }
 
-void Buffer::free_in_order(const Stream& order) {
+void Buffer::free_in_order(StreamRef order) {
   if (!owning_) {
     ptr_ = 0;
     return;

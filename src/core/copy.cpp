@@ -7,14 +7,14 @@
 
 namespace nanocuda {
 
-void copy_async(CUdeviceptr dst, CUdeviceptr src, std::size_t size, const Stream& stream) {
+void copy_async(CUdeviceptr dst, CUdeviceptr src, std::size_t size, StreamRef stream) {
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemcpyAsync,
                 [&] { return "copy of " + std::to_string(size) + " bytes on " + stream.describe(); },
                 dst, src, size, stream.handle());
 }
 
-void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, const Stream& stream) {
+void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, StreamRef stream) {
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemsetD8Async,
                 [&] { return "memset of " + std::to_string(size) + " bytes on " + stream.describe(); },
@@ -22,7 +22,7 @@ void memset_async(CUdeviceptr dst, unsigned char value, std::size_t size, const 
 }
 
 void fill_async(CUdeviceptr dst, std::uint32_t value, unsigned width, std::size_t size,
-                const Stream& stream) {
+                StreamRef stream) {
   if (width != 1 && width != 2 && width != 4)
     throw ValueError("nanocuda::fill_async", "width must be 1, 2 or 4 bytes, got " + std::to_string(width));
   if (width < 4 && value >> (8 * width) != 0)

@@ -120,13 +120,13 @@ CUmemoryPool DeviceMemoryResource::handle() const {
   return pool_;
 }
 
-CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, const Stream& stream) {
+CUdeviceptr DeviceMemoryResource::allocate(std::size_t size, StreamRef stream) {
   if (!pool_) [[unlikely]] check_open("allocate");
   // cuda.core's exact words (a TypeError): its users match on them.
   if (mapped_) [[unlikely]]
     throw TypeError("Cannot allocate from a mapped IPC-enabled memory resource");
-  if (stream.device().ordinal() != device_.ordinal()) [[unlikely]]
-    check_same_device("DeviceMemoryResource::allocate", "the stream", stream.device().ordinal(),
+  if (stream.device_ordinal() != device_.ordinal()) [[unlikely]]
+    check_same_device("DeviceMemoryResource::allocate", "the stream", stream.device_ordinal(),
                       "the resource", device_.ordinal());
   CUstream order = stream.handle();
   CUdeviceptr ptr = 0;
@@ -163,7 +163,7 @@ void DeviceMemoryResource::buffer_released() noexcept {
   if (CUmemoryPool pool = keeper_.released()) destroy_pool(pool);  // close() waited for it
 }
 
-void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void DeviceMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   if (mapped_ && !ipc_.release_import(ptr)) {  // another import still uses it
     buffer_released();
     return;
@@ -252,7 +252,7 @@ IpcBufferDescriptor DeviceMemoryResource::export_buffer(const Buffer& buffer) {
 }
 
 Buffer DeviceMemoryResource::import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
-                                           const IpcBufferDescriptor& descriptor, const Stream& stream) {
+                                           const IpcBufferDescriptor& descriptor, StreamRef stream) {
   return PoolIpc::import_buffer(mapped, descriptor, stream);
 }
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "nanocuda/driver/check.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
@@ -51,7 +51,7 @@ void Event::close() noexcept {
   handle_.reset();
 }
 
-void Event::record(const Stream& stream) {
+void Event::record(StreamRef stream) {
   CUevent h = checked_handle("Event::record");
   // Another process may be waiting on what this event marks (cuda.core's rule and words).
   if (interprocess_ && recorded_) [[unlikely]]

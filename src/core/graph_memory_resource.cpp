@@ -14,16 +14,16 @@
 namespace nanocuda {
 
 namespace {
-CUstreamCaptureStatus capture_status(const Stream& stream) {
+CUstreamCaptureStatus capture_status(StreamRef stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   NANOCUDA_CALL(cuStreamIsCapturing, [&] { return stream.describe(); }, stream.handle(), &status);
   return status;
 }
 }  // namespace
 
-bool is_capturing(const Stream& stream) { return capture_status(stream) != CU_STREAM_CAPTURE_STATUS_NONE; }
+bool is_capturing(StreamRef stream) { return capture_status(stream) != CU_STREAM_CAPTURE_STATUS_NONE; }
 
-void require_not_capturing(const MemoryResource& resource, const Stream& stream) {
+void require_not_capturing(const MemoryResource& resource, StreamRef stream) {
   // cuda.core's words (its users match on them); the object follows.
   if (is_capturing(stream))
     throw std::runtime_error(resource.describe() + " cannot perform memory operations on a capturing stream "
@@ -43,9 +43,9 @@ std::string GraphMemoryResource::describe() const {
   return "GraphMemoryResource(device " + std::to_string(device_.ordinal()) + ")";
 }
 
-CUdeviceptr GraphMemoryResource::allocate(std::size_t size, const Stream& stream) {
-  if (stream.device().ordinal() != device_.ordinal())
-    check_same_device("GraphMemoryResource::allocate", "the stream", stream.device().ordinal(), "the resource",
+CUdeviceptr GraphMemoryResource::allocate(std::size_t size, StreamRef stream) {
+  if (stream.device_ordinal() != device_.ordinal())
+    check_same_device("GraphMemoryResource::allocate", "the stream", stream.device_ordinal(), "the resource",
                       device_.ordinal());
   CurrentContext guard(stream.context());
   // cuda.core's words: outside a capture the driver would make ordinary pool memory (an
@@ -61,7 +61,7 @@ CUdeviceptr GraphMemoryResource::allocate(std::size_t size, const Stream& stream
   return ptr;
 }
 
-void GraphMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void GraphMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   // Any stream: under capture this records a mem-free node; outside, graph memory may be
   // freed in stream order like any other stream-ordered allocation.
   CurrentContext guard(stream.context());

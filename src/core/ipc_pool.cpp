@@ -161,7 +161,7 @@ std::size_t mapped_extent(CUdeviceptr ptr) {
 
 }  // namespace
 
-CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor, const Stream& stream,
+CUdeviceptr PoolIpc::import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor, StreamRef stream,
                                     const std::string& owner) {
   const ExportKey key = export_key(descriptor.data);
   CUdeviceptr ptr = 0;
@@ -217,7 +217,7 @@ IpcBufferDescriptor PoolIpc::export_buffer(R& self, const Buffer& buffer) {
 
 template <class R>
 Buffer PoolIpc::import_buffer(const std::shared_ptr<R>& mapped, const IpcBufferDescriptor& descriptor,
-                              const Stream& stream) {
+                              StreamRef stream) {
   const std::string call = std::string(R::kClassName) + "::import_buffer";
   // cuda.core's order: a resource without IPC first, then the descriptor (a truncated payload
   // is the error reported), whatever IPC resource it is given to, then the resource's kind.
@@ -239,9 +239,9 @@ Buffer PoolIpc::import_buffer(const std::shared_ptr<R>& mapped, const IpcBufferD
 template IpcBufferDescriptor PoolIpc::export_buffer(DeviceMemoryResource&, const Buffer&);
 template IpcBufferDescriptor PoolIpc::export_buffer(PinnedMemoryResource&, const Buffer&);
 template Buffer PoolIpc::import_buffer(const std::shared_ptr<DeviceMemoryResource>&, const IpcBufferDescriptor&,
-                                       const Stream&);
+                                       StreamRef);
 template Buffer PoolIpc::import_buffer(const std::shared_ptr<PinnedMemoryResource>&, const IpcBufferDescriptor&,
-                                       const Stream&);
+                                       StreamRef);
 
 bool PoolIpc::release_import(CUdeviceptr ptr) {
   std::lock_guard lock(imports_mutex_);

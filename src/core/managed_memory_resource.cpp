@@ -91,7 +91,7 @@ void ManagedMemoryResource::close() {
     NANOCUDA_CALL(cuMemPoolDestroy, "ManagedMemoryResource::close", pool);
 }
 
-CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stream) {
+CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, StreamRef stream) {
   check_open("allocate");
   if (pool_) {
     CurrentContext guard(stream.context());
@@ -117,7 +117,7 @@ CUdeviceptr ManagedMemoryResource::allocate(std::size_t size, const Stream& stre
   return p;
 }
 
-void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   if (options_.pool) {
     CurrentContext guard(stream.context());
     NANOCUDA_CALL(cuMemFreeAsync,
@@ -140,7 +140,7 @@ std::string ManagedMemoryResource::describe() const {
          (options_.pool ? ", own pool" : "") + (closed_ ? ", closed" : "") + ")";
 }
 
-void ManagedMemoryResource::prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream) {
+void ManagedMemoryResource::prefetch(CUdeviceptr ptr, std::size_t size, int location, StreamRef stream) {
   CUmemLocation loc = location_of(location, "ManagedMemoryResource::prefetch");
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemPrefetchAsync,

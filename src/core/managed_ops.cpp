@@ -125,7 +125,7 @@ void check_managed(CUdeviceptr ptr, const char* call) {
 }
 
 void prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
-                    const Stream& stream, const char* call) {
+                    StreamRef stream, const char* call) {
   LocationTable t = location_table(ranges.size(), locations, call);
   const auto& api = detail::driver();
   CurrentContext guard(stream.context());
@@ -143,7 +143,7 @@ void prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<M
                 stream.handle());
 }
 
-void discard_batch(const std::vector<ManagedRange>& ranges, const Stream& stream, const char* call) {
+void discard_batch(const std::vector<ManagedRange>& ranges, StreamRef stream, const char* call) {
   std::vector<CUdeviceptr> ptrs;
   std::vector<std::size_t> sizes;
   for (const auto& r : ranges) ptrs.push_back(r.ptr), sizes.push_back(r.size);
@@ -153,7 +153,7 @@ void discard_batch(const std::vector<ManagedRange>& ranges, const Stream& stream
 }
 
 void discard_prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
-                            const Stream& stream, const char* call) {
+                            StreamRef stream, const char* call) {
   LocationTable t = location_table(ranges.size(), locations, call);
   std::vector<CUdeviceptr> ptrs;
   std::vector<std::size_t> sizes;

@@ -198,7 +198,7 @@ std::string OpaqueArray::describe() const {
 }
 
 void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, bool to_array,
-                       const Stream& stream, const char* call) const {
+                       StreamRef stream, const char* call) const {
   const detail::ArrayStorage& s = live(call);
   const std::size_t need = s.shape.size_bytes();
   if (bytes < need)
@@ -234,16 +234,16 @@ void OpaqueArray::copy(const void* host, CUdeviceptr device, std::size_t bytes, 
   NANOCUDA_CALL(cuMemcpy3DAsync, [&] { return describe() + " on " + stream.describe(); }, &m, stream.handle());
 }
 
-void OpaqueArray::copy_from_host(const void* src, std::size_t bytes, const Stream& stream) const {
+void OpaqueArray::copy_from_host(const void* src, std::size_t bytes, StreamRef stream) const {
   copy(src, 0, bytes, true, stream, "OpaqueArray::copy_from_host");
 }
-void OpaqueArray::copy_from_device(CUdeviceptr src, std::size_t bytes, const Stream& stream) const {
+void OpaqueArray::copy_from_device(CUdeviceptr src, std::size_t bytes, StreamRef stream) const {
   copy(nullptr, src, bytes, true, stream, "OpaqueArray::copy_from_device");
 }
-void OpaqueArray::copy_to_host(void* dst, std::size_t bytes, const Stream& stream) const {
+void OpaqueArray::copy_to_host(void* dst, std::size_t bytes, StreamRef stream) const {
   copy(dst, 0, bytes, false, stream, "OpaqueArray::copy_to_host");
 }
-void OpaqueArray::copy_to_device(CUdeviceptr dst, std::size_t bytes, const Stream& stream) const {
+void OpaqueArray::copy_to_device(CUdeviceptr dst, std::size_t bytes, StreamRef stream) const {
   copy(nullptr, dst, bytes, false, stream, "OpaqueArray::copy_to_device");
 }
 

@@ -46,7 +46,7 @@ void disable_peer_access(const Device& device, const Device& peer) {
 }
 
 void copy_peer_async(CUdeviceptr dst, const Device& dst_device, CUdeviceptr src, const Device& src_device,
-                     std::size_t size, const Stream& stream) {
+                     std::size_t size, StreamRef stream) {
   CurrentContext guard(stream.context());
   NANOCUDA_CALL(cuMemcpyPeerAsync,
                 [&] { return std::to_string(size) + " bytes, " + pair(src_device, dst_device) + " on " + stream.describe(); },

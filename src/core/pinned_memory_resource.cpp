@@ -96,7 +96,7 @@ IpcBufferDescriptor PinnedMemoryResource::export_buffer(const Buffer& buffer) {
 }
 
 Buffer PinnedMemoryResource::import_buffer(const std::shared_ptr<PinnedMemoryResource>& mapped,
-                                           const IpcBufferDescriptor& descriptor, const Stream& stream) {
+                                           const IpcBufferDescriptor& descriptor, StreamRef stream) {
   return PoolIpc::import_buffer(mapped, descriptor, stream);
 }
 
@@ -150,7 +150,7 @@ MemoryPoolAttributes PinnedMemoryResource::attributes() const {
   return read_pool_attributes(pool_, describe());
 }
 
-CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& stream) {
+CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, StreamRef stream) {
   check_open("allocate");
   // cuda.core's exact words (a TypeError): its users match on them.
   if (mapped_) throw TypeError("Cannot allocate from a mapped IPC-enabled memory resource");
@@ -171,7 +171,7 @@ CUdeviceptr PinnedMemoryResource::allocate(std::size_t size, const Stream& strea
   return reinterpret_cast<CUdeviceptr>(p);
 }
 
-void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   if (pooled_) {
     if (mapped_ && !ipc_.release_import(ptr)) {  // another import still uses it
       pool_released();

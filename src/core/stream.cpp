@@ -8,28 +8,17 @@
 #include "nanocuda/driver/check.h"
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/green_context.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
-struct Stream::State {
-  CUstream handle = nullptr;
-  bool owned = false;
-  Device device;
-  std::shared_ptr<Context> context;
-  std::atomic<bool> closed{false};
-
-  State(CUstream h, bool own, Device dev)
-      : handle(h), owned(own), device(dev), context(dev.context()) {}
-  State(CUstream h, Device dev, std::shared_ptr<Context> ctx)
-      : handle(h), owned(true), device(dev), context(std::move(ctx)) {}
-  ~State() {
-    if (!owned || closed.load()) return;
-    const auto* api = detail::loaded_driver();
-    if (!api) return;
-    if (CUresult rc = api->cuStreamDestroy(handle); rc != CUDA_SUCCESS)
-      detail::record_deferred_error(rc, "cuStreamDestroy", "Stream");
-  }
-};
+Stream::State::~State() {
+  if (!owned || closed.load()) return;
+  const auto* api = detail::loaded_driver();
+  if (!api) return;
+  if (CUresult rc = api->cuStreamDestroy(handle); rc != CUDA_SUCCESS)
+    detail::record_deferred_error(rc, "cuStreamDestroy", "Stream");
+}
 
 namespace {
 
@@ -136,38 +125,13 @@ bool Stream::is_non_blocking() const {
   return (flags & CU_STREAM_NON_BLOCKING) != 0;
 }
 
-void Stream::sync() const {
-  CurrentContext guard(context());
-  NANOCUDA_CALL(cuStreamSynchronize, [&] { return describe(); }, handle());
-}
-
-bool Stream::query() const {
-  CurrentContext guard(context());
-  CUresult rc = detail::driver().cuStreamQuery(handle());
-  if (rc == CUDA_ERROR_NOT_READY) return false;
-  detail::check(rc, "cuStreamQuery", [&] { return describe(); });
-  return true;
-}
-
-void Stream::wait(const Event& event) const {
-  CurrentContext guard(context());
-  NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); },
-                handle(), event.checked_handle("Stream::wait"), 0);
-}
-
-void Stream::wait(const Stream& other) const {
-  Event marker(other.device(), /*timing=*/false);
-  marker.record(other);
-  wait(marker);
-}
-
-Event Stream::record(bool timing) const {
-  Event event(device(), context(), timing);  // in the stream's context (a green one's too)
-  event.record(*this);
-  return event;
-}
-
-void Stream::record(const Event& event) const { const_cast<Event&>(event).record(*this); }
+// The stream operations are StreamRef's (one implementation for owned and foreign streams).
+void Stream::sync() const { StreamRef(*this).sync(); }
+bool Stream::query() const { return StreamRef(*this).query(); }
+void Stream::wait(const Event& event) const { StreamRef(*this).wait(event); }
+void Stream::wait(StreamRef other) const { StreamRef(*this).wait(other); }
+Event Stream::record(bool timing) const { return StreamRef(*this).record(timing); }
+void Stream::record(const Event& event) const { StreamRef(*this).record(event); }
 
 void Stream::close() {
   if (state_->closed.load()) return;

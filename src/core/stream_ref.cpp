@@ -1,42 +1,99 @@
-// StreamRef: a non-owning stream view; the work itself goes through Stream.
+// StreamRef: the non-owning stream view every queuing API takes; the stream operations live here.
 #include "nanocuda/core/stream_ref.h"
 
+#include <atomic>
 #include <cstdio>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "nanocuda/core/event.h"
-#include "nanocuda/driver/error.h"
+#include "nanocuda/driver/check.h"
 
 namespace nanocuda {
 
-StreamRef::StreamRef(const Stream& stream) noexcept
-    : stream_(&stream), handle_(stream.raw_handle()), device_ordinal_(stream.device().ordinal()) {}
+namespace {
 
-StreamRef::StreamRef(CUstream handle, const Device& device) noexcept
-    : handle_(handle), device_ordinal_(device.ordinal()) {}
-
-CUstream StreamRef::handle() const {
-  if (stream_ && stream_->is_closed())
-    throw ValueError("StreamRef::handle", stream_->describe() + " is closed; the view outlived its stream's use");
-  return handle_;
+// The stand-in state of device `device`'s foreign streams: made once per device, never freed
+// (as primary contexts; reachable from the tables, so no leak report), never closed, never
+// destroys anything, and never shared (StreamRef::state() hides it).
+Stream::State* foreign_state(const Device& device) {
+  constexpr int kSlots = 64;
+  static std::atomic<Stream::State*> slots[kSlots];  // lock-free reads for the common devices
+  static std::mutex mutex;
+  static auto* more = new std::vector<Stream::State*>();  // ordinals past kSlots
+  const int ordinal = device.ordinal();
+  const bool slotted = ordinal >= 0 && ordinal < kSlots;
+  if (slotted) [[likely]]
+    if (Stream::State* s = slots[ordinal].load(std::memory_order_acquire)) return s;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto make = [&] {
+    auto* s = new Stream::State(nullptr, false, device);
+    s->foreign = true;
+    return s;
+  };
+  if (slotted) {
+    if (Stream::State* s = slots[ordinal].load(std::memory_order_relaxed)) return s;
+    Stream::State* s = make();
+    slots[ordinal].store(s, std::memory_order_release);
+    return s;
+  }
+  if (more->size() <= static_cast<std::size_t>(ordinal)) more->resize(static_cast<std::size_t>(ordinal) + 1, nullptr);
+  Stream::State*& s = (*more)[static_cast<std::size_t>(ordinal)];
+  if (!s) s = make();
+  return s;
 }
 
-bool StreamRef::views_owned_stream() const noexcept { return stream_ && stream_->is_owned(); }
+}  // namespace
 
-Stream StreamRef::stream() const {
-  if (stream_) return *stream_;
-  return Stream::borrow(handle_, device_ordinal_);
+StreamRef::StreamRef(CUstream handle, const Device& device) : handle_(handle), state_(foreign_state(device)) {}
+
+void StreamRef::throw_closed() const {
+  throw ValueError("StreamRef::handle", describe() + ": the stream is closed; a view must not outlive its stream's use");
 }
 
-void StreamRef::sync() const { stream().sync(); }
-bool StreamRef::query() const { return stream().query(); }
-void StreamRef::wait(const Event& event) const { stream().wait(event); }
-void StreamRef::record(const Event& event) const { stream().record(event); }
+Device StreamRef::device() const { return state_->device; }
+
+void StreamRef::sync() const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamSynchronize, [&] { return describe(); }, handle());
+}
+
+bool StreamRef::query() const {
+  CurrentContext guard(context());
+  CUresult rc = detail::driver().cuStreamQuery(handle());
+  if (rc == CUDA_ERROR_NOT_READY) return false;
+  detail::check(rc, "cuStreamQuery", [&] { return describe(); });
+  return true;
+}
+
+void StreamRef::wait(const Event& event) const {
+  CurrentContext guard(context());
+  NANOCUDA_CALL(cuStreamWaitEvent, [&] { return describe() + ", waiting on " + event.describe(); }, handle(),
+                event.checked_handle("Stream::wait"), 0);
+}
+
+void StreamRef::wait(StreamRef other) const {
+  Event marker(other.device(), /*timing=*/false);
+  marker.record(other);
+  wait(marker);
+}
+
+void StreamRef::record(const Event& event) const { const_cast<Event&>(event).record(*this); }
+
+Event StreamRef::record(bool timing) const {
+  Event event(device(), context(), timing);  // in the stream's context (a green one's too)
+  event.record(*this);
+  return event;
+}
+
+Stream StreamRef::borrowed() const { return Stream::borrow(handle_, device_ordinal()); }
 
 std::string StreamRef::describe() const {
-  if (stream_) return "view of " + stream_->describe();
+  if (state()) return Stream(state()->shared_from_this()).describe();
   char text[96];
-  std::snprintf(text, sizeof text, "Stream %p (a view, not owned) on device %d", static_cast<void*>(handle_),
-                device_ordinal_);
+  std::snprintf(text, sizeof text, "Stream %p (foreign, not owned) on device %d", static_cast<void*>(handle_),
+                device_ordinal());
   return text;
 }
 

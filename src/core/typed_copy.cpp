@@ -30,14 +30,14 @@ void check_sizes(const Buffer& b, std::size_t bytes, std::size_t element_size, c
 }  // namespace
 
 void copy_host_to_buffer(Buffer& dst, const void* src, std::size_t bytes, std::size_t element_size,
-                         const Stream& stream, const char* call) {
+                         StreamRef stream, const char* call) {
   check_sizes(dst, bytes, element_size, call);
   if (bytes == 0) return;
   copy_async(dst.ptr(), reinterpret_cast<CUdeviceptr>(src), bytes, stream);
 }
 
 void copy_buffer_to_host(void* dst, std::size_t bytes, std::size_t element_size, const Buffer& src,
-                         const Stream& stream, const char* call) {
+                         StreamRef stream, const char* call) {
   check_sizes(src, bytes, element_size, call);
   if (bytes == 0) return;
   copy_async(reinterpret_cast<CUdeviceptr>(dst), src.ptr(), bytes, stream);

@@ -119,7 +119,7 @@ void VirtualMemoryResource::release(CUdeviceptr base, Range& range) noexcept {
     detail::record_deferred_error(rc, "cuMemAddressFree", "VirtualMemoryResource");
 }
 
-CUdeviceptr VirtualMemoryResource::allocate(std::size_t size, const Stream& stream) {
+CUdeviceptr VirtualMemoryResource::allocate(std::size_t size, StreamRef stream) {
   (void)stream;  // mapping is synchronous
   CurrentContext guard(*device_.context());
   std::size_t g = granularity();
@@ -141,7 +141,7 @@ CUdeviceptr VirtualMemoryResource::allocate(std::size_t size, const Stream& stre
   return base;
 }
 
-void VirtualMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void VirtualMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   Range range;
   {
     std::lock_guard lock(mutex_);

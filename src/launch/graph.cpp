@@ -34,16 +34,16 @@ unsigned long long GraphCompleteOptions::flags() const {
   return f;
 }
 
-void Graph::begin_capture(const Stream& stream) {
+void Graph::begin_capture(StreamRef stream) {
   CurrentContext guard(stream.context());
-  if (!stream.is_owned() && stream.raw_handle() == CU_STREAM_LEGACY)
+  if (!stream.views_owned_stream() && stream.raw_handle() == CU_STREAM_LEGACY)
     throw ValueError("Graph::begin_capture", "the legacy default stream cannot be captured; use a "
                      "nanocuda.Stream");
   NANOCUDA_CALL(cuStreamBeginCapture, [&] { return stream.describe(); }, stream.handle(),
                 CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 }
 
-Graph Graph::end_capture(const Stream& stream) {
+Graph Graph::end_capture(StreamRef stream) {
   CurrentContext guard(stream.context());
   CUgraph graph = nullptr;
   NANOCUDA_CALL(cuStreamEndCapture, [&] { return stream.describe(); }, stream.handle(), &graph);
@@ -108,7 +108,7 @@ void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) const {
   kernels_read_ = true;
 }
 
-void Graph::launch(const Stream& stream) const {
+void Graph::launch(StreamRef stream) const {
   NANOCUDA_CALL(cuGraphLaunch, [&] { return describe() + " on " + stream.describe(); },
                 exec_.get(), stream.handle());
 }
@@ -117,7 +117,7 @@ CUresult Graph::launch_unchecked(CUstream stream) const noexcept {
   return detail::driver().cuGraphLaunch(exec_.get(), stream);
 }
 
-void Graph::upload(const Stream& stream) const {
+void Graph::upload(StreamRef stream) const {
   NANOCUDA_CALL(cuGraphUpload, [&] { return describe() + " on " + stream.describe(); },
                 exec_.get(), stream.handle());
 }

@@ -56,8 +56,8 @@ GraphBuilder GraphBuilder::create(const Device& device) {
   return on_stream(Stream::create(device));
 }
 
-GraphBuilder GraphBuilder::on_stream(const Stream& stream) {
-  auto state = std::make_shared<State>(State{std::make_shared<Shared>(stream.device()), stream});
+GraphBuilder GraphBuilder::on_stream(StreamRef stream) {
+  auto state = std::make_shared<State>(State{std::make_shared<Shared>(stream.device()), stream.stream()});
   return GraphBuilder(std::move(state));
 }
 

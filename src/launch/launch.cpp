@@ -10,13 +10,13 @@ namespace nanocuda::detail {
 
 namespace {
 
-std::string describe_launch(const Stream& stream, const LaunchConfig& config,
+std::string describe_launch(const StreamRef& stream, const LaunchConfig& config,
                             const LaunchTarget& target) {
   return "kernel '" + std::string(target.name) + "' " + config.describe() + " on " +
          stream.describe();
 }
 
-void raise_shared_mem_limit(const Stream& stream, const LaunchConfig& config,
+void raise_shared_mem_limit(const StreamRef& stream, const LaunchConfig& config,
                             const LaunchTarget& target) {
   NANOCUDA_CALL(cuFuncSetAttribute,
                 [&] {
@@ -32,7 +32,7 @@ void raise_shared_mem_limit(const Stream& stream, const LaunchConfig& config,
 
 }  // namespace
 
-void launch_packed(CUcontext context, const Stream& stream, const LaunchConfig& config,
+void launch_packed(CUcontext context, StreamRef stream, const LaunchConfig& config,
                    const LaunchTarget& target, void** params) {
   make_launch_context_current(context);
   constexpr std::uint32_t kDefaultLimit = 48 * 1024;

@@ -10,10 +10,11 @@ namespace {
 const ParamLayout kNoParams;  // a temporary Launcher's packer: typed launches never pack
 }  // namespace
 
-Launcher::Launcher(const Kernel& kernel, const LaunchConfig& config, const Stream& stream)
+Launcher::Launcher(const Kernel& kernel, const LaunchConfig& config, StreamRef stream)
     : kernel_(kernel),
       config_(config),
       stream_(stream),
+      keep_stream_(stream.shared_state()),
       context_(stream.context().handle()),
       params_(kernel.param_layout()),
       packer_(kernel_.param_layout(), kernel_.name(), params_.data(), params_.pointers()) {
@@ -22,7 +23,7 @@ Launcher::Launcher(const Kernel& kernel, const LaunchConfig& config, const Strea
                                  &kernel_.param_layout(), &shared_mem_limit_};
 }
 
-Launcher::Launcher(const Kernel& kernel, const LaunchConfig& config, const Stream& stream,
+Launcher::Launcher(const Kernel& kernel, const LaunchConfig& config, StreamRef stream,
                    NoBuffer)
     : kernel_(kernel),
       config_(config),
@@ -38,6 +39,7 @@ Launcher::Launcher(Launcher&& other) noexcept
     : kernel_(other.kernel_),
       config_(other.config_),
       stream_(other.stream_),
+      keep_stream_(other.keep_stream_),
       context_(other.context_),
       shared_mem_limit_(other.shared_mem_limit_),
       target_(other.target_),
@@ -52,6 +54,7 @@ Launcher& Launcher::operator=(Launcher&& other) noexcept {
   kernel_ = other.kernel_;
   config_ = other.config_;
   stream_ = other.stream_;
+  keep_stream_ = other.keep_stream_;
   context_ = other.context_;
   shared_mem_limit_ = other.shared_mem_limit_;
   target_ = other.target_;
@@ -64,7 +67,7 @@ Launcher& Launcher::operator=(Launcher&& other) noexcept {
   return *this;
 }
 
-Launcher Kernel::bind(const LaunchConfig& config, const Stream& stream) const {
+Launcher Kernel::bind(const LaunchConfig& config, StreamRef stream) const {
   return Launcher(*this, config, stream);
 }
 

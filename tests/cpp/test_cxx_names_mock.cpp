@@ -98,7 +98,7 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   EXPECT_EQ(view.device_ordinal(), 0);
   EXPECT_TRUE(view.views_owned_stream());
   EXPECT_EQ(view.stream(), owned);  // the viewed Stream itself, not a copy of its handle
-  Buffer b(64, view);               // APIs taking const Stream& accept a view
+  Buffer b(64, view);               // APIs take a StreamRef
   EXPECT_EQ(b.device().ordinal(), 0);
   view.sync();
   EXPECT_TRUE(view.query());
@@ -106,7 +106,7 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   auto raw = reinterpret_cast<CUstream>(std::uintptr_t{0x1234});
   StreamRef foreign(raw, Device(1));
   EXPECT_FALSE(foreign.views_owned_stream());
-  Stream borrowed = foreign;  // a borrowed Stream: closing it never destroys the foreign stream
+  Stream borrowed = foreign.stream();  // a borrowed Stream: closing it never destroys the foreign stream
   EXPECT_FALSE(borrowed.is_owned());
   EXPECT_EQ(borrowed.raw_handle(), raw);
   EXPECT_EQ(borrowed.device().ordinal(), 1);
@@ -131,7 +131,7 @@ TEST(StreamOwnershipMock, OnlyTheOwnerDestroysTheCUstream) {
     {
       Stream moved = std::move(owned);  // ownership travels with the move, nothing is destroyed
       EXPECT_TRUE(moved.is_owned());
-      Stream viewed = StreamRef(raw, Device(0));  // a foreign view of the same CUstream
+      Stream viewed = StreamRef(raw, Device(0)).stream();  // a foreign view of the same CUstream
       EXPECT_FALSE(viewed.is_owned());
       viewed.close();  // closing a borrowed stream never destroys it
       Stream borrowed = Stream::borrow(raw, 0);

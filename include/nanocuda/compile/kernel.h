@@ -16,7 +16,7 @@ namespace nanocuda {
 
 class Library;
 class Launcher;
-class Stream;
+class StreamRef;
 struct LaunchConfig;
 
 // A snapshot of the attributes launches and tuning care about, for one device.
@@ -103,7 +103,7 @@ class Kernel {
 
   // Binds this kernel to `config` and `stream`: a Launcher that takes only the kernel's
   // arguments. Declared here, defined by the launch layer (nanocuda/launch/launcher.h).
-  [[nodiscard]] Launcher bind(const LaunchConfig& config, const Stream& stream) const;
+  [[nodiscard]] Launcher bind(const LaunchConfig& config, StreamRef stream) const;
 
   // "Kernel saxpy in <library description>".
   [[nodiscard]] std::string describe() const;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "nanocuda/core/memory_resource.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
@@ -20,12 +20,12 @@ class Buffer {
   // From the stream's device's memory resource (MemoryResource::for_device: the one
   // set_for_device gave, else the device's current pool), as Python's Buffer(size) and
   // Device.allocate: the same constructor means the same thing in both languages.
-  Buffer(std::size_t size, const Stream& stream);
+  Buffer(std::size_t size, StreamRef stream);
   // From `resource`, which also frees it.
-  Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, const Stream& stream);
+  Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, StreamRef stream);
   // Adopts `ptr`: freed through `resource` at close(), or never when `resource` is null (a
   // view of memory someone else owns).
-  [[nodiscard]] static Buffer adopt(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+  [[nodiscard]] static Buffer adopt(CUdeviceptr ptr, std::size_t size, StreamRef stream,
                                     std::shared_ptr<MemoryResource> resource);
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -48,10 +48,10 @@ class Buffer {
   // instead of the allocating stream (cuda.core's set_deallocation_stream). Does not order
   // `stream` after any work: the caller does. ValueError when closed, when `stream` is
   // closed or belongs to another device.
-  void set_deallocation_stream(const Stream& stream);
+  void set_deallocation_stream(StreamRef stream);
   // Frees the memory in the order of `stream` (default: the allocating stream).
   void close();
-  void close(const Stream& stream);
+  void close(StreamRef stream);
   // Gives up the memory without freeing it; the Buffer reads as closed.
   [[nodiscard]] CUdeviceptr release() noexcept;
   // For a pool of closed Buffer objects (the Python free list): forget() drops a closed
@@ -59,16 +59,16 @@ class Buffer {
   // destructor may use it); reallocate() allocates into a closed Buffer as the (resource,
   // size, stream) constructor does (on failure it stays closed). No-op / ValueError if open.
   void forget() noexcept;
-  void reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, const Stream& stream);
+  void reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, StreamRef stream);
 
   [[nodiscard]] std::string describe() const;
 
  private:
   friend class VirtualMemoryResource;  // grows buffers in place
-  Buffer(CUdeviceptr ptr, std::size_t size, const Stream& stream,
+  Buffer(CUdeviceptr ptr, std::size_t size, StreamRef stream,
          std::shared_ptr<MemoryResource> resource, bool owning) noexcept;
   void free_on(CUstream stream) noexcept;
-  void free_in_order(const Stream& order);  // close()'s free, once the stream is chosen
+  void free_in_order(StreamRef order);  // close()'s free, once the stream is chosen
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
   Stream stream_;

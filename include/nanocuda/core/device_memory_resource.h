@@ -46,8 +46,8 @@ class DeviceMemoryResource : public MemoryResource {
   DeviceMemoryResource(const DeviceMemoryResource&) = delete;
   DeviceMemoryResource& operator=(const DeviceMemoryResource&) = delete;
 
-  [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  [[nodiscard]] CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return false; }
   [[nodiscard]] int device_id() const override { return device_.ordinal(); }
@@ -77,7 +77,7 @@ class DeviceMemoryResource : public MemoryResource {
   [[nodiscard]] IpcBufferDescriptor export_buffer(const Buffer& buffer);
   // Maps a buffer exported by another process; the Buffer frees only this process's mapping.
   static Buffer import_buffer(const std::shared_ptr<DeviceMemoryResource>& mapped,
-                              const IpcBufferDescriptor& descriptor, const Stream& stream);
+                              const IpcBufferDescriptor& descriptor, StreamRef stream);
 
   // Destroys an owned or imported pool (the driver frees its memory once the buffers still
   // out are freed); a current pool is left alone. Later allocate() raises ValueError.

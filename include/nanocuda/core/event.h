@@ -9,10 +9,9 @@
 
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
-
-class Stream;
 
 namespace detail {
 void destroy_event(CUevent event) noexcept;
@@ -55,7 +54,7 @@ class Event {
 
   // TypeError for an IPC event recorded before (or opened from another process): another
   // process may be waiting on what it marks; make a new one instead.
-  void record(const Stream& stream);
+  void record(StreamRef stream);
   // Blocks until the work before the record is done.
   void sync() const;
   // True once the recorded work has completed.

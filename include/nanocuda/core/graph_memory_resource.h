@@ -9,10 +9,10 @@
 
 #include "nanocuda/core/device.h"
 #include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
-class Stream;
 
 // The device's graph-memory counters, in bytes, when read (cuDeviceGetGraphMemAttribute).
 struct GraphMemoryAttributes {
@@ -33,8 +33,8 @@ class GraphMemoryResource final : public MemoryResource {
   [[nodiscard]] static std::shared_ptr<GraphMemoryResource> for_device(const Device& device);
 
   // std::runtime_error (cuda.core's words) unless `stream`'s capture is active.
-  [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  [[nodiscard]] CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return false; }
   [[nodiscard]] int device_id() const override { return device_.ordinal(); }
@@ -55,10 +55,10 @@ class GraphMemoryResource final : public MemoryResource {
 };
 
 // Whether work queued on `stream` is being captured into a graph (cuStreamIsCapturing).
-[[nodiscard]] bool is_capturing(const Stream& stream);
+[[nodiscard]] bool is_capturing(StreamRef stream);
 
 // cuda.core's rule for a stream-ordered pool: no allocation on a capturing stream (use
 // GraphMemoryResource there). std::runtime_error naming `resource` when `stream` captures.
-void require_not_capturing(const MemoryResource& resource, const Stream& stream);
+void require_not_capturing(const MemoryResource& resource, StreamRef stream);
 
 }  // namespace nanocuda

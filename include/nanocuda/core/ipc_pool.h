@@ -13,11 +13,11 @@
 #include "nanocuda/core/ipc_allocation_handle.h"
 #include "nanocuda/core/ipc_buffer_descriptor.h"
 #include "nanocuda/core/memory_resource.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
 class Buffer;
-class Stream;
 
 using PoolUuid = std::array<unsigned char, 16>;
 
@@ -65,7 +65,7 @@ class PoolIpc {
   [[nodiscard]] static IpcBufferDescriptor export_buffer(R& self, const Buffer& buffer);
   template <class R>
   [[nodiscard]] static Buffer import_buffer(const std::shared_ptr<R>& mapped, const IpcBufferDescriptor& descriptor,
-                                            const Stream& stream);
+                                            StreamRef stream);
 
   // What can be checked in a descriptor from another process before the driver sees it.
   static void check_descriptor(const IpcBufferDescriptor& descriptor);
@@ -78,7 +78,7 @@ class PoolIpc {
   // the pointer's range attributes and cuMemGetAddressRange) is unmapped again and refused. The
   // caller holds a context current.
   [[nodiscard]] CUdeviceptr import_pointer(CUmemoryPool pool, const IpcBufferDescriptor& descriptor,
-                                           const Stream& stream, const std::string& owner);
+                                           StreamRef stream, const std::string& owner);
   // A mapped Buffer is freed: true when it was the last import of `ptr` (the caller frees it
   // and then calls forget_import), false when another import still uses it.
   [[nodiscard]] bool release_import(CUdeviceptr ptr);

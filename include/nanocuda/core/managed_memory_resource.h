@@ -33,8 +33,8 @@ class ManagedMemoryResource : public MemoryResource {
   ~ManagedMemoryResource() override;
   ManagedMemoryResource(const ManagedMemoryResource&) = delete;
   ManagedMemoryResource& operator=(const ManagedMemoryResource&) = delete;
-  [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  [[nodiscard]] CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return true; }
   [[nodiscard]] bool is_managed() const override { return true; }
@@ -52,7 +52,7 @@ class ManagedMemoryResource : public MemoryResource {
   void close();
 
   // Location: a device ordinal, or -1 for the host. Ordinals are checked (ValueError).
-  static void prefetch(CUdeviceptr ptr, std::size_t size, int location, const Stream& stream);
+  static void prefetch(CUdeviceptr ptr, std::size_t size, int location, StreamRef stream);
   // `advice`: set_read_mostly, unset_read_mostly, set_preferred_location,
   // unset_preferred_location, set_accessed_by, unset_accessed_by (ValueError otherwise).
   static void advise(CUdeviceptr ptr, std::size_t size, std::string_view advice, int location);

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
@@ -47,12 +47,12 @@ void check_managed(CUdeviceptr ptr, const char* call);
 // checked). cuMemPrefetchBatchAsync where the driver has it (CUDA 13), else one
 // cuMemPrefetchAsync per range.
 void prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
-                    const Stream& stream, const char* call);
+                    StreamRef stream, const char* call);
 // Marks the ranges' contents as no longer needed (cuMemDiscardBatchAsync, CUDA 13).
-void discard_batch(const std::vector<ManagedRange>& ranges, const Stream& stream, const char* call);
+void discard_batch(const std::vector<ManagedRange>& ranges, StreamRef stream, const char* call);
 // Discards, then prefetches to the locations (cuMemDiscardAndPrefetchBatchAsync, CUDA 13).
 void discard_prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
-                            const Stream& stream, const char* call);
+                            StreamRef stream, const char* call);
 
 // cuMemAdvise for one range: SET/UNSET_READ_MOSTLY (no location), SET/UNSET_PREFERRED_LOCATION
 // and SET/UNSET_ACCESSED_BY (a device or the host; ValueError for NUMA kinds there).

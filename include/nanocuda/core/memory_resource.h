@@ -8,10 +8,11 @@
 #include <memory>
 #include <string>
 
+#include "nanocuda/core/stream_ref.h"
+
 namespace nanocuda {
 
 class Device;
-class Stream;
 
 // A source of memory. Buffers made through a resource hold it (shared_ptr) and give their
 // memory back through deallocate(), so a resource always outlives its buffers. Subclass it
@@ -23,10 +24,10 @@ class MemoryResource : public std::enable_shared_from_this<MemoryResource> {
   virtual ~MemoryResource() = default;
 
   // `size` bytes, in the order of `stream` where the resource is stream-ordered.
-  [[nodiscard]] virtual CUdeviceptr allocate(std::size_t size, const Stream& stream) = 0;
+  [[nodiscard]] virtual CUdeviceptr allocate(std::size_t size, StreamRef stream) = 0;
   // Gives back memory from allocate(); stream-ordered resources free after the work queued
   // on `stream`, the others wait for it first.
-  virtual void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) = 0;
+  virtual void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) = 0;
   [[nodiscard]] virtual bool is_device_accessible() const = 0;
   [[nodiscard]] virtual bool is_host_accessible() const = 0;
   // The device the memory lives on, or -1 for host memory.

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
-class Stream;
 
 // The element formats cuda.core offers (ArrayFormatType), by their names there.
 enum class ArrayFormat { uint8, uint16, uint32, int8, int16, int32, float16, float32 };
@@ -66,10 +66,10 @@ class OpaqueArray {
 
   // Whole-array copies in the order of `stream`; `bytes` is the extent of the other side and
   // must hold size_bytes() (ValueError: "... smaller than the array extent").
-  void copy_from_host(const void* src, std::size_t bytes, const Stream& stream) const;
-  void copy_from_device(CUdeviceptr src, std::size_t bytes, const Stream& stream) const;
-  void copy_to_host(void* dst, std::size_t bytes, const Stream& stream) const;
-  void copy_to_device(CUdeviceptr dst, std::size_t bytes, const Stream& stream) const;
+  void copy_from_host(const void* src, std::size_t bytes, StreamRef stream) const;
+  void copy_from_device(CUdeviceptr src, std::size_t bytes, StreamRef stream) const;
+  void copy_to_host(void* dst, std::size_t bytes, StreamRef stream) const;
+  void copy_to_device(CUdeviceptr dst, std::size_t bytes, StreamRef stream) const;
 
   [[nodiscard]] std::string describe() const;
 
@@ -77,7 +77,7 @@ class OpaqueArray {
   friend class MipmappedArray;
   explicit OpaqueArray(std::shared_ptr<const detail::ArrayStorage> s) : storage_(std::move(s)) {}
   const detail::ArrayStorage& live(const char* call) const;
-  void copy(const void* host, CUdeviceptr device, std::size_t bytes, bool to_array, const Stream& stream,
+  void copy(const void* host, CUdeviceptr device, std::size_t bytes, bool to_array, StreamRef stream,
             const char* call) const;
   std::shared_ptr<const detail::ArrayStorage> storage_;
 };

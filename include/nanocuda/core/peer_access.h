@@ -7,10 +7,10 @@
 #include <string_view>
 
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
-class Stream;
 
 // Whether `device`'s kernels can read `peer`'s memory directly (cuDeviceCanAccessPeer).
 // False for the same device (it needs no peer access).
@@ -23,7 +23,7 @@ void disable_peer_access(const Device& device, const Device& peer);
 // Copies `size` bytes between memory of two devices (cuMemcpyPeerAsync), in the order of
 // `stream`; works whether or not peer access is enabled (staged through the host if not).
 void copy_peer_async(CUdeviceptr dst, const Device& dst_device, CUdeviceptr src,
-                     const Device& src_device, std::size_t size, const Stream& stream);
+                     const Device& src_device, std::size_t size, StreamRef stream);
 // ValueError "`call`: `what` is on device N but `expected_what` is on device M" when the
 // two ordinals differ. The one helper so every message reads the same.
 void check_same_device(std::string_view call, std::string_view what, int ordinal,

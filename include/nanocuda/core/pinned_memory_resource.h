@@ -45,8 +45,8 @@ class PinnedMemoryResource : public MemoryResource {
   PinnedMemoryResource(const PinnedMemoryResource&) = delete;
   PinnedMemoryResource& operator=(const PinnedMemoryResource&) = delete;
 
-  [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  [[nodiscard]] CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return true; }
   [[nodiscard]] int device_id() const override { return -1; }
@@ -72,7 +72,7 @@ class PinnedMemoryResource : public MemoryResource {
   [[nodiscard]] const IpcAllocationHandle& allocation_handle();
   [[nodiscard]] IpcBufferDescriptor export_buffer(const Buffer& buffer);
   static Buffer import_buffer(const std::shared_ptr<PinnedMemoryResource>& mapped,
-                              const IpcBufferDescriptor& descriptor, const Stream& stream);
+                              const IpcBufferDescriptor& descriptor, StreamRef stream);
   // The registry of mapped pools (shared with DeviceMemoryResource's, by uuid).
   static std::shared_ptr<PinnedMemoryResource> find_mapped(const PoolUuid& uuid);
   static std::shared_ptr<PinnedMemoryResource> register_mapped(const std::shared_ptr<PinnedMemoryResource>& mr,

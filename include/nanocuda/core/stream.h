@@ -3,6 +3,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 namespace nanocuda {
 
 class Event;
+class StreamRef;
 
 // A cheap, copyable reference to a stream's shared state; the CUstream is destroyed (if
 // nanocuda created it) when the last Stream and the last Buffer allocated on it are gone,
@@ -52,7 +54,7 @@ class Stream {
   // Makes future work on this stream wait for `event`.
   void wait(const Event& event) const;
   // Makes future work on this stream wait for all work queued so far on `other`.
-  void wait(const Stream& other) const;
+  void wait(StreamRef other) const;
   // Records a new event (timing disabled unless asked) on the stream and returns it.
   [[nodiscard]] Event record(bool timing = false) const;
   // Records `event` on the stream.
@@ -71,6 +73,24 @@ class Stream {
 
  private:
   std::shared_ptr<State> state_;
+};
+
+// What every Stream and every StreamRef of it reads (StreamRef inline, without a call). The
+// CUstream is destroyed with the last Stream (or Buffer) holding it, or at close().
+struct Stream::State : std::enable_shared_from_this<Stream::State> {  // StreamRef::stream() shares it
+  CUstream handle = nullptr;
+  bool owned = false;
+  Device device;
+  std::shared_ptr<Context> context;
+  std::atomic<bool> closed{false};
+  bool foreign = false;  // the per-device stand-in StreamRef views foreign streams through (never closed)
+
+  State(CUstream h, bool own, Device dev) : handle(h), owned(own), device(dev), context(dev.context()) {}
+  State(CUstream h, Device dev, std::shared_ptr<Context> ctx)
+      : handle(h), owned(true), device(dev), context(std::move(ctx)) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State();  // destroys an owned, unclosed stream; errors are deferred, never thrown
 };
 
 }  // namespace nanocuda

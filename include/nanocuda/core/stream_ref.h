@@ -1,9 +1,12 @@
-// A non-owning view of a CUDA stream, next to the owning (shared) Stream.
+// A non-owning view of a CUDA stream: the parameter type of everything that only queues work.
 #pragma once
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "nanocuda/core/stream.h"
@@ -12,46 +15,81 @@ namespace nanocuda {
 
 class Event;
 
-// What code that only queues work on a stream needs: a view that never creates or destroys
-// the stream (as std::string_view is to std::string). Made from a Stream (which must outlive
-// the view) or from a CUstream created elsewhere (PyTorch's, CuPy's, your own). Every API
-// taking `const Stream&` accepts a StreamRef: it converts to the viewed Stream, or to a
-// borrowed (non-owning) Stream for a raw handle.
+// What code that only queues work on a stream needs, as a cheap value (as std::string_view
+// is to std::string; two words, passed in registers): the CUstream and a Stream state: a
+// nanocuda Stream's own (context, device, and the closed flag, so use after close() is a
+// clear error), or for a foreign stream its device's stand-in (primary context, never closed). Never creates or destroys the
+// stream. Made implicitly from a Stream (which must outlive the view), or explicitly from a
+// CUstream created elsewhere (PyTorch's, CuPy's, your own; its lifetime is yours to manage).
 class StreamRef {
  public:
   // Views `stream` (implicit: a Stream is usable wherever a StreamRef is asked for).
-  StreamRef(const Stream& stream) noexcept;
-  // A stream nanocuda did not create, on `device`; 0 is the legacy default stream.
-  StreamRef(CUstream handle, const Device& device) noexcept;
+  StreamRef(const Stream& stream) noexcept
+      : handle_(stream.state()->handle), state_(stream.state().get()) {}
+  // A stream nanocuda did not create, on `device` (work on it runs in the device's primary
+  // context); CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the device's implicit streams.
+  StreamRef(CUstream handle, const Device& device);
   StreamRef(std::nullptr_t) = delete;  // no stream from a stray 0: say which device
   StreamRef(int) = delete;
 
   // The CUstream; throws nanocuda::ValueError when the viewed Stream was closed.
-  [[nodiscard]] CUstream handle() const;
-  [[nodiscard]] int device_ordinal() const noexcept { return device_ordinal_; }
+  [[nodiscard]] CUstream handle() const {
+    if (state_->closed.load(std::memory_order_relaxed)) [[unlikely]]
+      throw_closed();
+    return handle_;
+  }
+  // The CUstream without the closed check (for messages and comparisons).
+  [[nodiscard]] CUstream raw_handle() const noexcept { return handle_; }
+  [[nodiscard]] int device_ordinal() const noexcept { return state_->device.ordinal(); }
+  [[nodiscard]] Device device() const;
+  // The context work on the stream runs in (a green context's stream: that green context).
+  [[nodiscard]] const Context& context() const noexcept { return *state_->context; }
   // True when this views a Stream that nanocuda created (and will destroy); a view itself never owns.
-  [[nodiscard]] bool views_owned_stream() const noexcept;
+  [[nodiscard]] bool views_owned_stream() const noexcept { return state() && state()->owned; }
+  // True when the viewed Stream was closed (a foreign stream's closing is not visible here).
+  [[nodiscard]] bool is_closed() const noexcept { return state() && state()->closed.load(); }
 
+  // Blocks until all work queued on the stream is done.
   void sync() const;
+  // True when all queued work has completed (cuStreamQuery), without blocking.
   [[nodiscard]] bool query() const;
+  // Makes future work on this stream wait for `event`.
   void wait(const Event& event) const;
+  // Makes future work on this stream wait for all work queued so far on `other`.
+  void wait(StreamRef other) const;
+  // Records `event` on the stream.
   void record(const Event& event) const;
+  // Records a new event (timing disabled unless asked) on the stream and returns it.
+  [[nodiscard]] Event record(bool timing) const;
 
-  // The viewed Stream, or a borrowed Stream for a raw handle (Stream::borrow).
-  [[nodiscard]] Stream stream() const;
-  // Implicit, so every API taking `const Stream&` accepts a view.
-  operator Stream() const { return stream(); }
+  // A Stream sharing the viewed Stream's state (so what must outlive queued work, like a
+  // Buffer freed on its stream, keeps it alive), or a borrowed Stream for a foreign handle.
+  [[nodiscard]] Stream stream() const {
+    if (Stream::State* s = state()) [[likely]]
+      return Stream(s->shared_from_this());
+    return borrowed();
+  }
+  // The viewed Stream's shared state, for what must keep it alive (a bound Launcher); null
+  // for a foreign stream, whose lifetime is its creator's business.
+  [[nodiscard]] std::shared_ptr<const void> shared_state() const {
+    return state() ? std::shared_ptr<const void>(state()->shared_from_this()) : nullptr;
+  }
 
   [[nodiscard]] std::string describe() const;
   // Views of the same CUstream on the same device are equal.
   bool operator==(const StreamRef& other) const noexcept {
-    return handle_ == other.handle_ && device_ordinal_ == other.device_ordinal_;
+    return handle_ == other.handle_ && device_ordinal() == other.device_ordinal();
   }
 
  private:
-  const Stream* stream_ = nullptr;  // the viewed Stream, when made from one
+  [[noreturn]] void throw_closed() const;
+  [[nodiscard]] Stream borrowed() const;  // Stream::borrow of a foreign handle
+
+  // The viewed Stream's state; null for a foreign stream.
+  [[nodiscard]] Stream::State* state() const noexcept { return state_->foreign ? nullptr : state_; }
+
   CUstream handle_ = nullptr;
-  int device_ordinal_ = 0;
+  Stream::State* state_;  // never null: a foreign stream's is its device's stand-in (never freed)
 };
 
 }  // namespace nanocuda

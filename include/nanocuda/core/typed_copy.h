@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "nanocuda/core/buffer.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 
 namespace nanocuda {
 
@@ -24,9 +24,9 @@ namespace detail {
 // The checked, untyped copies the templates below reduce to (src/core/typed_copy.cpp).
 // `call` names the C++ function in errors; sizes must match exactly.
 void copy_host_to_buffer(Buffer& dst, const void* src, std::size_t bytes, std::size_t element_size,
-                         const Stream& stream, const char* call);
+                         StreamRef stream, const char* call);
 void copy_buffer_to_host(void* dst, std::size_t bytes, std::size_t element_size, const Buffer& src,
-                         const Stream& stream, const char* call);
+                         StreamRef stream, const char* call);
 // ValueError unless `src` is open and its size a whole number of `element_size` elements.
 void check_whole_elements(const Buffer& src, std::size_t element_size, const char* call);
 }  // namespace detail
@@ -35,7 +35,7 @@ void check_whole_elements(const Buffer& src, std::size_t element_size, const cha
 // exactly dst.size() bytes. Pageable host memory is read before the call returns; pinned
 // memory must stay alive until `stream` reaches the copy.
 template <HostRange R>
-void copy_async(Buffer& dst, const R& src, const Stream& stream) {
+void copy_async(Buffer& dst, const R& src, StreamRef stream) {
   using T = std::ranges::range_value_t<R>;
   detail::copy_host_to_buffer(dst, std::ranges::data(src), std::ranges::size(src) * sizeof(T), sizeof(T),
                               stream, "nanocuda::copy_async(Buffer&, host range, Stream)");
@@ -46,7 +46,7 @@ void copy_async(Buffer& dst, const R& src, const Stream& stream) {
 // (at once for pageable memory; call stream.sync() before reading pinned memory).
 template <HostRange R>
   requires(!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>)
-void copy_async(R&& dst, const Buffer& src, const Stream& stream) {
+void copy_async(R&& dst, const Buffer& src, StreamRef stream) {
   using T = std::ranges::range_value_t<R>;
   detail::copy_buffer_to_host(std::ranges::data(dst), std::ranges::size(dst) * sizeof(T), sizeof(T), src,
                               stream, "nanocuda::copy_async(host range, const Buffer&, Stream)");
@@ -55,7 +55,7 @@ void copy_async(R&& dst, const Buffer& src, const Stream& stream) {
 // A new Buffer (from the stream's device's memory resource, as Buffer(size, stream)) holding
 // a copy of `src`, in the order of `stream`.
 template <HostRange R>
-[[nodiscard]] Buffer to_buffer(const R& src, const Stream& stream) {
+[[nodiscard]] Buffer to_buffer(const R& src, StreamRef stream) {
   using T = std::ranges::range_value_t<R>;
   Buffer out(std::ranges::size(src) * sizeof(T), stream);
   detail::copy_host_to_buffer(out, std::ranges::data(src), out.size(), sizeof(T), stream,
@@ -67,7 +67,7 @@ template <HostRange R>
 // ValueError unless src.size() is a whole number of T.
 template <class T>
   requires std::is_trivially_copyable_v<T>
-[[nodiscard]] std::vector<T> to_vector(const Buffer& src, const Stream& stream) {
+[[nodiscard]] std::vector<T> to_vector(const Buffer& src, StreamRef stream) {
   detail::check_whole_elements(src, sizeof(T), "nanocuda::to_vector<T>(Buffer, Stream)");
   std::vector<T> out(src.size() / sizeof(T));
   detail::copy_buffer_to_host(out.data(), out.size() * sizeof(T), sizeof(T), src, stream,

@@ -37,9 +37,9 @@ class VirtualMemoryResource : public MemoryResource {
   VirtualMemoryResource(const Device& device, VirtualMemoryResourceOptions options = {});
   ~VirtualMemoryResource() override;
 
-  [[nodiscard]] CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
+  [[nodiscard]] CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
   // Waits for `stream` (unmapping is not stream-ordered), then unmaps and releases.
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   [[nodiscard]] bool is_device_accessible() const override { return true; }
   [[nodiscard]] bool is_host_accessible() const override { return false; }
   [[nodiscard]] int device_id() const override { return device_.ordinal(); }

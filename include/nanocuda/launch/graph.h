@@ -15,7 +15,7 @@
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/launch/param_packer.h"
 #include "nanocuda/compile/param_layout.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 #include "nanocuda/launch/graph_complete_options.h"
 #include "nanocuda/launch/graph_debug_print_options.h"
 
@@ -53,16 +53,16 @@ struct KernelNodeArgs {
 class Graph {
  public:
   // Starts capturing `stream` (thread-local mode: other threads' CUDA calls are unaffected).
-  static void begin_capture(const Stream& stream);
+  static void begin_capture(StreamRef stream);
   // Ends the capture and instantiates the graph.
-  static Graph end_capture(const Stream& stream);
+  static Graph end_capture(StreamRef stream);
   // Instantiates `graph`; `owner` keeps the definition (and anything it needs, such as
   // host-callback data) alive for the Graph's lifetime.
   static Graph instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
                            const GraphCompleteOptions& options = {});
 
   // Replays the graph on `stream`.
-  void launch(const Stream& stream) const;
+  void launch(StreamRef stream) const;
   // cuGraphLaunch without checks or error text, for native benchmark loops.
   CUresult launch_unchecked(CUstream stream) const noexcept;
 
@@ -130,7 +130,7 @@ class Graph {
   void set_node_enabled(CUgraphNode node, bool enabled);
   [[nodiscard]] bool node_enabled(CUgraphNode node) const;
   // Uploads the graph's device work ahead of the first launch (cuGraphUpload).
-  void upload(const Stream& stream) const;
+  void upload(StreamRef stream) const;
   void debug_dot_print(const std::string& path, const GraphDebugPrintOptions& options) const;
   // Nodes and edges of the definition, as GraphTopology::to_string().
   [[nodiscard]] std::string topology() const;

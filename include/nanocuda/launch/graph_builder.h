@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "nanocuda/core/event.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 #include "nanocuda/launch/graph.h"
 #include "nanocuda/launch/graph_complete_options.h"
 #include "nanocuda/launch/graph_debug_print_options.h"
@@ -31,7 +31,7 @@ class GraphBuilder {
   // A builder capturing into a new stream it owns on `device`.
   static GraphBuilder create(const Device& device);
   // A builder capturing `stream` (borrowed; it must not be the legacy default stream).
-  static GraphBuilder on_stream(const Stream& stream);
+  static GraphBuilder on_stream(StreamRef stream);
 
   GraphBuilder& begin_building(Mode mode = Mode::Relaxed);
   // The mode called `name` ("relaxed", "thread_local", "global"); any other throws ValueError

@@ -5,10 +5,11 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "nanocuda/compile/kernel.h"
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 #include "nanocuda/launch/detail/launch_packed.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/launch/param_buffer.h"
@@ -25,7 +26,7 @@ namespace nanocuda {
 //   for (...) saxpy(2.0f, x, y, out, n);
 class Launcher {
  public:
-  Launcher(const Kernel& kernel, const LaunchConfig& config, const Stream& stream);
+  Launcher(const Kernel& kernel, const LaunchConfig& config, StreamRef stream);
   Launcher(Launcher&& other) noexcept;
   Launcher& operator=(Launcher&& other) noexcept;
   Launcher(const Launcher&) = delete;
@@ -38,7 +39,7 @@ class Launcher {
   }
   // The same on another stream of the bound stream's context.
   template <class... Args>
-  void launch_on(const Stream& on, const Args&... args) {
+  void launch_on(StreamRef on, const Args&... args) {
     static_assert((std::is_trivially_copyable_v<Args> && ...),
                   "kernel arguments are copied bytewise and must be trivially copyable");
     detail::check_typed_args<Args...>(target_);
@@ -52,14 +53,14 @@ class Launcher {
   // packing may run user code that calls this Launcher again before the first call has
   // launched; that nested call packs into a buffer of its own, so neither sees the other's.
   template <class Pack>
-  void pack_and_launch(const Stream& on, Pack&& pack) {
+  void pack_and_launch(StreamRef on, Pack&& pack) {
     if (!try_pack_and_launch(on, pack)) pack_and_launch_unshared(on, pack);
   }
   // pack_and_launch's two halves, for a hot caller that keeps the nested case out of line
   // (Python's Launcher): the shared buffer, or false (nothing packed or launched) while a
   // call is still packing into it; then pack_and_launch_unshared, with a buffer of its own.
   template <class Pack>
-  [[gnu::always_inline]] inline bool try_pack_and_launch(const Stream& on, Pack&& pack) {
+  [[gnu::always_inline]] inline bool try_pack_and_launch(StreamRef on, Pack&& pack) {
     if (busy_) [[unlikely]] return false;
     busy_ = true;
     Release release{busy_};
@@ -68,7 +69,7 @@ class Launcher {
     return true;
   }
   template <class Pack>
-  void pack_and_launch_unshared(const Stream& on, Pack&& pack) {
+  void pack_and_launch_unshared(StreamRef on, Pack&& pack) {
     ParamBuffer buffer(kernel_.param_layout());
     ParamPacker packer(kernel_.param_layout(), kernel_.name(), buffer.data(), buffer.pointers());
     pack(packer);
@@ -79,7 +80,7 @@ class Launcher {
   // writes them into a buffer on the stack (the heap past 4 KB), then the Launcher's launch
   // function runs; a temporary Launcher without the object, so nothing is copied or kept.
   template <class Pack>
-  [[gnu::always_inline]] static inline void launch_once(const Stream& stream,
+  [[gnu::always_inline]] static inline void launch_once(StreamRef stream,
                                                        const LaunchConfig& config,
                                                        const Kernel& kernel, Pack&& pack) {
     const ParamLayout& layout = kernel.param_layout();
@@ -95,14 +96,14 @@ class Launcher {
     }
     ParamPacker packer(layout, kernel.name(), data, ptrs);
     pack(packer);
-    const detail::LaunchTarget target{kernel.function(stream.context()), kernel.name(), &layout,
-                                      nullptr};
-    launch_with(stream.context().handle(), stream, config, target, ptrs);
+    const Context& context = stream.context();
+    const detail::LaunchTarget target{kernel.function(context), kernel.name(), &layout, nullptr};
+    launch_with(context.handle(), stream, config, target, ptrs);
   }
 
   [[nodiscard]] const Kernel& kernel() const noexcept { return kernel_; }
   [[nodiscard]] const LaunchConfig& config() const noexcept { return config_; }
-  [[nodiscard]] const Stream& stream() const noexcept { return stream_; }
+  [[nodiscard]] StreamRef stream() const noexcept { return stream_; }
   [[nodiscard]] CUcontext context() const noexcept { return context_; }
   // The kernel's function in the bound stream's context.
   [[nodiscard]] CUfunction function() const noexcept { return target_.function; }
@@ -111,17 +112,17 @@ class Launcher {
 
  private:
   template <class... Args>
-  friend void launch(const Stream&, const LaunchConfig&, const Kernel&, const Args&...);
+  friend void launch(StreamRef, const LaunchConfig&, const Kernel&, const Args&...);
   struct NoBuffer {};
   // A temporary Launcher for one typed launch: typed arguments need no parameter buffer.
-  Launcher(const Kernel& kernel, const LaunchConfig& config, const Stream& stream, NoBuffer);
+  Launcher(const Kernel& kernel, const LaunchConfig& config, StreamRef stream, NoBuffer);
 
-  [[gnu::always_inline]] void launch_with(const Stream& on, void** params) {
+  [[gnu::always_inline]] void launch_with(StreamRef on, void** params) {
     launch_with(context_, on, config_, target_, params);
   }
   // The one launch function: the context policy and the checked driver call, both inside
   // detail::launch_packed (out of line, so no public header needs the driver table).
-  [[gnu::always_inline]] static void launch_with(CUcontext context, const Stream& on,
+  [[gnu::always_inline]] static void launch_with(CUcontext context, StreamRef on,
                                                 const LaunchConfig& config,
                                                 const detail::LaunchTarget& target,
                                                 void** params) {
@@ -134,7 +135,8 @@ class Launcher {
 
   Kernel kernel_;
   LaunchConfig config_;
-  Stream stream_;
+  StreamRef stream_;
+  std::shared_ptr<const void> keep_stream_;  // the bound Stream's state; null for a foreign stream or a one-off
   CUcontext context_;
   std::uint32_t shared_mem_limit_ = 48 * 1024;  // the opt-in limit already set
   detail::LaunchTarget target_;                 // points at shared_mem_limit_
@@ -147,7 +149,7 @@ class Launcher {
 // the count and every size of `args` are checked against the kernel's real layout before
 // anything reaches the driver, and the context policy is the Launcher's.
 template <class... Args>
-void launch(const Stream& stream, const LaunchConfig& config, const Kernel& kernel,
+void launch(StreamRef stream, const LaunchConfig& config, const Kernel& kernel,
             const Args&... args) {
   Launcher(kernel, config, stream, Launcher::NoBuffer{})(args...);
 }

@@ -19,7 +19,7 @@
 namespace nb = nanobind;
 
 namespace nanocuda::py {
-CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
+CUdeviceptr PyMemoryResource::allocate(std::size_t size, StreamRef stream) {
   nb::gil_scoped_acquire gil;
   constexpr uint64_t hash = nb::detail::str_hash("allocate");
   nb::detail::ticket ticket(nb_trampoline, "allocate", hash, false);
@@ -27,7 +27,7 @@ CUdeviceptr PyMemoryResource::allocate(std::size_t size, const Stream& stream) {
     throw nb::type_error((std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) +
                           ".allocate: a MemoryResource subclass must define allocate(size, *, stream)").c_str());
   // stream by keyword: cuda.core's interface declares it keyword-only (allocate(size, *, stream)).
-  nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream);
+  nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream.stream());
   check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
     auto& b = nb::cast<PyBuffer&>(r);
@@ -54,7 +54,7 @@ void check_allocation(nb::handle resource, nb::handle result, std::size_t size) 
                         "address, got " + Py_TYPE(result.ptr())->tp_name).c_str());
 }
 
-void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) {
+void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) {
   nb::gil_scoped_acquire gil;
   // A Buffer may be freed while an exception is in flight (a temporary dropped as an error
   // propagates): keep that exception aside while Python's deallocate runs.
@@ -62,7 +62,7 @@ void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, const Strea
   constexpr uint64_t hash = nb::detail::str_hash("deallocate");
   nb::detail::ticket ticket(nb_trampoline, "deallocate", hash, true);
   // As allocate: stream by keyword (cuda.core's deallocate(self, ptr, size, *, stream=None)).
-  nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream);
+  nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream.stream());
 }
 
 bool PyMemoryResource::report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept {

@@ -21,8 +21,8 @@ namespace nanocuda::py {
 // a Python resource for memory, the Buffer its allocate returns gives its pointer up.
 struct PyMemoryResource : MemoryResource {
   NB_TRAMPOLINE(MemoryResource);
-  CUdeviceptr allocate(std::size_t size, const Stream& stream) override;
-  void deallocate(CUdeviceptr ptr, std::size_t size, const Stream& stream) override;
+  CUdeviceptr allocate(std::size_t size, StreamRef stream) override;
+  void deallocate(CUdeviceptr ptr, std::size_t size, StreamRef stream) override;
   bool is_device_accessible() const override;
   bool is_host_accessible() const override;
   int device_id() const override;

@@ -90,10 +90,11 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
     if (PyTuple_GET_SIZE(kwnames) != 1 ||
         PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "stream") != 0)
       throw nb::type_error("Launcher call: the only keyword argument is stream=");
-    Stream s = stream_arg(args[n], l->state->bound.stream(), "Launcher");
-    l->state->call(args, n, s);
+    std::optional<Stream> adopted;
+    StreamRef s = stream_arg(args[n], l->state->bound.stream(), "Launcher", adopted);
+    l->state->call(args, n, s, s.device_ordinal());
   } else {
-    l->state->call(args, n, l->state->bound.stream());
+    l->state->call(args, n, l->state->bound.stream(), l->state->bound_device);
   }
   Py_RETURN_NONE;
 }
@@ -175,27 +176,25 @@ LaunchState& launcher_state(nb::handle launcher) {
   return *reinterpret_cast<LauncherObject*>(launcher.ptr())->state;
 }
 
-Stream stream_arg(PyObject* obj, const Stream& fallback, const char* where) {
+StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where, std::optional<Stream>& adopted) {
   if (obj == Py_None) return fallback;
   if (Py_TYPE(obj) == g_stream_type) return *nb::inst_ptr<Stream>(obj);
-  return to_stream(nb::handle(obj), where);
+  return adopted.emplace(to_stream(nb::handle(obj), where));
 }
 
-LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, const Stream& s)
+LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, StreamRef s)
     : bound(k, c, s),
-      bound_device(bound.stream().device().ordinal()),
+      bound_device(bound.stream().device_ordinal()),
       slots(k.param_layout().count() + 1) {}
 
-void LaunchState::call(PyObject* const* args, std::size_t n, const Stream& on) {
-  // The bound stream's device is known (the common call); another stream= is asked.
-  const int device = &on == &bound.stream() ? bound_device : on.device().ordinal();
+void LaunchState::call(PyObject* const* args, std::size_t n, StreamRef on, int device) {
   if (!bound.try_pack_and_launch(on, [&](ParamPacker& packer) NANOCUDA_INLINE {
         pack_args(packer, args, n, device, slots.data());
       })) [[unlikely]]
     call_nested(args, n, on);
 }
 
-void LaunchState::call_nested(PyObject* const* args, std::size_t n, const Stream& on) {
+void LaunchState::call_nested(PyObject* const* args, std::size_t n, StreamRef on) {
   // A nested call: the shared slots and bound maps may be mid-update, so it packs with
   // copies (each slot's checks and bound-map geometry, not its cached kind).
   std::vector<ArgSlot> local(slots.size());
@@ -206,7 +205,7 @@ void LaunchState::call_nested(PyObject* const* args, std::size_t n, const Stream
     if (slots[i].bound) local[i].bound = &copies.emplace_back(*slots[i].bound);
   }
   bound.pack_and_launch_unshared(on, [&](ParamPacker& packer) {
-    pack_args(packer, args, n, on.device().ordinal(), local.data());
+    pack_args(packer, args, n, on.device_ordinal(), local.data());
   });
 }
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/stream_ref.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/compile/param_layout.h"
 
@@ -27,7 +27,7 @@ struct LaunchTarget {
 // policy is applied (detail/launch_context.h). Raises the kernel's dynamic-shared-memory
 // limit first when config.shared_mem exceeds the limit already set (48 KB by default).
 // Clusters, cooperative launch and PDL go through cuLaunchKernelEx.
-void launch_packed(CUcontext context, const Stream& stream, const LaunchConfig& config,
+void launch_packed(CUcontext context, StreamRef stream, const LaunchConfig& config,
                    const LaunchTarget& target, void** params);
 
 [[noreturn]] void throw_typed_mismatch(std::string_view kernel, std::size_t index,
