@@ -172,27 +172,14 @@ void Graph::set_kernel_params(std::size_t index, void** params) {
   set_packed_params(index, p);
 }
 
-// The C++ loop's one call (bench graphs: cpp_graph_update), with no cuCtxGetCurrent before
-// it: launches and updates leave the graph's context current, so rather than ask the driver
-// before every update (the launch policy), a call refused for want of it (none or another
-// context current) makes it current and is made again.
+// The C++ loop's one call (bench graphs: cpp_graph_update), after the launch policy's context
+// check: the H100's driver segfaults in cuGraphExecKernelNodeSetParams when no context is
+// current (test_graph_exec_update_gpu's thread case), so the call is never made without one.
 void Graph::set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params) {
-  CUresult rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
-  if (rc != CUDA_SUCCESS) [[unlikely]] set_params_in_context(index, params, rc);
-}
-
-void Graph::set_params_in_context(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params, CUresult first) {
-  CUcontext current = nullptr;
-  CUresult rc = first;
-  // Already current: the first answer stands. Otherwise made current (and left so, as
-  // launches leave it), and once more.
-  if (detail::driver().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != context_->handle()) {
-    detail::set_launch_context(context_->handle());
-    rc = detail::driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &params);
-  }
-  detail::check(rc, "cuGraphExecKernelNodeSetParams",
-                [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" +
-                             kernels_[index].name + "')"; });
+  make_launch_context_current(context_->handle());
+  NANOCUDA_CALL(cuGraphExecKernelNodeSetParams,
+                [&] { return describe() + ", kernel node " + std::to_string(index) + " ('" + kernels_[index].name + "')"; },
+                exec_.get(), kernels_[index].node, &params);
 }
 
 void Graph::throw_no_kernel_node(std::size_t index) const {

@@ -115,8 +115,8 @@ def _in_thread(fn, other_context: bool):
 
 @pytest.mark.parametrize("other_context", [False, True], ids=["no-context", "other-context"])
 def test_updates_from_a_thread_without_the_graphs_context(k, s, other_context):
-    # An update is one cuGraphExecKernelNodeSetParams; the graph's context is made current only
-    # when the driver refuses the call without it. Both forms land, whatever is current.
+    # An update makes the graph's context current when it is not (the H100's driver segfaulted
+    # in cuGraphExecKernelNodeSetParams with none current). Both forms land, whatever is current.
     out = nanocuda.Buffer(8, stream=s)
     g = GraphDefinition()
     node = g.launch(ONE, k["store"], out.ptr, 1)

@@ -74,9 +74,8 @@ class Graph {
   }
   // Replaces the arguments of kernel node `index` in the instantiated graph
   // (cuGraphExecKernelNodeSetParams); `params` is packed against kernel_nodes()[index].layout.
-  // The driver copies the bytes; no heap allocation, and one driver call: the graph's context
-  // is made current (and left so) only when the driver refuses the call for want of it. The
-  // node keeps the function and launch shape it has.
+  // The driver copies the bytes; no heap allocation; the graph's context is made current (and
+  // left so) when it is not, as launches do. The node keeps the function and launch shape it has.
   void set_kernel_params(std::size_t index, void** params);
   // set_kernel_params with the arguments written by `pack(ParamPacker&)` into kernel node
   // `index`'s own buffer (for callers that convert arguments at run time, like Python's):
@@ -148,11 +147,9 @@ class Graph {
   void read_kernel_nodes(CUgraph graph, bool keep_handles) const;
   void refuse_while_packing(const char* call) const;  // ValueError naming `call` if is_packing()
   detail::KernelNodeArgs& make_node_args(std::size_t index);
-  // The one driver call of an argument update; the context is made current only when the
-  // driver refuses the call without it (set_kernel_params and try_pack_kernel_params).
+  // The one driver call of an argument update, with the graph's context made current first
+  // when it is not (set_kernel_params and try_pack_kernel_params).
   void set_packed_params(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params);
-  [[gnu::noinline]] void set_params_in_context(std::size_t index, const CUDA_KERNEL_NODE_PARAMS& params,
-                                               CUresult first);
   struct Release {
     bool& busy;
     ~Release() { busy = false; }
