@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -49,6 +50,15 @@ class MemoryResource : public std::enable_shared_from_this<MemoryResource> {
   // The resource Device::allocate-style calls on `device` use: set_for_device's, else the
   // device's current pool (a DeviceMemoryResource made on first use). Thread-safe.
   [[nodiscard]] static std::shared_ptr<MemoryResource> for_device(const Device& device);
+  // A caller's memo of for_device's answers for devices 0-7, checked against the table's
+  // version without its lock (Device.allocate asks per call). Not thread-safe: one per thread
+  // (for_device(device) keeps one) or behind the caller's own lock (the Python extension's,
+  // under the GIL). Weak: a memo never keeps a replaced resource alive.
+  struct DeviceCache {
+    std::uint64_t version = 0;
+    std::weak_ptr<MemoryResource> resource[8];
+  };
+  [[nodiscard]] static std::shared_ptr<MemoryResource> for_device(const Device& device, DeviceCache& cache);
   // Replaces it; `resource` must be device-accessible memory of that device (ValueError
   // otherwise); nullptr restores the current pool.
   static void set_for_device(const Device& device, std::shared_ptr<MemoryResource> resource);
