@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdlib>
 #include <span>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nanocuda/driver/deferred_errors.h"
@@ -55,6 +57,37 @@ TEST(DefaultDeviceMock, BufferGoesThroughTheDevicesMemoryResource) {
   Buffer b0(64, s0);
   EXPECT_EQ(b0.memory_resource(), nanocuda::MemoryResource::for_device(Device(0)));
   EXPECT_NE(b0.memory_resource(), b.memory_resource());
+}
+
+// for_device's memo (a caller's DeviceCache, or the thread's) is checked against the table's
+// version: a replacement made on any thread shows at the next call, and a replaced resource is
+// not kept alive by any memo.
+TEST(DefaultDeviceMock, ForDeviceMemoFollowsReplacements) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  using nanocuda::MemoryResource;
+  struct Fake : MemoryResource {
+    CUdeviceptr allocate(std::size_t, nanocuda::StreamRef) override { return 0x10000; }
+    void deallocate(CUdeviceptr, std::size_t, nanocuda::StreamRef) override {}
+    bool is_device_accessible() const override { return true; }
+    bool is_host_accessible() const override { return false; }
+    int device_id() const override { return 0; }
+  };
+  Device d(0);
+  MemoryResource::DeviceCache memo;
+  auto pool = MemoryResource::for_device(d, memo);
+  EXPECT_EQ(MemoryResource::for_device(d, memo), pool);
+  EXPECT_EQ(MemoryResource::for_device(d), pool);
+  auto fake = std::make_shared<Fake>();
+  std::weak_ptr<MemoryResource> replaced = fake;
+  std::thread([&] { MemoryResource::set_for_device(d, fake); }).join();
+  EXPECT_EQ(MemoryResource::for_device(d, memo), fake);
+  EXPECT_EQ(MemoryResource::for_device(d), fake);
+  fake.reset();
+  MemoryResource::set_for_device(d, nullptr);
+  EXPECT_TRUE(replaced.expired());
+  auto current = MemoryResource::for_device(d, memo);
+  EXPECT_NE(dynamic_cast<nanocuda::DeviceMemoryResource*>(current.get()), nullptr);
+  EXPECT_EQ(MemoryResource::for_device(d), current);
 }
 
 TEST(DefaultDeviceMock, TypedCopiesCheckSizesAndNameTheCppCall) {
