@@ -4,8 +4,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <type_traits>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "nanocuda/core/device.h"
