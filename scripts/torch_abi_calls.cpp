@@ -151,12 +151,15 @@ bool need(void* lib, const char* name, F& out) {
   return out != nullptr;
 }
 
-// setup(tensor, exchange_capsule): resolves the ABI and the driver, loads the kernel.
+// setup(tensor, exchange_capsule, libtorch_cpu_path): resolves the ABI (in the libtorch torch
+// loaded RTLD_LOCAL, as nanocuda does) and the driver, loads the kernel.
 PyObject* setup(PyObject*, PyObject* args) {
   PyObject *t, *capsule;
-  if (!PyArg_ParseTuple(args, "OO", &t, &capsule)) return nullptr;
+  const char* path;
+  if (!PyArg_ParseTuple(args, "OOs", &t, &capsule, &path)) return nullptr;
   g_offset = reinterpret_cast<const char*>(&THPVariable_Unpack(t)) - reinterpret_cast<char*>(t);
-  void* lib = dlopen(nullptr, RTLD_LAZY);
+  void* lib = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+  if (!lib) return PyErr_Format(PyExc_RuntimeError, "%s is not loaded", path);
   if (!need(lib, "aoti_torch_get_data_ptr", g.data_ptr) || !need(lib, "aoti_torch_get_dim", g.dim) ||
       !need(lib, "aoti_torch_get_sizes", g.sizes) || !need(lib, "aoti_torch_get_strides", g.strides) ||
       !need(lib, "aoti_torch_get_dtype", g.dtype) ||

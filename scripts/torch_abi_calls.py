@@ -12,7 +12,8 @@ probe = load(name="nanocuda_abi_probe", sources=[os.path.join(here, "torch_abi_c
 ts = tuple(torch.zeros(1024, device="cuda") for _ in range(3))
 torch.cuda.synchronize()
 print("torch", torch.__version__, "at::Tensor offset in THPVariable:",
-      probe.setup(ts[0], type(ts[0]).__dlpack_c_exchange_api__))
+      probe.setup(ts[0], type(ts[0]).__dlpack_c_exchange_api__,
+                  os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")))
 names = probe.names()
 rounds = int(os.environ.get("ROUNDS", "30"))
 for launch, n in ((1, 20000), (0, 200000)):
