@@ -1,19 +1,25 @@
 // A stand-in for libtorch in test_torch_abi.py: a tensor type laid out like torch's THPVariable,
 // its DLPack exchange function, and the aoti_torch_* C functions over the same objects.
 // -DFAKE_MAYBE_OWNED: torch 2.3-2.9's layout (a flag word before the tensor handle);
-// -DFAKE_NO_STRIDES: a libtorch without aoti_torch_get_strides.
+// -DFAKE_NO_STRIDES: a libtorch without aoti_torch_get_strides. Like torch's TensorImpl, an
+// Impl starts with its class word (a C++ vtable pointer there): plain, another dense class
+// (Tensor(..., cls=1)), nested or non-strided.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
 typedef struct {
+  const char* cls;  // one of g_classes
   void* data;
   int64_t dim;
   int64_t sizes[4];
   int64_t strides[4];
-  int32_t dtype, device_type, device_index;
+  int32_t dtype, device_type, device_index, layout;
 } Impl;
+
+static const char g_classes[4] = {0};  // plain, other, nested, non-strided
+static long g_layout_calls = 0, g_sizes_calls = 0;
 
 typedef struct {
   PyObject_HEAD
@@ -35,6 +41,7 @@ int32_t aoti_torch_get_dim(void* h, int64_t* out) { *out = IMPL(h)->dim; return 
 // its sizes() throws, so the ABI call fails and the exchange function refuses it.
 #define NESTED(m) ((m)->dim > 0 && (m)->sizes[0] < 0)
 int32_t aoti_torch_get_sizes(void* h, int64_t** out) {
+  ++g_sizes_calls;
   if (NESTED(IMPL(h))) return 1;
   *out = IMPL(h)->sizes;
   return 0;
@@ -45,7 +52,11 @@ int32_t aoti_torch_get_strides(void* h, int64_t** out) { *out = IMPL(h)->strides
 int32_t aoti_torch_get_dtype(void* h, int32_t* out) { *out = IMPL(h)->dtype; return 0; }
 int32_t aoti_torch_get_device_type(void* h, int32_t* out) { *out = IMPL(h)->device_type; return 0; }
 int32_t aoti_torch_get_device_index(void* h, int32_t* out) { *out = IMPL(h)->device_index; return 0; }
-int32_t aoti_torch_get_layout(void* h, int32_t* out) { (void)h; *out = 0; return 0; }
+int32_t aoti_torch_get_layout(void* h, int32_t* out) {
+  ++g_layout_calls;
+  *out = IMPL(h)->layout;
+  return 0;
+}
 int32_t aoti_torch_layout_strided(void) { return 0; }
 int32_t aoti_torch_device_type_cpu(void) { return 0; }
 int32_t aoti_torch_device_type_cuda(void) { return 1; }
@@ -83,6 +94,10 @@ static int exchange(void* obj, DLTensor* out) {
     PyErr_SetString(PyExc_BufferError, "fake_torch_abi: a nested tensor has no sizes");
     return -1;
   }
+  if (m->layout != 0) {
+    PyErr_SetString(PyExc_BufferError, "fake_torch_abi: a sparse tensor has no strides");
+    return -1;
+  }
   if (m->dtype < 0 || m->dtype >= 16 || !kTypes[m->dtype].bits) {
     PyErr_SetString(PyExc_BufferError, "fake_torch_abi: unsupported dtype");
     return -1;
@@ -100,15 +115,15 @@ static int exchange(void* obj, DLTensor* out) {
 
 static Api g_api = {{1, 3, NULL}, {NULL, NULL, NULL}, exchange, NULL};
 
-// Tensor(data, shape, strides, dtype, device_type=0, device_index=0)
+// Tensor(data, shape, strides, dtype, device_type=0, device_index=0, layout=0, cls=0)
 static int tensor_init(PyObject* self, PyObject* args, PyObject* kw) {
   Tensor* t = (Tensor*)self;
   PyObject *shape, *strides;
   unsigned long long data;
-  int dtype, device_type = 0, device_index = 0;
+  int dtype, device_type = 0, device_index = 0, layout = 0, cls = 0;
   (void)kw;
-  if (!PyArg_ParseTuple(args, "KO!O!i|ii", &data, &PyTuple_Type, &shape, &PyTuple_Type, &strides,
-                        &dtype, &device_type, &device_index))
+  if (!PyArg_ParseTuple(args, "KO!O!i|iiii", &data, &PyTuple_Type, &shape, &PyTuple_Type, &strides,
+                        &dtype, &device_type, &device_index, &layout, &cls))
     return -1;
   Py_ssize_t n = PyTuple_GET_SIZE(shape);
   if (n > 4 || PyTuple_GET_SIZE(strides) != n) {
@@ -125,6 +140,9 @@ static int tensor_init(PyObject* self, PyObject* args, PyObject* kw) {
   t->impl.dtype = dtype;
   t->impl.device_type = device_type;
   t->impl.device_index = device_index;
+  t->impl.layout = layout;
+  // As in torch, nested and non-strided tensors are impls of other classes.
+  t->impl.cls = &g_classes[NESTED(&t->impl) ? 2 : layout != 0 ? 3 : cls != 0];
   t->cdata = &t->impl;
   return PyErr_Occurred() ? -1 : 0;
 }
@@ -156,9 +174,15 @@ static PyObject* exchange_calls(PyObject* m, PyObject* unused) {
   return PyLong_FromLong(g_exchange_calls);
 }
 
+static PyObject* abi_calls(PyObject* m, PyObject* unused) {
+  (void)m, (void)unused;
+  return Py_BuildValue("{s:l,s:l}", "layout", g_layout_calls, "sizes", g_sizes_calls);
+}
+
 static PyMethodDef methods[] = {
     {"set_lies", set_lies, METH_VARARGS, "set_lies(exchange, cdata): make either answer wrong"},
     {"exchange_calls", exchange_calls, METH_NOARGS, "calls of the exchange function so far"},
+    {"abi_calls", abi_calls, METH_NOARGS, "calls of aoti_torch_get_layout / _sizes so far"},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "fake_torch_abi", NULL, -1, methods};

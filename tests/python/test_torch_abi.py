@@ -94,6 +94,40 @@ def test_reads_through_the_c_abi_in_either_layout(fake_torch, layout):
     """)
 
 
+@pytest.mark.parametrize("layout", ["thpvariable", "maybe_owned"])
+def test_plain_impls_skip_the_layout_call_and_other_classes_keep_it(fake_torch, layout):
+    # An impl of the class every probe has (torch's plain TensorImpl) is strided: no layout
+    # call; an impl of another class (nested, sparse, ...) is asked, and torch's own function
+    # answers what is not strided, errors included.
+    run(fake_torch[layout], """
+        assert b._try_abi((T,), LIBS, probes()), b._abi_why
+        before = ft.abi_calls()
+        assert hooks.read_tensor(T(4096, (2, 3), (3, 1), 6, 1, 0))["shape"] == (2, 3)
+        assert ft.abi_calls()["layout"] == before["layout"], "a plain impl needs no layout call"
+        got = hooks.read_tensor(T(4096, (2, 3), (1, 2), 6, 1, 0, 0, 1))  # another dense class
+        assert got["strides"] == (1, 2) and ft.abi_calls()["layout"] == before["layout"] + 1
+        calls = ft.exchange_calls()
+        try:
+            hooks.read_tensor(T(4096, (2, 3), (3, 1), 6, 1, 0, 1))  # not strided
+            raise AssertionError("no error")
+        except BufferError as e:
+            assert "sparse" in str(e)
+        assert ft.exchange_calls() == calls + 1
+        print("ok")
+    """)
+
+
+def test_probes_of_two_classes_leave_every_call_in(fake_torch):
+    run(fake_torch["thpvariable"], """
+        other = T(4096, (2,), (1,), 6, 0, 0, 0, 1)
+        assert b._try_abi((T,), LIBS, probes() + [(other, other._cdata)]), b._abi_why
+        before = ft.abi_calls()["layout"]
+        assert hooks.read_tensor(T(4096, (2, 3), (3, 1), 6, 1, 0))["strides"] == (3, 1)
+        assert ft.abi_calls()["layout"] == before + 1
+        print("ok")
+    """)
+
+
 @pytest.mark.parametrize("variant,lies,libs,why", [
     ("thpvariable", (0, 1), "LIBS", "object layout is not one nanocuda knows"),
     ("maybe_owned", (0, 1), "LIBS", "object layout is not one nanocuda knows"),
@@ -191,9 +225,13 @@ def test_launch_slots_read_only_the_pointer_and_checks_still_see_the_geometry(fa
         f32 = lambda addr, strides=(64, 1), dtype=6, dev=(1, 0): Tensor(addr, (64, 64), strides, dtype, *dev)
         c = f32(0x7F0000400000)
         go = lambda x, y: run(x, y, c, 4)
-        calls = ft.exchange_calls()
+        calls, abi = ft.exchange_calls(), ft.abi_calls()
         go(f32(0x7F0000100000), f32(0x7F0000200000, (1, 64)))  # no checks: strides unread
         assert ft.exchange_calls() == calls, "read by the exchange function, not the C ABI"
+        assert ft.abi_calls() == abi, "plain impls: no layout call, no nested-tensor sizes call"
+        raises(lambda: go(f32(0x7F0000100000), Tensor(0x7F0000300000, (3,), (1,), 6, 1, 0, 1)),
+               BufferError, "sparse")  # not strided: torch's own error
+        calls += 1
         go(f32(0x7F0000100000), Tensor(0x7F0000300000, (3,), (1,), 9, 1, 0))  # complex: torch's own
         assert ft.exchange_calls() == calls + 1
         raises(lambda: go(f32(0x7F0000100000, dev=(0, 0)), f32(0x7F0000200000)), ValueError, "parameter 0")

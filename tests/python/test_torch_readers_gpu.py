@@ -55,6 +55,8 @@ def _tensors(reader):
     yield "channels_last", torch.randn(2, 3, 4, 5, device="cuda").to(memory_format=torch.channels_last)
     yield "neg view (torch's own function decides)", torch.randn(4, dtype=torch.complex64, device="cuda").conj().imag
     yield "sparse (torch's own function decides)", torch.randn(4, 4, device="cuda").to_sparse()
+    yield "nested (torch's own function decides)", torch.nested.nested_tensor(
+        [torch.zeros(2, 3, device="cuda"), torch.zeros(4, 3, device="cuda")])
     if torch.cuda.device_count() > 1:
         yield "cuda:1", torch.zeros(4, device="cuda:1")
 
@@ -101,6 +103,32 @@ def test_launches_read_tensors_through_the_reader(reader):
     assert torch.equal(c, a + b)
     with pytest.raises(ValueError, match="expected device memory.*the CPU"):
         launcher(a, b.cpu(), c, 1000)
+
+
+def test_launch_slots_refuse_what_the_exchange_api_refuses(reader):
+    # A pointer slot reads less than a full read (the C ABI reader skips calls for plain
+    # impls): its answer to each odd tensor kind must still be the exchange API's.
+    import torch
+
+    from nanocuda import torch_bridge
+
+    k = nanocuda.compile('extern "C" __global__ void k(float* a, int n) {}').get_kernel("k")
+    odd = {"conj": torch.randn(4, dtype=torch.complex64, device="cuda").conj(),
+           "sparse": torch.randn(4, 4, device="cuda").to_sparse(),
+           "nested": torch.nested.nested_tensor([torch.zeros(2, device="cuda"), torch.zeros(3, device="cuda")]),
+           "cpu": torch.randn(3), "plain": torch.zeros(3, device="cuda")}
+    for name, t in odd.items():
+        outcome = {}
+        for r in ("exchange", reader):
+            torch_bridge.select(r)
+            run = k.bind(nanocuda.LaunchConfig(grid=1, block=1), stream=nanocuda.Stream())  # a fresh slot
+            try:
+                run(t, 1)
+                outcome[r] = "launched"
+            except Exception as e:  # noqa: BLE001 - the error itself is compared
+                outcome[r] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        assert outcome[reader] == outcome["exchange"], (name, outcome)
+    torch.cuda.synchronize()
 
 
 def test_tensor_maps_through_the_reader_match(reader):

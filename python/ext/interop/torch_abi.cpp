@@ -8,6 +8,11 @@
 // So instead of trusting a version number, prepare() looks for that word at both known
 // places and takes the one that holds it for every probe; a future layout where neither does
 // leaves the reader off (the exchange API keeps working) instead of crashing.
+//
+// Each aoti_torch_* call is an exported function with its own checks (20-50 instructions in
+// torch 2.11), so read() makes only the calls a fact needs: a TensorImpl of the class every
+// probe has (its vtable pointer, see g_plain_class) is strided and never nested, which spares
+// the layout call and, for a launch's pointer slot, the sizes call that refuses nested tensors.
 #include "interop/torch_abi.h"
 
 #include <dlfcn.h>
@@ -38,6 +43,12 @@ struct Api {
 
 Api g_api;
 std::size_t g_offset = 0;  // where the at::Tensor sits in the object
+// The C++ vtable pointer (the first word of any polymorphic object, by the Itanium C++ ABI, not
+// torch's private layout) that every probe's TensorImpl shares: the plain dense TensorImpl
+// class. Nested, sparse, mkldnn and other tensor kinds are other classes, and an object never
+// changes class, so an impl with this one needs no layout call and no nested-tensor sizes call.
+// 0: the probes disagreed, and every read makes those calls.
+std::uintptr_t g_plain_class = 0;
 std::int32_t g_cpu = 0, g_cuda = 0, g_strided = 0;
 // DLPack dtype by torch dtype code (c10::ScalarType values are small); bits 0: not handled.
 std::array<dlpack::DataType, 64> g_dtypes{};
@@ -149,6 +160,18 @@ std::string find_offset(PyObject* probes) {
   return "";
 }
 
+// The class every probe's TensorImpl has, or 0 (see g_plain_class).
+std::uintptr_t plain_class(PyObject* probes) {
+  std::uintptr_t shared = 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(probes); ++i) {
+    auto impl = word_at(PyTuple_GET_ITEM(PyList_GET_ITEM(probes, i), 0), g_offset);
+    std::uintptr_t cls = impl ? word_at(reinterpret_cast<PyObject*>(impl), 0) : 0;
+    if (!cls || (shared && cls != shared)) return 0;
+    shared = cls;
+  }
+  return shared;
+}
+
 int refuse(void*, dlpack::Tensor*) { return -2; }  // the self-check's fallback: "not read"
 
 bool same(const dlpack::Tensor& a, const dlpack::Tensor& b) {
@@ -196,13 +219,22 @@ std::string self_check(PyObject* probes, TensorViewReader producer) {
 
 namespace {
 
+// Whether the at::Tensor at `h` holds a plain dense TensorImpl (strided, never nested).
+[[gnu::always_inline]] inline bool plain(Handle h) {
+  auto impl = *static_cast<const std::uintptr_t*>(h);  // at::Tensor's one word: its TensorImpl
+  return g_plain_class != 0 && *reinterpret_cast<const std::uintptr_t*>(impl) == g_plain_class;
+}
+
 // What read() and read_pointer() share: dtype, layout, device and address, with the checks
 // that send anything unusual to the producer. False: `out` is the fallback's answer (or error).
-[[gnu::always_inline]] inline bool read_head(Handle h, void* obj, dlpack::Tensor* out, int* fallback) {
+// `is_plain`: plain(h), which makes the layout call needless.
+[[gnu::always_inline]] inline bool read_head(Handle h, void* obj, dlpack::Tensor* out, int* fallback,
+                                             bool is_plain) {
   std::int32_t dtype = -1, device_type = -1, device_index = 0, layout = g_strided;
   void* data = nullptr;
   if (g_api.dtype(h, &dtype) != 0 || dtype < 0 || dtype >= static_cast<std::int32_t>(g_dtypes.size()) ||
-      g_dtypes[dtype].bits == 0 || (g_api.layout && (g_api.layout(h, &layout) != 0 || layout != g_strided)) ||
+      g_dtypes[dtype].bits == 0 ||
+      (!is_plain && g_api.layout && (g_api.layout(h, &layout) != 0 || layout != g_strided)) ||
       g_api.device_type(h, &device_type) != 0) {
     *fallback = g_fallback(obj, out);
     return false;
@@ -234,7 +266,7 @@ namespace {
 int read(void* obj, dlpack::Tensor* out) {
   Handle h = static_cast<char*>(obj) + g_offset;
   int fallback = 0;
-  if (!read_head(h, obj, out, &fallback)) return fallback;
+  if (!read_head(h, obj, out, &fallback, plain(h))) return fallback;
   std::int64_t ndim = 0;
   std::int64_t* sizes = nullptr;
   std::int64_t* strides = nullptr;
@@ -249,11 +281,12 @@ int read(void* obj, dlpack::Tensor* out) {
 int read_pointer(void* obj, dlpack::Tensor* out) {
   Handle h = static_cast<char*>(obj) + g_offset;
   int fallback = 0;
-  if (!read_head(h, obj, out, &fallback)) return fallback;
-  // sizes() is what refuses a nested tensor (strided layout, data, no sizes): asked, and its
-  // answer unused, so such a tensor still goes to the producer and its error.
+  const bool is_plain = plain(h);
+  if (!read_head(h, obj, out, &fallback, is_plain)) return fallback;
+  // sizes() is what refuses a nested tensor (strided layout, data, no sizes): asked (its
+  // answer unused) unless the impl is plain, so such a tensor still goes to the producer.
   std::int64_t* sizes = nullptr;
-  if (g_api.sizes(h, &sizes) != 0) return g_fallback(obj, out);
+  if (!is_plain && g_api.sizes(h, &sizes) != 0) return g_fallback(obj, out);
   out->ndim = -1;
   out->shape = nullptr;
   out->strides = nullptr;
@@ -283,6 +316,7 @@ std::string prepare(const std::vector<std::string>& libraries, PyObject* probes,
   std::string why = resolve_api(lib);
   if (!why.empty()) why = "libtorch lacks " + why;
   if (why.empty()) why = find_offset(probes);
+  if (why.empty()) g_plain_class = plain_class(probes);
   if (why.empty()) {
     g_fallback = refuse;
     why = self_check(probes, producer);
@@ -291,6 +325,7 @@ std::string prepare(const std::vector<std::string>& libraries, PyObject* probes,
   if (!why.empty()) {
     g_api = Api{};
     g_dtypes = {};
+    g_plain_class = 0;
     dlclose(lib);
     return why;
   }

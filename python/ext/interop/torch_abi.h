@@ -30,8 +30,9 @@ bool ready();
 int read(void* py_object, dlpack::Tensor* out);
 
 // read() for callers that need only the address, device and dtype (a launch's pointer slot):
-// the same checks and fallback, without the dim and strides calls; `out->ndim` is -1 and
-// shape/strides are null unless the fallback answered.
+// the same checks and fallback, without the dim, sizes and strides calls (sizes only where it
+// must refuse a nested tensor); `out->ndim` is -1 and shape/strides are null unless the
+// fallback answered.
 int read_pointer(void* py_object, dlpack::Tensor* out);
 
 // `reader`'s pointer-only form (read_pointer for read), else `reader`; and back.
