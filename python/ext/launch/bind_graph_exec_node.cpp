@@ -81,7 +81,8 @@ PyObject* call_slow(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, Py
 // update(*, config=None, kernel=None, args=None). With only args (a tuple or list) on a live
 // node of a live graph: the node's index (cached in the view's _index) -> pack into the
 // node's cached slots -> Graph::set_kernel_params. Anything else goes to the Python update().
-PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                                                  PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs != 0 || !kwnames) return call_slow(self, args, nargsf, kwnames);
   PyObject* values = nullptr;
