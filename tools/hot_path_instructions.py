@@ -5,7 +5,8 @@ callgrind, counted as tools/launch_instructions.py counts them: for before/after
     cc -shared -fPIC -O2 -o /tmp/libcuda_mock.so tools/mock_libcuda.c
     python3 tools/hot_path_instructions.py /tmp/libcuda_mock.so [PATH...]
 
-PATHs (default: all): launcher, launch, graph_update, node_update, graph_update_floor (a bare
+PATHs (default: all): launcher, launch, graph_update, node_update, node_update_buffer (its first
+argument a Buffer, as in bench graphs), graph_update_floor (a bare
 native call doing the C++ update loop's work for one node), tiled, tiled_from_pointer,
 allocate_close, explicit_build, explicit_build_cpp, and the foreign-array rows (tensors of
 tests/python/fake_torch_abi.c read through the torch C ABI reader, CuPy-shaped arrays with C-level
@@ -64,6 +65,7 @@ def workload(name: str, calls: int) -> None:
         "launch": lambda: nanocuda.launch(stream, cfg, k, a, b, c, 4),
         "graph_update": lambda: graph.update(0, a, b, c, 4),
         "node_update": lambda: node_view.update(args=node_args),
+        "node_update_buffer": lambda: node_view.update(args=(tile, b, c, 4)),  # bench graphs' shape: a Buffer
         "graph_update_floor": lambda: bare_update(graph, 0, a),
         "tiled": lambda: tiled(tile, (16, 16)),
         "tiled_from_pointer": lambda: from_pointer(a, "float32", (64, 64), box=(16, 16)),
@@ -165,6 +167,7 @@ LABELS = {
     "launch": "launch(), 4 args",
     "graph_update": "Graph.update(0, 4 args)",
     "node_update": "graph[node].update(args=4)",
+    "node_update_buffer": "graph[node].update(args=Buffer+3)",
     "graph_update_floor": "bare C++ node update (Python floor)",
     "tiled": "TensorMap.tiled(Buffer)",
     "tiled_from_pointer": "TensorMap.tiled_from_pointer",

@@ -210,3 +210,28 @@ def test_an_argument_calling_back_into_the_graph_while_packing(mock_libcuda):
         graph.close()
         print("ok")
     """, prelude=PRELUDE, version="13.0", NANOCUDA_MOCK_GRAPH_NODES="1", NANOCUDA_MOCK_POINTER="device")
+
+
+def test_buffer_arguments_pack_their_pointer_and_a_closed_one_is_refused(mock_libcuda):
+    # A Buffer (exact type) is read in place (arg_pack's Buffer kind); the unusual cases take
+    # the generic pointer path and its errors.
+    run_on_mock(mock_libcuda, """
+        s = nanocuda.Stream.legacy(nanocuda.Device(0))
+        buf = nanocuda.Buffer(64, stream=s)
+        for update in (lambda x: views[2].update(args=(x, b, c, 4)), lambda x: graph.update(2, x, b, c, 4)):
+            update(a)                                  # the slot saw an int first, then a Buffer
+            for _ in range(2):
+                n, count, ours = driver_calls(lambda: update(buf))
+                assert count == 1 and ours[-1] == buf.ptr, (count, ours)
+        other = nanocuda.Buffer(64, stream=nanocuda.Stream.legacy(nanocuda.Device(1)))
+        raises(ValueError, "is on device 1, but this call runs on device 0", lambda: graph.update(2, other, b, c, 4))
+        run = k.bind(cfg, stream=s)
+        run(buf, buf, buf, 4)
+        raises(ValueError, "parameter 3: expects 4 bytes, got 8", lambda: run(a, b, c, buf))  # for the int n
+        buf.close()
+        for call in (lambda: views[2].update(args=(buf, b, c, 4)), lambda: graph.update(2, buf, b, c, 4),
+                     lambda: run(buf, b, c, 4)):
+            raises(ValueError, "closed", call)
+        print("ok")
+    """, prelude=PRELUDE + f"MOCK = {mock_libcuda!r}\n" + CALLS, version="13.0", NANOCUDA_MOCK_GRAPH_NODES="1",
+                NANOCUDA_MOCK_KSET_RECORD="1", NANOCUDA_MOCK_DEVICES="2")

@@ -298,7 +298,8 @@ def test_the_package_never_calls_test_hooks():
 
 BENCH_LOOPS = ("cpp_launch_burst", "cpp_tma_burst", "tma_driver_ns", "cpp_graph_burst",
                "cpp_graph_launch_loop", "cpp_graph_while", "cpp_graph_build", "cpp_graph_update", "cpp_graph_update_node",
-               "cpp_graph_build_explicit")
+               "cpp_graph_build_explicit",
+               "cpp_graph_update_checked")  # scripts/gpu-gupd: the C++ loop with the context check
 TEST_HOOKS = ("pack_args", "encode_tiled_raw", "tiled_memo_stats", "tiled_memo_clear",
               "describe_array", "device_pointer", "parse_dtype", "read_tensor", "exchange_read_ns",
               "launcher_map_stats", "nvml_reset")

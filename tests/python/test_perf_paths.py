@@ -174,9 +174,10 @@ def test_device_allocate_costs_what_the_resource_allocate_costs(mock_libcuda):
 # tools/hot_path_instructions.py), GCC 12 / nanobind 3.1 / CPython 3.11: Graph.update(0, 4 ints)
 # 617 -> 464 and graph[node].update(args=4 ints) 671 -> 516 once each node packs into a buffer
 # of its own, the update being the launch policy's context check (~25 of those: the H100's
-# driver crashed without it) plus one driver call (docs/design-notes.md).
+# driver crashed without it) plus one driver call (docs/design-notes.md); then 464 -> ~439 and
+# 516 -> ~489 with the packing inlined into both entry points (458 -> 433, 510 -> 483 locally).
 # About 5% of margin: room for compiler versions, not for a packer set up or a call per update.
-_UPDATE_BOUND = {"graph_update": 487, "node_update": 542}
+_UPDATE_BOUND = {"graph_update": 461, "node_update": 513}
 
 
 @functools.lru_cache(maxsize=None)

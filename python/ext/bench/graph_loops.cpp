@@ -12,6 +12,7 @@
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/driver/check.h"
+#include "nanocuda/launch/detail/launch_context.h"
 #include "nanocuda/launch/graph_builder.h"
 
 namespace nb = nanobind;
@@ -153,6 +154,26 @@ std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
   return ns_since(t0);
 }
 
+// update_nodes with the launch policy's context check before each call, as every nanocuda
+// update makes it (scripts/gpu-gupd: what that check costs on a real driver; not a bench row).
+std::int64_t update_nodes_checked(PyGraph& pg, std::uint64_t counter) {
+  Graph& g = pg.ready("cpp_graph_update_checked");
+  const auto& nodes = g.kernel_nodes();
+  CUcontext ctx = g.device().context()->handle();
+  const auto& api = detail::driver();
+  CUdeviceptr p = counter;
+  void* params[] = {&p};
+  auto t0 = Clock::now();
+  for (const auto& n : nodes) {
+    CUDA_KERNEL_NODE_PARAMS kp = n.params;
+    kp.kernelParams = params;
+    kp.extra = nullptr;
+    make_launch_context_current(ctx);
+    api.cuGraphExecKernelNodeSetParams(g.exec_handle(), n.node, &kp);
+  }
+  return ns_since(t0);
+}
+
 // cpp_graph_update_node(graph, index, counter): the C++ loop's work for one node (same struct,
 // same call, no packing or checks), as a bare METH_FASTCALL function: a Python loop of these
 // is the floor any Python update API can reach (the loop, one C call, the driver call).
@@ -204,6 +225,8 @@ void bind_graph_loops(nb::module_& parent) {
         nb::arg("count"), "Native cuGraphAddKernelNode x `count` + instantiate; nanoseconds (bench).");
   m.def("cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
         "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
+  m.def("cpp_graph_update_checked", &update_nodes_checked, nb::arg("graph"), nb::arg("counter"),
+        "cpp_graph_update with the context check nanocuda's updates make before each call; nanoseconds.");
   g_graph_type = reinterpret_cast<PyTypeObject*>(nb::type<PyGraph>().ptr());
   add_function(m, &g_update_node_def);
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/py_buffer.h"
 #include "tma/bound_tensor_map.h"
 #include "interop/interop.h"
 #include "interop/torch_abi.h"
@@ -65,6 +66,7 @@ void inline_scalar(ArgSlot& slot, PyObject* arg) {
   else if (g_tensor_map_type && PyObject_TypeCheck(arg, g_tensor_map_type)) slot.kind = ArgKind::TensorMap;
   else if (bound) slot.kind = ArgKind::BoundMap;  // a tensor to describe with the template
   else if (PyBytes_Check(arg) || PyByteArray_Check(arg)) slot.kind = ArgKind::RawBytes;
+  else if (t == reinterpret_cast<PyTypeObject*>(nb::type<PyBuffer>().ptr())) slot.kind = ArgKind::Buffer;
   else if (has_device_pointer(nb::handle(arg))) {
     slot.kind = ArgKind::Pointer;
     if ((slot.reader = exchange_reader(t))) {
@@ -127,6 +129,7 @@ std::string where(const ParamPacker& p, std::size_t i) {
       break;
     case ArgKind::Exchange:
     case ArgKind::Torch:
+    case ArgKind::Buffer:
     case ArgKind::Pointer:
       if (c == ParamClass::Floating) hint = "a device array is passed as a pointer";
       break;
@@ -171,9 +174,35 @@ inline void pack_inline_scalar(ParamPacker& p, std::size_t i, PyObject* arg, con
                 Py_TYPE(arg)->tp_name);
 }
 
+void check_slot_slow(const ParamPacker& p, std::size_t i, const SlotChecks& c, PyObject* arg);
+
+// A Buffer the Buffer kind does not read in place (closed, on another device, a parameter
+// that is not 8 bytes, a slot with checks, not initialised): what the Pointer case does, so
+// the errors are the Pointer kind's.
+[[gnu::noinline, gnu::cold]] void pack_buffer_slow(ParamPacker& p, std::size_t i, PyObject* arg,
+                                                   const ArgSlot& slot, int device) {
+  if (p.size_of(i) != 8) p.size_mismatch(i, 8, "device pointer");
+  if (slot.checks.any) check_slot_slow(p, i, slot.checks, arg);
+  try {
+    p.write_pointer(i, device_pointer(nb::handle(arg), device, "launch", false));
+  } catch (const nb::builtin_exception& e) {
+    rethrow_at(p, i, e);
+  }
+}
+
 // The kinds the switch in pack_args does not list (so its code layout, which the int and
-// pointer cases are sensitive to, is unchanged): numpy scalars read in place, int-likes.
-[[gnu::noinline]] void pack_other(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot) {
+// pointer cases are sensitive to, is unchanged): Buffers, numpy scalars read in place, int-likes.
+[[gnu::noinline]] void pack_other(ParamPacker& p, std::size_t i, PyObject* arg, const ArgSlot& slot,
+                                  int device) {
+  if (slot.kind == ArgKind::Buffer) [[likely]] {
+    // Its pointer without device_pointer()'s type dispatch (~80 instructions of a Graph.update
+    // or Launcher call with a Buffer, on the mock).
+    const PyBuffer* b = nb::inst_ready(nb::handle(arg)) ? nb::inst_ptr<PyBuffer>(arg) : nullptr;
+    if (b && p.size_of(i) == 8 && !slot.checks.any && !b->buffer.is_closed() &&
+        (device < 0 || b->buffer.device().ordinal() == device)) [[likely]]
+      return p.write_pointer(i, b->buffer.ptr());
+    return pack_buffer_slow(p, i, arg, slot, device);
+  }
   if (slot.kind == ArgKind::InlineScalar) [[likely]]
     return pack_inline_scalar(p, i, arg, slot);
   if (slot.kind == ArgKind::IntLike) return pack_int_like(p, i, arg);
@@ -329,7 +358,7 @@ void pack_args(ParamPacker& p, PyObject* const* args, std::size_t n, int device,
           p.write_bytes(i, PyByteArray_AS_STRING(arg), PyByteArray_GET_SIZE(arg), "bytearray");
         break;
       case ArgKind::Scalar: pack_scalar(p, i, arg); break;
-      default: pack_other(p, i, arg, slot);  // kinds added later: the switch above stays as it was
+      default: pack_other(p, i, arg, slot, device);  // kinds added later: the switch above stays as it was
     }
   }
 }

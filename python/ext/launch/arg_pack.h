@@ -31,6 +31,7 @@ enum class ArgKind : std::uint8_t {
   InlineScalar,  // a numpy scalar type whose value sits at a fixed offset in the object
   IntLike,     // other ints: __index__ objects, cuda.bindings handles (CUdeviceptr: int())
   Complex,     // a Python complex: two doubles (cuda::std::complex<double>), as cuda.core packs it
+  Buffer,      // nanocuda.Buffer (exact type): its pointer and device read in place
 };
 
 class BoundTensorMap;

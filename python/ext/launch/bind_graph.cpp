@@ -24,28 +24,16 @@ namespace nb = nanobind;
 
 namespace nanocuda::py {
 
-namespace {
 // A call that arrives while an update of the same node is still packing (an argument's
 // conversion ran user code that updated the node again): its own storage and slots, as the
 // Launcher's nested call has. The heap is fine here.
-[[gnu::noinline]] void pack_and_set_nested(Graph& graph, std::size_t index, PyObject* const* args,
-                                           std::size_t n) {
+void pack_and_set_nested(Graph& graph, std::size_t index, PyObject* const* args, std::size_t n) {
   const GraphKernelNode& node = graph.kernel_nodes()[index];
   ParamBuffer buffer(node.layout);
   std::vector<ArgSlot> slots(node.layout.count() + 1);
   ParamPacker packer(node.layout, node.name, buffer.data(), buffer.pointers());
   pack_args(packer, args, n, graph.device().ordinal(), slots.data());
   graph.set_kernel_params(index, buffer.pointers());
-}
-}  // namespace
-
-void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n) {
-  ArgSlot* slots = g.slots_for(index);
-  const int device = graph.device().ordinal();
-  if (!graph.try_pack_kernel_params(index, [&](ParamPacker& packer) __attribute__((always_inline)) {
-        pack_args(packer, args, n, device, slots);
-      })) [[unlikely]]
-    pack_and_set_nested(graph, index, args, n);
 }
 
 namespace {

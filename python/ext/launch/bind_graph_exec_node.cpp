@@ -78,19 +78,35 @@ PyObject* call_slow(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, Py
   return PyObject_Vectorcall(g_view.slow, all.data(), static_cast<std::size_t>(nargs) + 1, kwnames);
 }
 
+// update(args=a_list): a tuple of it, so the items stay alive while packing (out of the hot
+// path: the tuple's release would cost the tuple case a destructor).
+[[gnu::noinline]] PyObject* update_from_list(PyGraph& pg, Graph& graph, std::size_t index, PyObject* list) {
+  nb::object items = nb::steal(PyList_AsTuple(list));
+  if (!items.is_valid()) return nullptr;
+  update_kernel_args(pg, graph, index, &PyTuple_GET_ITEM(items.ptr(), 0),
+                     static_cast<std::size_t>(PyTuple_GET_SIZE(items.ptr())));
+  Py_RETURN_NONE;
+}
+
 // update(*, config=None, kernel=None, args=None). With only args (a tuple or list) on a live
 // node of a live graph: the node's index (cached in the view's _index) -> pack into the
 // node's cached slots -> Graph::set_kernel_params. Anything else goes to the Python update().
-PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+NANOCUDA_FASTCALL_BODY PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                                                  PyObject* kwnames) {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs != 0 || !kwnames) return call_slow(self, args, nargsf, kwnames);
   PyObject* values = nullptr;
-  for (Py_ssize_t i = 0, nk = PyTuple_GET_SIZE(kwnames); i < nk; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    PyObject* v = args[i];
-    if (is_name(name, g_view.args_name)) values = v;
-    else if (v != Py_None || !(is_name(name, g_view.config_name) || is_name(name, g_view.kernel_name)))
-      return call_slow(self, args, nargsf, kwnames);
+  // update(args=...) from code: the compiler's kwnames tuple holds the interned "args".
+  if (PyTuple_GET_SIZE(kwnames) == 1 && PyTuple_GET_ITEM(kwnames, 0) == g_view.args_name) [[likely]] {
+    values = args[0];
+  } else {
+    for (Py_ssize_t i = 0, nk = PyTuple_GET_SIZE(kwnames); i < nk; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+      PyObject* v = args[i];
+      if (is_name(name, g_view.args_name)) values = v;
+      else if (v != Py_None || !(is_name(name, g_view.config_name) || is_name(name, g_view.kernel_name)))
+        return call_slow(self, args, nargsf, kwnames);
+    }
   }
   if (!values || !(PyTuple_CheckExact(values) || PyList_CheckExact(values)))
     return call_slow(self, args, nargsf, kwnames);
@@ -139,15 +155,9 @@ PyObject* exec_kernel_update(PyObject* self, PyObject* const* args, Py_ssize_t n
     Py_XSETREF(at, fresh);
     Py_XSETREF(at_stamp, fresh_stamp);
   }
-  if (PyTuple_CheckExact(values)) {
-    update_kernel_args(pg, graph, index, &PyTuple_GET_ITEM(values, 0),
-                       static_cast<std::size_t>(PyTuple_GET_SIZE(values)));
-  } else {  // a list: a tuple of it, so the items stay alive while packing
-    nb::object items = nb::steal(PyList_AsTuple(values));
-    if (!items.is_valid()) return nullptr;
-    update_kernel_args(pg, graph, index, &PyTuple_GET_ITEM(items.ptr(), 0),
-                       static_cast<std::size_t>(PyTuple_GET_SIZE(items.ptr())));
-  }
+  if (!PyTuple_CheckExact(values)) [[unlikely]] return update_from_list(pg, graph, index, values);
+  update_kernel_args(pg, graph, index, &PyTuple_GET_ITEM(values, 0),
+                     static_cast<std::size_t>(PyTuple_GET_SIZE(values)));
   Py_RETURN_NONE;
 }
 

@@ -39,11 +39,11 @@ struct PyGraph {
     ++epoch;
   }
   // Kernel node `index`'s argument-kind slots (`index` in range): sized on first use.
-  ArgSlot* slots_for(std::size_t index) {
+  [[gnu::always_inline]] ArgSlot* slots_for(std::size_t index) {
     if (index < slots.size() && !slots[index].empty()) [[likely]] return slots[index].data();
     return size_slots(index);
   }
-  ArgSlot* size_slots(std::size_t index) {
+  [[gnu::noinline]] ArgSlot* size_slots(std::size_t index) {
     const auto& nodes = graph->kernel_nodes();
     if (slots.size() != nodes.size()) slots.resize(nodes.size());
     slots[index].resize(nodes[index].layout.count() + 1);
@@ -51,10 +51,24 @@ struct PyGraph {
   }
 };
 
+// update_kernel_args' cold case: the node's buffer is in use by an update still packing (an
+// argument's conversion ran user code that updated the node again): storage of its own.
+[[gnu::noinline]] void pack_and_set_nested(Graph& graph, std::size_t index, PyObject* const* args,
+                                           std::size_t n);
+
 // New arguments for kernel node `index` (in range) of `graph` (g's): packed and checked as a
 // launch's into the node's own buffer, then one driver call (Graph::try_pack_kernel_params).
-// Graph.update(i, *args) and graph[node].update(args=) call it.
-void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index, PyObject* const* args, std::size_t n);
+// Graph.update(i, *args) and graph[node].update(args=) call it; inlined into them (a call
+// less per update).
+[[gnu::always_inline]] inline void update_kernel_args(PyGraph& g, Graph& graph, std::size_t index,
+                                                      PyObject* const* args, std::size_t n) {
+  ArgSlot* slots = g.slots_for(index);
+  const int device = graph.device().ordinal();
+  if (!graph.try_pack_kernel_params(index, [&](ParamPacker& packer) __attribute__((always_inline)) {
+        pack_args(packer, args, n, device, slots);
+      })) [[unlikely]]
+    pack_and_set_nested(graph, index, args, n);
+}
 
 // Installs the METH_FASTCALL update() of nanocuda.graph.ExecutableKernelNode (graph[node] views),
 // through _internal.install_exec_kernel_update.
