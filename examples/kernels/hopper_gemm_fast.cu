@@ -70,6 +70,12 @@
 #ifndef GEMM_C_BUFS
 #define GEMM_C_BUFS 2
 #endif
+// GEMM_DEFER_EPILOGUE=1 (with GEMM_TMA_STORE): a consumer packs its finished tile to 16 bits
+// (BN / 4 registers) and stores it only after issuing the next tile's first two wgmma groups,
+// so the tensor cores work through the epilogue instead of waiting for it.
+#ifndef GEMM_DEFER_EPILOGUE
+#define GEMM_DEFER_EPILOGUE 0
+#endif
 // setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
 // its multicast loop out of local memory (ptxas spills it otherwise).
 #ifndef GEMM_PRODUCER_REGS
@@ -101,6 +107,7 @@ static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREA
               "setmaxnreg split exceeds the block's registers");
 static_assert(GEMM_GROUP_M % CLUSTER == 0, "GROUP_M counts whole cluster tile pairs");
 static_assert(GEMM_C_BUFS == 1 || GEMM_C_BUFS == 2, "GEMM_C_BUFS is 1 or 2");
+static_assert(!GEMM_DEFER_EPILOGUE || GEMM_TMA_STORE, "GEMM_DEFER_EPILOGUE needs GEMM_TMA_STORE");
 
 // Dynamic shared memory: the rings (1024-byte aligned for the 128B swizzle), then barriers.
 struct Ring {
@@ -166,8 +173,9 @@ __device__ __forceinline__ void store_block(const float (&d)[BN / 2], unsigned s
 // chunk c at c ^ (r % 8): the 8 rows × 16 bytes of one warp store hit all 32 banks once), then
 // stored by one thread with TMA, which clips rows and columns outside M×N. GEMM_C_BUFS buffers per
 // consumer alternate; `issued` counts this warpgroup's stores so far (the same in all threads).
-template <wgmma::Type T>
-__device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const CUtensorMap* C,
+// `value(j, h)` is the packed pair of columns 8j + 2(l % 4) in row 8h of this thread's rows.
+template <typename Value>
+__device__ __forceinline__ void store_block_tma(Value value, const CUtensorMap* C,
                                                 unsigned char (*stage)[C_CHUNK_BYTES], int N,
                                                 int row0, int n0, unsigned barrier_id,
                                                 unsigned& issued) {
@@ -185,7 +193,7 @@ __device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const 
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * w + l / 4 + 8 * h;  // r % 8 == l / 4
-        const unsigned v = pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        const unsigned v = value(j, h);
         *reinterpret_cast<unsigned*>(buf + r * 128 + ((jj ^ (l / 4)) << 4) + 4 * (l % 4)) = v;
       }
     }
@@ -304,6 +312,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
 #if GEMM_TMA_STORE
     unsigned issued = 0;
 #endif
+#if GEMM_DEFER_EPILOGUE
+    unsigned held[BN / 4] = {};  // the previous tile's part of C, packed: stored under this tile's wgmma
+    int held_row0 = -1, held_n0 = 0;  // held_row0 < 0: nothing held
+    const auto held_value = [&](int j, int h) { return held[2 * j + h]; };
+    const int store_at = k_tiles > 1 ? 1 : 0;  // after the second group is issued (two in flight)
+#endif
     int it = 0;
     float d[BN / 2];
     for (int tile = first; tile < num_tiles; tile += stride) {
@@ -330,6 +344,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
           wgmma::mma<BN, T>(d, wgmma::desc_k128(a + k), wgmma::desc_k128(b + k));
 #endif
         wgmma::commit();
+#if GEMM_DEFER_EPILOGUE
+        if (kt == store_at && held_row0 >= 0) {  // the same in the whole warpgroup
+          store_block_tma(held_value, C, s.c[cw], N, held_row0, held_n0, 1 + cw, issued);
+          held_row0 = -1;
+        }
+#endif
         // The group before this one is done: its slot may be refilled.
         wgmma::wait<1>();
         if (kt > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
@@ -338,12 +358,24 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
       if (k_tiles > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
       const int row0 = m0 + 64 * cw;
       if (row0 >= M) continue;  // the whole warpgroup: nothing of this block is in C
-#if GEMM_TMA_STORE
-      store_block_tma<T>(d, C, s.c[cw], N, row0, n0, 1 + cw, issued);
+#if GEMM_DEFER_EPILOGUE
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) held[2 * j + h] = pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+      }
+      held_row0 = row0;
+      held_n0 = n0;
+#elif GEMM_TMA_STORE
+      store_block_tma([&](int j, int h) { return pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]); }, C,
+                      s.c[cw], N, row0, n0, 1 + cw, issued);
 #else
       store_block<T>(d, C, M, N, row0, n0);
 #endif
     }
+#if GEMM_DEFER_EPILOGUE
+    if (held_row0 >= 0) store_block_tma(held_value, C, s.c[cw], N, held_row0, held_n0, 1 + cw, issued);
+#endif
 #if GEMM_TMA_STORE
     if (leader) tma::store_wait<0>();  // the stores have read shared memory before it goes
 #endif

@@ -73,6 +73,18 @@ def test_config_rejects_bad_knobs_by_name():
             plan.Config(sms=H100, **kw)
     with pytest.raises(ValueError, match="dtype must be float16 or bfloat16"):
         plan.dtype_name("float32")
+    with pytest.raises(ValueError, match=r"group_m \(9\) must be a multiple of cluster \(2\)"):
+        plan.Config(sms=H100, cluster=2, group_m={"bfloat16": 9})  # a per-dtype grouping is checked too
+    with pytest.raises(ValueError, match="defer=True needs tma_store=True"):
+        plan.Config(sms=H100, defer=True)
+
+
+def test_grouping_per_dtype_and_deferred_epilogue_knobs():
+    g = plan.Config(192, cluster=2, tma_store=True, sms=H100, group_m={"bfloat16": 24}, defer=True)
+    assert g.groups == {"float16": 8, "bfloat16": 24}  # a dtype left out keeps 8
+    assert g.defines["GEMM_GROUP_M"] == 8 and "defer=True" in repr(g) and "group_m={'bfloat16': 24}" in repr(g)
+    assert plan.Config(sms=H100, group_m=16).groups == {"float16": 16, "bfloat16": 16}
+    assert "defer" not in repr(plan.Config(sms=H100, tma_store=True))
 
 
 def test_shared_memory_fits_every_sweep_configuration():
@@ -130,6 +142,25 @@ assert (bn, cluster) == (192, 2)
 g = plans.config("nk", m, n, k)
 assert g.defines["GEMM_GROUP_M"] == 16 and "group_m=16" in repr(g)  # GROUP_M's entry for 192 c2
 assert plans.config("kn", 2048, 2048, 2048).defines["GEMM_GROUP_M"] == 8
+# what each compiled module got (nanocuda.load's defines), per dtype and epilogue
+loads = []
+real_load = nanocuda.load
+nanocuda.load = lambda path, **kw: loads.append(kw["defines"]) or real_load(path, **kw)
+plan.GROUP_M_DTYPE[("nk", 192, 2, "bfloat16")] = 24
+plan.DEFER.add((192, 2))
+other = plan.Plans()
+other.sms = 132
+other.launch("nk", "bfloat16", m, n, k, A, B, C, stream)
+other.launch("nk", "float16", m, n, k, A, B, C, stream)
+os.environ["NANOCUDA_MOCK_PARAMS"] = "128,128,8,4,4,4"
+other.launch("nk", "float16", m, n, k, A, B, C + 2, stream)  # C's start not TMA's: register stores
+os.environ["NANOCUDA_MOCK_PARAMS"] = "128,128,128,4,4,4"
+nanocuda.load = real_load
+plan.GROUP_M_DTYPE.clear()
+plan.DEFER.clear()
+assert [(d["GEMM_GROUP_M"], d.get("GEMM_DEFER_EPILOGUE"), d["GEMM_TMA_STORE"]) for d in loads] == \
+    [(24, 1, 1), (16, 1, 1), (16, None, 0)], loads
+assert plans.config("nk", m, n, k).defer is False  # the first Plans built its configuration before
 assert tuple(b_map.geometry["box"]) == (bn // cluster, 64), b_map.geometry  # N×K B: rows, 64 K
 assert tuple(a_map.geometry["shape"]) == (m, k) and tuple(c_map.geometry["box"]) == (64, 64)
 assert launcher is not None and calls[0] == min(-(-m // 128) * -(-n // bn), 132 // cluster * cluster)
