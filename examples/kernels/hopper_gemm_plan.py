@@ -27,8 +27,10 @@ CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn
 # Tile-row grouping per candidate where the sweep preferred another than 8: 192 c2 gained
 # 0.8-1.2% at 3072×3072×3000 A·Bᵀ with 16 in both H100 runs, and was neutral (±1%) elsewhere.
 GROUP_M = {(192, 2): 16}
-# Overrides by (layout, bn, cluster, dtype) where one dtype preferred another grouping.
-GROUP_M_DTYPE: dict[tuple, int] = {}
+# Overrides by (layout, bn, cluster, dtype) where one dtype preferred another grouping: bf16 A·Bᵀ at
+# 192 c2 (3072×3072×3000) gained 1.3%, 1.7% and 1.7% with all tile-rows in one group (24) in three H100
+# runs (137466a, 1f22827, c35601c); fp16 moved -1.1%, -0.4%, +0.5% (kept at 16).
+GROUP_M_DTYPE: dict[tuple, int] = {("nk", 192, 2, "bfloat16"): 24}
 # (bn, cluster) candidates whose epilogue is deferred under the next tile's wgmma (GEMM_DEFER_EPILOGUE).
 DEFER: set[tuple[int, int]] = set()
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
@@ -36,16 +38,13 @@ DEFER: set[tuple[int, int]] = set()
 # (H100, 73d7b62, against bn192_c2 per cell: one C buffer a consumer 0.97-1.01×, and with it a fifth
 # stage at BN = 192 0.89-0.97×: c_bufs=1 stays a switch.) Tried at 3072×3072×3000 A·Bᵀ next: all tile-rows in one
 # group, and no L2 promotion (every 128-byte box row of a 6000-byte pitch spans two lines).
-# (H100, 1f22827: no L2 promotion 0.98×, dropped.) Round 7: the deferred epilogue ("_df": the
-# tile's stores issued under the next tile's first wgmma groups) and 256-byte L2 promotion.
+# (H100, 1f22827: no L2 promotion 0.98×, dropped.) H100, c35601c, against the same configuration
+# undeferred: the deferred epilogue (defer=True) 0.99-1.02× at 4096³ and 8192³, 1.00× at
+# 3072×3072×3000, 0.95-0.96× at 3000×5000×2048 (a switch, not in DEFER); 256-byte L2 promotion
+# 0.80-0.93× wherever a row is unaligned (dropped).
 SWEEP_EXTRAS = {
     "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
-    "bn192_c2_g16_l2_256": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_promotion": "256B"},
-    "bn192_c2_df": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "defer": True},
-    "bn192_c2_g24_df": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24, "defer": True},
-    "bn192_c1_df": {"bn": 192, "cluster": 1, "tma_store": True, "defer": True},
     "bn256_c1_df": {"bn": 256, "cluster": 1, "tma_store": True, "defer": True},
-    "bn256_c2_df": {"bn": 256, "cluster": 2, "tma_store": True, "defer": True},
 }
 
 

@@ -140,13 +140,16 @@ assert a_map.address == A and b_map.address == B and c_map.address == C  # TMA s
 bn, cluster = plan.choose(m, n, k, "nk", 132)
 assert (bn, cluster) == (192, 2)
 g = plans.config("nk", m, n, k)
-assert g.defines["GEMM_GROUP_M"] == 16 and "group_m=16" in repr(g)  # GROUP_M's entry for 192 c2
+assert g.defines["GEMM_GROUP_M"] == 16 and g.groups == {{"float16": 16, "bfloat16": 24}}  # GROUP_M(_DTYPE)
+assert "group_m={{'float16': 16, 'bfloat16': 24}}" in repr(g)
+assert plans.config("kn", 3000, 5000, 2048).groups == {{"float16": 16, "bfloat16": 16}}  # 192 c2, A·B: 16
 assert plans.config("kn", 2048, 2048, 2048).defines["GEMM_GROUP_M"] == 8
 # what each compiled module got (nanocuda.load's defines), per dtype and epilogue
 loads = []
 real_load = nanocuda.load
 nanocuda.load = lambda path, **kw: loads.append(kw["defines"]) or real_load(path, **kw)
-plan.GROUP_M_DTYPE[("nk", 192, 2, "bfloat16")] = 24
+saved = dict(plan.GROUP_M_DTYPE)
+plan.GROUP_M_DTYPE[("nk", 192, 2, "bfloat16")] = 20
 plan.DEFER.add((192, 2))
 other = plan.Plans()
 other.sms = 132
@@ -157,9 +160,10 @@ other.launch("nk", "float16", m, n, k, A, B, C + 2, stream)  # C's start not TMA
 os.environ["NANOCUDA_MOCK_PARAMS"] = "128,128,128,4,4,4"
 nanocuda.load = real_load
 plan.GROUP_M_DTYPE.clear()
+plan.GROUP_M_DTYPE.update(saved)
 plan.DEFER.clear()
 assert [(d["GEMM_GROUP_M"], d.get("GEMM_DEFER_EPILOGUE"), d["GEMM_TMA_STORE"]) for d in loads] == \
-    [(24, 1, 1), (16, 1, 1), (16, None, 0)], loads
+    [(20, 1, 1), (16, 1, 1), (16, None, 0)], loads
 assert plans.config("nk", m, n, k).defer is False  # the first Plans built its configuration before
 assert tuple(b_map.geometry["box"]) == (bn // cluster, 64), b_map.geometry  # N×K B: rows, 64 K
 assert tuple(a_map.geometry["shape"]) == (m, k) and tuple(c_map.geometry["box"]) == (64, 64)
