@@ -19,9 +19,8 @@
 //   (+ 16384 × GEMM_C_BUFS with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
 //   -DGEMM_CLUSTER=2 (4) a cluster shape of 2 (4) and 2 (4) * min(#tile pairs (quads),
 //   co-resident clusters) blocks.
-// Any M, N, K with K a multiple of 8 (TMA needs 16-byte row pitches): TMA fills the
-// out-of-bounds parts of edge tiles with zeros (they add nothing), and the epilogue's stores
-// are predicated on the bounds (TMA stores clip them).
+// Any M, N, K with K a multiple of 8 (TMA: 16-byte row pitches): TMA fills the out-of-bounds parts
+// of edge tiles with zeros, and the epilogue's stores are predicated on the bounds (TMA stores clip).
 //
 // Structure (one block per SM, looping over output tiles):
 //  - warpgroup 0, the producer, gives its registers away (setmaxnreg) and one thread issues TMA
@@ -70,11 +69,15 @@
 #ifndef GEMM_C_BUFS
 #define GEMM_C_BUFS 2
 #endif
-// GEMM_DEFER_EPILOGUE=1 (with GEMM_TMA_STORE): a consumer packs its finished tile to 16 bits
-// (BN / 4 registers) and stores it only after issuing the next tile's first two wgmma groups,
-// so the tensor cores work through the epilogue instead of waiting for it.
+// GEMM_DEFER_EPILOGUE=1 (with GEMM_TMA_STORE): a consumer packs its finished tile to 16 bits (BN / 4
+// registers) and stores it after issuing the next tile's first two wgmma groups.
 #ifndef GEMM_DEFER_EPILOGUE
 #define GEMM_DEFER_EPILOGUE 0
+#endif
+// L2 priorities (.L2::cache_hint): GEMM_L2_HINTS=1 stores C evict_first (written once: its lines
+// go before the operands'); 2 also loads A and B evict_last (re-read by other tiles).
+#ifndef GEMM_L2_HINTS
+#define GEMM_L2_HINTS 0
 #endif
 // setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
 // its multicast loop out of local memory (ptxas spills it otherwise).
@@ -108,6 +111,43 @@ static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREA
 static_assert(GEMM_GROUP_M % CLUSTER == 0, "GROUP_M counts whole cluster tile pairs");
 static_assert(GEMM_C_BUFS == 1 || GEMM_C_BUFS == 2, "GEMM_C_BUFS is 1 or 2");
 static_assert(!GEMM_DEFER_EPILOGUE || GEMM_TMA_STORE, "GEMM_DEFER_EPILOGUE needs GEMM_TMA_STORE");
+static_assert(GEMM_L2_HINTS >= 0 && GEMM_L2_HINTS <= 2, "GEMM_L2_HINTS is 0, 1 or 2");
+
+// A 2-D TMA load (multicast to `mask` when nonzero) with evict_last under GEMM_L2_HINTS=2.
+__device__ __forceinline__ void load_2d(const CUtensorMap* map, void* dst, unsigned long long* bar,
+                                        unsigned short mask, int x, int y) {
+#if GEMM_L2_HINTS >= 2
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  if (mask == 0)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+                 "l"(tma::map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "l"(policy)
+                 : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster.L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;" ::"r"(smem_addr(dst)),
+                 "l"(tma::map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "h"(mask), "l"(policy)
+                 : "memory");
+#else
+  mask == 0 ? tma::load_tile(map, dst, bar, x, y) : tma::load_tile_multicast(map, dst, bar, mask, x, y);
+#endif
+}
+
+#if GEMM_TMA_STORE
+// A 2-D TMA store of C, evict_first under GEMM_L2_HINTS >= 1.
+__device__ __forceinline__ void store_c(const CUtensorMap* map, const void* src, int x, int y) {
+#if GEMM_L2_HINTS >= 1
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%2, %3}], [%1], %4;"
+               ::"l"(tma::map_addr(map)), "r"(smem_addr(src)), "r"(x), "r"(y), "l"(policy)
+               : "memory");
+#else
+  tma::store_tile(map, src, x, y);
+#endif
+}
+#endif
 
 // Dynamic shared memory: the rings (1024-byte aligned for the 128B swizzle), then barriers.
 struct Ring {
@@ -200,7 +240,7 @@ __device__ __forceinline__ void store_block_tma(Value value, const CUtensorMap* 
     tma::fence_proxy_async_shared();  // these generic writes, before TMA reads them
     warpgroup::named_sync(barrier_id, 128);
     if (t == 0) {
-      tma::store_tile(C, buf, n0 + 64 * q, row0);
+      store_c(C, buf, n0 + 64 * q, row0);
       tma::store_commit();
     }
     ++issued;
@@ -220,17 +260,14 @@ __device__ __forceinline__ void load_b(const CUtensorMap& B, unsigned char* dst,
   for (int i = 0; i < boxes; ++i) {
     const int j = static_cast<int>(rank) * boxes + i;
     if (j >= BN / 64) break;
-    if constexpr (CLUSTER == 1)
-      tma::load_tile(&B, dst + j * B_BOX_BYTES, bar, n0 + 64 * j, kt * BK);
-    else
-      tma::load_tile_multicast(&B, dst + j * B_BOX_BYTES, bar, PEERS, n0 + 64 * j, kt * BK);
+    load_2d(&B, dst + j * B_BOX_BYTES, bar, CLUSTER == 1 ? 0 : PEERS, n0 + 64 * j, kt * BK);
   }
 #else
   if constexpr (CLUSTER == 1)
-    tma::load_tile(&B, dst, bar, kt * BK, n0);
+    load_2d(&B, dst, bar, 0, kt * BK, n0);
   else
-    tma::load_tile_multicast(&B, dst + rank * (B_BYTES / CLUSTER), bar, PEERS, kt * BK,
-                             n0 + static_cast<int>(rank) * (BN / CLUSTER));
+    load_2d(&B, dst + rank * (B_BYTES / CLUSTER), bar, PEERS, kt * BK,
+            n0 + static_cast<int>(rank) * (BN / CLUSTER));
 #endif
 }
 
@@ -298,7 +335,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
           mbar::wait(&s.empty[slot], ((it / STAGES) & 1) ^ 1);
           // A, and all of B: the peer's multicast half lands on this barrier too.
           mbar::arrive_expect_tx(&s.full[slot], A_BYTES + B_BYTES);
-          tma::load_tile(&A, s.a[slot], &s.full[slot], kt * BK, m0);
+          load_2d(&A, s.a[slot], &s.full[slot], 0, kt * BK, m0);
           load_b(B, s.b[slot], &s.full[slot], kt, n0, rank);
         }
       }

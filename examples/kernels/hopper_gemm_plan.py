@@ -42,9 +42,16 @@ DEFER: set[tuple[int, int]] = set()
 # undeferred: the deferred epilogue (defer=True) 0.99-1.02× at 4096³ and 8192³, 1.00× at
 # 3072×3072×3000, 0.95-0.96× at 3000×5000×2048 (a switch, not in DEFER); 256-byte L2 promotion
 # 0.80-0.93× wherever a row is unaligned (dropped).
+# L2 hints ("_h1": C stored evict_first; "_h2": A and B loaded evict_last too): 3072×3072×3000's A, B
+# and C (55 MB) overflow the 50 MB L2, and an unaligned row's lines cost twice when evicted.
+_G = {"float16": 16, "bfloat16": 24}  # the chooser's grouping at 192 c2 (A·Bᵀ)
 SWEEP_EXTRAS = {
     "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
     "bn256_c1_df": {"bn": 256, "cluster": 1, "tma_store": True, "defer": True},
+    "bn192_c2_h1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": _G, "l2_hints": 1},
+    "bn192_c2_h2": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": _G, "l2_hints": 2},
+    "bn192_c1_h2": {"bn": 192, "cluster": 1, "tma_store": True, "l2_hints": 2},
+    "bn256_c1_h1": {"bn": 256, "cluster": 1, "tma_store": True, "l2_hints": 1},
 }
 
 
@@ -64,7 +71,7 @@ class Config:
 
     def __init__(self, bn: int = 256, stages: int | None = None, group_m: int | dict = 8, l2_promotion=None, *,
                  b_layout: str = "nk", cluster: int = 1, tma_store: bool = False, sms: int | None = None,
-                 c_bufs: int = 2, defer: bool = False):
+                 c_bufs: int = 2, defer: bool = False, l2_hints: int = 0):
         if bn not in (128, 192, 256):
             raise ValueError(f"HopperGemm: bn must be 128, 192 or 256, got {bn}")
         if b_layout not in ("nk", "kn"):
@@ -79,6 +86,9 @@ class Config:
         for g in groups.values():
             if g % cluster:
                 raise ValueError(f"HopperGemm: group_m ({g}) must be a multiple of cluster ({cluster})")
+        if l2_hints not in (0, 1, 2):
+            raise ValueError(f"HopperGemm: l2_hints must be 0, 1 (C evict_first) or 2 (and A, B evict_last), "
+                             f"got {l2_hints}")
         if defer and not tma_store:
             raise ValueError("HopperGemm: defer=True needs tma_store=True (it defers the TMA stores)")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
@@ -86,7 +96,8 @@ class Config:
         self.stages = stages or (6 if bn == 128 else 4)
         # float16's grouping; kernel() compiles each dtype with its own (self.groups)
         self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": groups["float16"],
-                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster, "GEMM_C_BUFS": c_bufs}
+                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster, "GEMM_C_BUFS": c_bufs,
+                        "GEMM_L2_HINTS": l2_hints}
         self.modules = {}  # (dtype name, tma_store) -> module with that dtype's kernel only (half the compile)
         self.launchers = {}  # (dtype name, tma_store, grid) -> bound Launcher
         self.clusters = {}  # (dtype name, tma_store) -> co-resident clusters
@@ -95,7 +106,8 @@ class Config:
     def __repr__(self) -> str:
         return (f"HopperGemm(bn={self.bn}, stages={self.stages}, group_m={self.group_m}, "
                 f"b_layout={self.b_layout!r}, cluster={self.cluster}, tma_store={self.tma_store}"
-                + (f", c_bufs={self.c_bufs}" if self.c_bufs != 2 else "") + (", defer=True)" if self.defer else ")"))
+                + (f", c_bufs={self.c_bufs}" if self.c_bufs != 2 else "") + (", defer=True" if self.defer else "")
+                + (f", l2_hints={self.defines['GEMM_L2_HINTS']})" if self.defines["GEMM_L2_HINTS"] else ")"))
 
     def smem(self, tma_store: bool) -> int:
         """Dynamic shared memory: the ring, the C staging buffers, alignment slack and barriers."""

@@ -52,6 +52,9 @@ VARIANTS = {
     "bn192_c2_df": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "defer": True},
     "bn192_df": {"bn": 192, "tma_store": True, "defer": True},
     "bn256_df": {"bn": 256, "tma_store": True, "defer": True},
+    # L2 hints: C stored evict_first (h1), and A, B loaded evict_last too (h2)
+    "bn192_c2_h2": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_hints": 2},
+    "bn256_h1": {"bn": 256, "tma_store": True, "l2_hints": 1},
 }
 
 

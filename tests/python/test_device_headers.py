@@ -94,6 +94,7 @@ GEMM_VARIANTS = {  # run_hopper_gemm_fast.HopperGemm's switches as -D options
     "bn192_cluster2_tma_store_defer": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1",
                                        "-DGEMM_DEFER_EPILOGUE=1"],
     "bn192_b_kn_tma_store_defer": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_TMA_STORE=1", "-DGEMM_DEFER_EPILOGUE=1"],
+    "bn192_cluster2_tma_store_l2_hints": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1", "-DGEMM_L2_HINTS=2"],
 }
 
 

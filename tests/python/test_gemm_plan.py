@@ -77,6 +77,8 @@ def test_config_rejects_bad_knobs_by_name():
         plan.Config(sms=H100, cluster=2, group_m={"bfloat16": 9})  # a per-dtype grouping is checked too
     with pytest.raises(ValueError, match="defer=True needs tma_store=True"):
         plan.Config(sms=H100, defer=True)
+    with pytest.raises(ValueError, match=r"l2_hints must be 0, 1 \(C evict_first\) or 2"):
+        plan.Config(sms=H100, l2_hints=3)
 
 
 def test_grouping_per_dtype_and_deferred_epilogue_knobs():
@@ -85,6 +87,8 @@ def test_grouping_per_dtype_and_deferred_epilogue_knobs():
     assert g.defines["GEMM_GROUP_M"] == 8 and "defer=True" in repr(g) and "group_m={'bfloat16': 24}" in repr(g)
     assert plan.Config(sms=H100, group_m=16).groups == {"float16": 16, "bfloat16": 16}
     assert "defer" not in repr(plan.Config(sms=H100, tma_store=True))
+    h = plan.Config(sms=H100, tma_store=True, l2_hints=2)
+    assert h.defines["GEMM_L2_HINTS"] == 2 and repr(h).endswith("l2_hints=2)")
 
 
 def test_shared_memory_fits_every_sweep_configuration():
