@@ -38,20 +38,13 @@ DEFER: set[tuple[int, int]] = set()
 # (H100, 73d7b62, against bn192_c2 per cell: one C buffer a consumer 0.97-1.01×, and with it a fifth
 # stage at BN = 192 0.89-0.97×: c_bufs=1 stays a switch.) Tried at 3072×3072×3000 A·Bᵀ next: all tile-rows in one
 # group, and no L2 promotion (every 128-byte box row of a 6000-byte pitch spans two lines).
-# (H100, 1f22827: no L2 promotion 0.98×, dropped.) H100, c35601c, against the same configuration
-# undeferred: the deferred epilogue (defer=True) 0.99-1.02× at 4096³ and 8192³, 1.00× at
-# 3072×3072×3000, 0.95-0.96× at 3000×5000×2048 (a switch, not in DEFER); 256-byte L2 promotion
-# 0.80-0.93× wherever a row is unaligned (dropped).
-# L2 hints ("_h1": C stored evict_first; "_h2": A and B loaded evict_last too): 3072×3072×3000's A, B
-# and C (55 MB) overflow the 50 MB L2, and an unaligned row's lines cost twice when evicted.
-_G = {"float16": 16, "bfloat16": 24}  # the chooser's grouping at 192 c2 (A·Bᵀ)
+# (H100, 1f22827: no L2 promotion 0.98×, dropped.) H100, c35601c and 8b49167, against the same
+# configuration without the switch: the deferred epilogue (defer=True) 0.99-1.02× at 4096³ and
+# 8192³, 1.00× at 3072×3072×3000, 0.95-0.96× at 3000×5000×2048; L2 eviction hints (l2_hints=1: C
+# stored evict_first, 2: A and B loaded evict_last too) within ±0.01 in every cell; 256-byte L2
+# promotion 0.80-0.93× wherever a row is unaligned. Switches, not candidates (DEFER stays empty).
 SWEEP_EXTRAS = {
     "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
-    "bn256_c1_df": {"bn": 256, "cluster": 1, "tma_store": True, "defer": True},
-    "bn192_c2_h1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": _G, "l2_hints": 1},
-    "bn192_c2_h2": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": _G, "l2_hints": 2},
-    "bn192_c1_h2": {"bn": 192, "cluster": 1, "tma_store": True, "l2_hints": 2},
-    "bn256_c1_h1": {"bn": 256, "cluster": 1, "tma_store": True, "l2_hints": 1},
 }
 
 
