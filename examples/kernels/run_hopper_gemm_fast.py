@@ -12,6 +12,7 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
     HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
     HopperGemm(c_bufs=1, stages=5)       one C staging buffer per consumer, room for a fifth stage
     HopperGemm(tma_store=True, defer=True)  each tile's stores issued under the next tile's wgmma
+    HopperGemm(tma_store=True, l2_hints=1)  C stored evict_first in L2 (2: A, B loaded evict_last too)
 VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
 configuration per shape (hopper_gemm_plan.choose) and cache each prepared launch, so a repeated
 call costs a plan lookup and one launch (hopper_gemm_plan.Plans).
