@@ -19,9 +19,8 @@
 //   (+ 16384 × GEMM_C_BUFS with GEMM_TMA_STORE); grid min(#tiles, #SMs) (persistent), or with
 //   -DGEMM_CLUSTER=2 (4) a cluster shape of 2 (4) and 2 (4) * min(#tile pairs (quads),
 //   co-resident clusters) blocks.
-// Any M, N, K with K a multiple of 8 (TMA needs 16-byte row pitches): TMA fills the
-// out-of-bounds parts of edge tiles with zeros (they add nothing), and the epilogue's stores
-// are predicated on the bounds (TMA stores clip them).
+// Any M, N, K with K a multiple of 8 (TMA: 16-byte row pitches): TMA fills the out-of-bounds parts
+// of edge tiles with zeros, and the epilogue's stores are predicated on the bounds (TMA stores clip).
 //
 // Structure (one block per SM, looping over output tiles):
 //  - warpgroup 0, the producer, gives its registers away (setmaxnreg) and one thread issues TMA
@@ -70,6 +69,16 @@
 #ifndef GEMM_C_BUFS
 #define GEMM_C_BUFS 2
 #endif
+// GEMM_DEFER_EPILOGUE=1 (with GEMM_TMA_STORE): a consumer packs its finished tile to 16 bits (BN / 4
+// registers) and stores it after issuing the next tile's first two wgmma groups.
+#ifndef GEMM_DEFER_EPILOGUE
+#define GEMM_DEFER_EPILOGUE 0
+#endif
+// L2 priorities (.L2::cache_hint): GEMM_L2_HINTS=1 stores C evict_first (written once: its lines
+// go before the operands'); 2 also loads A and B evict_last (re-read by other tiles).
+#ifndef GEMM_L2_HINTS
+#define GEMM_L2_HINTS 0
+#endif
 // setmaxnreg split (per thread): the clustered producer needs more than 24 registers to keep
 // its multicast loop out of local memory (ptxas spills it otherwise).
 #ifndef GEMM_PRODUCER_REGS
@@ -101,6 +110,44 @@ static_assert(GEMM_PRODUCER_REGS * 128 + GEMM_CONSUMER_REGS * 256 <= 168 * THREA
               "setmaxnreg split exceeds the block's registers");
 static_assert(GEMM_GROUP_M % CLUSTER == 0, "GROUP_M counts whole cluster tile pairs");
 static_assert(GEMM_C_BUFS == 1 || GEMM_C_BUFS == 2, "GEMM_C_BUFS is 1 or 2");
+static_assert(!GEMM_DEFER_EPILOGUE || GEMM_TMA_STORE, "GEMM_DEFER_EPILOGUE needs GEMM_TMA_STORE");
+static_assert(GEMM_L2_HINTS >= 0 && GEMM_L2_HINTS <= 2, "GEMM_L2_HINTS is 0, 1 or 2");
+
+// A 2-D TMA load (multicast to `mask` when nonzero) with evict_last under GEMM_L2_HINTS=2.
+__device__ __forceinline__ void load_2d(const CUtensorMap* map, void* dst, unsigned long long* bar,
+                                        unsigned short mask, int x, int y) {
+#if GEMM_L2_HINTS >= 2
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  if (mask == 0)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+                 "l"(tma::map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "l"(policy)
+                 : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster.L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;" ::"r"(smem_addr(dst)),
+                 "l"(tma::map_addr(map)), "r"(smem_addr(bar)), "r"(x), "r"(y), "h"(mask), "l"(policy)
+                 : "memory");
+#else
+  mask == 0 ? tma::load_tile(map, dst, bar, x, y) : tma::load_tile_multicast(map, dst, bar, mask, x, y);
+#endif
+}
+
+#if GEMM_TMA_STORE
+// A 2-D TMA store of C, evict_first under GEMM_L2_HINTS >= 1.
+__device__ __forceinline__ void store_c(const CUtensorMap* map, const void* src, int x, int y) {
+#if GEMM_L2_HINTS >= 1
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%2, %3}], [%1], %4;"
+               ::"l"(tma::map_addr(map)), "r"(smem_addr(src)), "r"(x), "r"(y), "l"(policy)
+               : "memory");
+#else
+  tma::store_tile(map, src, x, y);
+#endif
+}
+#endif
 
 // Dynamic shared memory: the rings (1024-byte aligned for the 128B swizzle), then barriers.
 struct Ring {
@@ -166,8 +213,9 @@ __device__ __forceinline__ void store_block(const float (&d)[BN / 2], unsigned s
 // chunk c at c ^ (r % 8): the 8 rows × 16 bytes of one warp store hit all 32 banks once), then
 // stored by one thread with TMA, which clips rows and columns outside M×N. GEMM_C_BUFS buffers per
 // consumer alternate; `issued` counts this warpgroup's stores so far (the same in all threads).
-template <wgmma::Type T>
-__device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const CUtensorMap* C,
+// `value(j, h)` is the packed pair of columns 8j + 2(l % 4) in row 8h of this thread's rows.
+template <typename Value>
+__device__ __forceinline__ void store_block_tma(Value value, const CUtensorMap* C,
                                                 unsigned char (*stage)[C_CHUNK_BYTES], int N,
                                                 int row0, int n0, unsigned barrier_id,
                                                 unsigned& issued) {
@@ -185,14 +233,14 @@ __device__ __forceinline__ void store_block_tma(const float (&d)[BN / 2], const 
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * w + l / 4 + 8 * h;  // r % 8 == l / 4
-        const unsigned v = pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        const unsigned v = value(j, h);
         *reinterpret_cast<unsigned*>(buf + r * 128 + ((jj ^ (l / 4)) << 4) + 4 * (l % 4)) = v;
       }
     }
     tma::fence_proxy_async_shared();  // these generic writes, before TMA reads them
     warpgroup::named_sync(barrier_id, 128);
     if (t == 0) {
-      tma::store_tile(C, buf, n0 + 64 * q, row0);
+      store_c(C, buf, n0 + 64 * q, row0);
       tma::store_commit();
     }
     ++issued;
@@ -212,17 +260,14 @@ __device__ __forceinline__ void load_b(const CUtensorMap& B, unsigned char* dst,
   for (int i = 0; i < boxes; ++i) {
     const int j = static_cast<int>(rank) * boxes + i;
     if (j >= BN / 64) break;
-    if constexpr (CLUSTER == 1)
-      tma::load_tile(&B, dst + j * B_BOX_BYTES, bar, n0 + 64 * j, kt * BK);
-    else
-      tma::load_tile_multicast(&B, dst + j * B_BOX_BYTES, bar, PEERS, n0 + 64 * j, kt * BK);
+    load_2d(&B, dst + j * B_BOX_BYTES, bar, CLUSTER == 1 ? 0 : PEERS, n0 + 64 * j, kt * BK);
   }
 #else
   if constexpr (CLUSTER == 1)
-    tma::load_tile(&B, dst, bar, kt * BK, n0);
+    load_2d(&B, dst, bar, 0, kt * BK, n0);
   else
-    tma::load_tile_multicast(&B, dst + rank * (B_BYTES / CLUSTER), bar, PEERS, kt * BK,
-                             n0 + static_cast<int>(rank) * (BN / CLUSTER));
+    load_2d(&B, dst + rank * (B_BYTES / CLUSTER), bar, PEERS, kt * BK,
+            n0 + static_cast<int>(rank) * (BN / CLUSTER));
 #endif
 }
 
@@ -290,7 +335,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
           mbar::wait(&s.empty[slot], ((it / STAGES) & 1) ^ 1);
           // A, and all of B: the peer's multicast half lands on this barrier too.
           mbar::arrive_expect_tx(&s.full[slot], A_BYTES + B_BYTES);
-          tma::load_tile(&A, s.a[slot], &s.full[slot], kt * BK, m0);
+          load_2d(&A, s.a[slot], &s.full[slot], 0, kt * BK, m0);
           load_b(B, s.b[slot], &s.full[slot], kt, n0, rank);
         }
       }
@@ -303,6 +348,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
     const bool leader = warpgroup::thread() == 0;
 #if GEMM_TMA_STORE
     unsigned issued = 0;
+#endif
+#if GEMM_DEFER_EPILOGUE
+    unsigned held[BN / 4] = {};  // the previous tile's part of C, packed: stored under this tile's wgmma
+    int held_row0 = -1, held_n0 = 0;  // held_row0 < 0: nothing held
+    const auto held_value = [&](int j, int h) { return held[2 * j + h]; };
+    const int store_at = k_tiles > 1 ? 1 : 0;  // after the second group is issued (two in flight)
 #endif
     int it = 0;
     float d[BN / 2];
@@ -330,6 +381,12 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
           wgmma::mma<BN, T>(d, wgmma::desc_k128(a + k), wgmma::desc_k128(b + k));
 #endif
         wgmma::commit();
+#if GEMM_DEFER_EPILOGUE
+        if (kt == store_at && held_row0 >= 0) {  // the same in the whole warpgroup
+          store_block_tma(held_value, C, s.c[cw], N, held_row0, held_n0, 1 + cw, issued);
+          held_row0 = -1;
+        }
+#endif
         // The group before this one is done: its slot may be refilled.
         wgmma::wait<1>();
         if (kt > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
@@ -338,12 +395,24 @@ __device__ __forceinline__ void gemm(const CUtensorMap& A, const CUtensorMap& B,
       if (k_tiles > 0 && leader) release(&s.empty[(it + STAGES - 1) % STAGES]);
       const int row0 = m0 + 64 * cw;
       if (row0 >= M) continue;  // the whole warpgroup: nothing of this block is in C
-#if GEMM_TMA_STORE
-      store_block_tma<T>(d, C, s.c[cw], N, row0, n0, 1 + cw, issued);
+#if GEMM_DEFER_EPILOGUE
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) held[2 * j + h] = pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+      }
+      held_row0 = row0;
+      held_n0 = n0;
+#elif GEMM_TMA_STORE
+      store_block_tma([&](int j, int h) { return pack2<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]); }, C,
+                      s.c[cw], N, row0, n0, 1 + cw, issued);
 #else
       store_block<T>(d, C, M, N, row0, n0);
 #endif
     }
+#if GEMM_DEFER_EPILOGUE
+    if (held_row0 >= 0) store_block_tma(held_value, C, s.c[cw], N, held_row0, held_n0, 1 + cw, issued);
+#endif
 #if GEMM_TMA_STORE
     if (leader) tma::store_wait<0>();  // the stores have read shared memory before it goes
 #endif

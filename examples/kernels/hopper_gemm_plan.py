@@ -27,14 +27,24 @@ CANDIDATES = ((256, 1), (256, 2), (192, 1), (192, 2), (128, 1), (128, 2))  # (bn
 # Tile-row grouping per candidate where the sweep preferred another than 8: 192 c2 gained
 # 0.8-1.2% at 3072×3072×3000 A·Bᵀ with 16 in both H100 runs, and was neutral (±1%) elsewhere.
 GROUP_M = {(192, 2): 16}
+# Overrides by (layout, bn, cluster, dtype) where one dtype preferred another grouping: bf16 A·Bᵀ at
+# 192 c2 (3072×3072×3000) gained 1.3%, 1.7% and 1.7% with all tile-rows in one group (24) in three H100
+# runs (137466a, 1f22827, c35601c); fp16 moved -1.1%, -0.4%, +0.5% (kept at 16).
+GROUP_M_DTYPE: dict[tuple, int] = {("nk", 192, 2, "bfloat16"): 24}
+# (bn, cluster) candidates whose epilogue is deferred under the next tile's wgmma (GEMM_DEFER_EPILOGUE).
+DEFER: set[tuple[int, int]] = set()
 # Extra configurations `nanocuda bench gemm_shapes --sweep` times beside CANDIDATES (kwargs).
 # (4-block clusters lost everywhere in the H100 sweep, 0.6-0.99×; kept as a switch, not a candidate.)
 # (H100, 73d7b62, against bn192_c2 per cell: one C buffer a consumer 0.97-1.01×, and with it a fifth
 # stage at BN = 192 0.89-0.97×: c_bufs=1 stays a switch.) Tried at 3072×3072×3000 A·Bᵀ next: all tile-rows in one
 # group, and no L2 promotion (every 128-byte box row of a 6000-byte pitch spans two lines).
+# (H100, 1f22827: no L2 promotion 0.98×, dropped.) H100, c35601c and 8b49167, against the same
+# configuration without the switch: the deferred epilogue (defer=True) 0.99-1.02× at 4096³ and
+# 8192³, 1.00× at 3072×3072×3000, 0.95-0.96× at 3000×5000×2048; L2 eviction hints (l2_hints=1: C
+# stored evict_first, 2: A and B loaded evict_last too) within ±0.01 in every cell; 256-byte L2
+# promotion 0.80-0.93× wherever a row is unaligned. Switches, not candidates (DEFER stays empty).
 SWEEP_EXTRAS = {
     "bn192_c2_g24": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 24},
-    "bn192_c2_g16_l2none": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_promotion": "none"},
 }
 
 
@@ -47,12 +57,14 @@ def dtype_name(dtype) -> str:
 
 
 class Config:
-    """One compiled configuration: N tile (128, 192 or 256), ring depth, tile grouping, B layout,
-    cluster size (1, or 2 with B multicast) and epilogue (registers, or TMA stores)."""
+    """One compiled configuration: N tile (128, 192 or 256), ring depth, tile grouping (an int, or
+    {dtype name: int} for a grouping per dtype, 8 where missing), B layout, cluster size (1, or 2
+    with B multicast) and epilogue (registers, or TMA stores; `defer`: TMA stores issued under the
+    next tile's first wgmma groups)."""
 
-    def __init__(self, bn: int = 256, stages: int | None = None, group_m: int = 8, l2_promotion=None, *,
+    def __init__(self, bn: int = 256, stages: int | None = None, group_m: int | dict = 8, l2_promotion=None, *,
                  b_layout: str = "nk", cluster: int = 1, tma_store: bool = False, sms: int | None = None,
-                 c_bufs: int = 2):
+                 c_bufs: int = 2, defer: bool = False, l2_hints: int = 0):
         if bn not in (128, 192, 256):
             raise ValueError(f"HopperGemm: bn must be 128, 192 or 256, got {bn}")
         if b_layout not in ("nk", "kn"):
@@ -62,13 +74,23 @@ class Config:
             raise ValueError(f"HopperGemm: cluster must be 1, 2 or 4, got {cluster}")
         if c_bufs not in (1, 2):
             raise ValueError(f"HopperGemm: c_bufs must be 1 or 2, got {c_bufs}")
-        if group_m % cluster:
-            raise ValueError(f"HopperGemm: group_m ({group_m}) must be a multiple of cluster ({cluster})")
+        groups = {name: group_m.get(name, 8) for name in KERNELS} if isinstance(group_m, dict) else \
+            dict.fromkeys(KERNELS, group_m)
+        for g in groups.values():
+            if g % cluster:
+                raise ValueError(f"HopperGemm: group_m ({g}) must be a multiple of cluster ({cluster})")
+        if l2_hints not in (0, 1, 2):
+            raise ValueError(f"HopperGemm: l2_hints must be 0, 1 (C evict_first) or 2 (and A, B evict_last), "
+                             f"got {l2_hints}")
+        if defer and not tma_store:
+            raise ValueError("HopperGemm: defer=True needs tma_store=True (it defers the TMA stores)")
         self.bn, self.l2, self.b_layout, self.cluster, self.tma_store = bn, l2_promotion, b_layout, cluster, tma_store
-        self.group_m, self.c_bufs = group_m, c_bufs
+        self.group_m, self.groups, self.c_bufs, self.defer = group_m, groups, c_bufs, defer
         self.stages = stages or (6 if bn == 128 else 4)
-        self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": group_m,
-                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster, "GEMM_C_BUFS": c_bufs}
+        # float16's grouping; kernel() compiles each dtype with its own (self.groups)
+        self.defines = {"GEMM_BN": bn, "GEMM_STAGES": self.stages, "GEMM_GROUP_M": groups["float16"],
+                        "GEMM_B_KN": int(b_layout == "kn"), "GEMM_CLUSTER": cluster, "GEMM_C_BUFS": c_bufs,
+                        "GEMM_L2_HINTS": l2_hints}
         self.modules = {}  # (dtype name, tma_store) -> module with that dtype's kernel only (half the compile)
         self.launchers = {}  # (dtype name, tma_store, grid) -> bound Launcher
         self.clusters = {}  # (dtype name, tma_store) -> co-resident clusters
@@ -77,7 +99,8 @@ class Config:
     def __repr__(self) -> str:
         return (f"HopperGemm(bn={self.bn}, stages={self.stages}, group_m={self.group_m}, "
                 f"b_layout={self.b_layout!r}, cluster={self.cluster}, tma_store={self.tma_store}"
-                + (f", c_bufs={self.c_bufs})" if self.c_bufs != 2 else ")"))
+                + (f", c_bufs={self.c_bufs}" if self.c_bufs != 2 else "") + (", defer=True" if self.defer else "")
+                + (f", l2_hints={self.defines['GEMM_L2_HINTS']})" if self.defines["GEMM_L2_HINTS"] else ")"))
 
     def smem(self, tma_store: bool) -> int:
         """Dynamic shared memory: the ring, the C staging buffers, alignment slack and barriers."""
@@ -90,8 +113,11 @@ class Config:
         key = (dtype_name(dtype), tma)
         if key not in self.modules:
             only = "GEMM_ONLY_F16" if key[0] == "float16" else "GEMM_ONLY_BF16"
+            defines = {**self.defines, "GEMM_GROUP_M": self.groups[key[0]], "GEMM_TMA_STORE": int(tma), only: None}
+            if self.defer and tma:  # (the register-store module for outputs TMA cannot address: not deferred)
+                defines["GEMM_DEFER_EPILOGUE"] = 1
             self.modules[key] = nanocuda.load(os.path.join(HERE, "hopper_gemm_fast.cu"), arch="sm_90a",
-                                              defines={**self.defines, "GEMM_TMA_STORE": int(tma), only: None})
+                                              defines=defines)
         return getattr(self.modules[key], KERNELS[key[0]])
 
     def max_clusters(self, dtype, tma: bool) -> int:
@@ -204,8 +230,11 @@ class Plans:
         key = (b_layout, bn, cluster)
         g = self.configs.get(key)
         if g is None:
-            g = self.configs[key] = self.factory(bn, group_m=GROUP_M.get((bn, cluster), 8), b_layout=b_layout,
-                                                 cluster=cluster, tma_store=True, sms=self.sms)
+            group = GROUP_M.get((bn, cluster), 8)
+            groups = {name: GROUP_M_DTYPE.get((b_layout, bn, cluster, name), group) for name in KERNELS}
+            g = self.configs[key] = self.factory(bn, group_m=groups if len(set(groups.values())) > 1 else group,
+                                                 b_layout=b_layout, cluster=cluster, tma_store=True, sms=self.sms,
+                                                 defer=(bn, cluster) in DEFER)
         return g
 
     def launch(self, b_layout: str, dtype: str, m: int, n: int, k: int, a_ptr: int, b_ptr: int,

@@ -11,6 +11,8 @@ K (and, for a K×N B, N) is padded to a multiple of 8 with a copy when it is not
     HopperGemm(tma_store=True)           C staged through shared memory, TMA stores
     HopperGemm(bn=192) / (bn=128)        128×192 / 128×128 tiles (4 / 6 stages)
     HopperGemm(c_bufs=1, stages=5)       one C staging buffer per consumer, room for a fifth stage
+    HopperGemm(tma_store=True, defer=True)  each tile's stores issued under the next tile's wgmma
+    HopperGemm(tma_store=True, l2_hints=1)  C stored evict_first in L2 (2: A, B loaded evict_last too)
 VARIANTS names the combinations that scripts/gemm-gpu times. gemm() and matmul() pick a
 configuration per shape (hopper_gemm_plan.choose) and cache each prepared launch, so a repeated
 call costs a plan lookup and one launch (hopper_gemm_plan.Plans).
@@ -21,7 +23,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hopper_gemm_plan import BM, BK, CANDIDATES, GROUP_M, SWEEP_EXTRAS, THREADS, Config, Plans, choose  # noqa: E402,F401
+from hopper_gemm_plan import (BM, BK, CANDIDATES, DEFER, GROUP_M, GROUP_M_DTYPE, SWEEP_EXTRAS,  # noqa: E402,F401
+                              THREADS, Config, Plans, choose)  # noqa: F401
 
 sys.path.pop(0)
 
@@ -46,6 +49,13 @@ VARIANTS = {
     "bn192_c2_g16_cb1": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "c_bufs": 1},
     "bn192_c2_g16_s5": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "stages": 5, "c_bufs": 1},
     "bn256_c4": {"bn": 256, "cluster": 4, "tma_store": True},
+    # the deferred epilogue: a tile's TMA stores issued under the next tile's first wgmma groups
+    "bn192_c2_df": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "defer": True},
+    "bn192_df": {"bn": 192, "tma_store": True, "defer": True},
+    "bn256_df": {"bn": 256, "tma_store": True, "defer": True},
+    # L2 hints: C stored evict_first (h1), and A, B loaded evict_last too (h2)
+    "bn192_c2_h2": {"bn": 192, "cluster": 2, "tma_store": True, "group_m": 16, "l2_hints": 2},
+    "bn256_h1": {"bn": 256, "tma_store": True, "l2_hints": 1},
 }
 
 

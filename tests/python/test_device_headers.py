@@ -89,6 +89,12 @@ GEMM_VARIANTS = {  # run_hopper_gemm_fast.HopperGemm's switches as -D options
     "bn192_b_kn_tma_store": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_TMA_STORE=1"],
     "bn192_cluster2_tma_store": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1"],
     "bn192_b_kn_cluster4_tma_store": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_CLUSTER=4", "-DGEMM_TMA_STORE=1"],
+    # the deferred epilogue keeps the packed tile (BN / 4 registers) beside the accumulators
+    "bn256_tma_store_defer": ["-DGEMM_TMA_STORE=1", "-DGEMM_DEFER_EPILOGUE=1"],
+    "bn192_cluster2_tma_store_defer": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1",
+                                       "-DGEMM_DEFER_EPILOGUE=1"],
+    "bn192_b_kn_tma_store_defer": ["-DGEMM_BN=192", "-DGEMM_B_KN=1", "-DGEMM_TMA_STORE=1", "-DGEMM_DEFER_EPILOGUE=1"],
+    "bn192_cluster2_tma_store_l2_hints": ["-DGEMM_BN=192", "-DGEMM_CLUSTER=2", "-DGEMM_TMA_STORE=1", "-DGEMM_L2_HINTS=2"],
 }
 
 

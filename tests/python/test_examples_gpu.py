@@ -171,7 +171,8 @@ _variant_gemms = {}
 @pytest.mark.parametrize("b_layout", ["nk", "kn"])
 @pytest.mark.parametrize("variant", ["base", "cluster2", "tma_store", "cluster2_tma_store", "bn192", "bn192_c2",
                                      "bn128", "bn128_c2", "bn192_c2_g16", "bn192_c4", "bn256_c4",
-                                     "bn192_c2_g16_cb1", "bn192_c2_g16_s5"])
+                                     "bn192_c2_g16_cb1", "bn192_c2_g16_s5", "bn192_c2_df", "bn192_df",
+                                     "bn256_df", "bn192_c2_h2", "bn256_h1"])
 def test_hopper_gemm_fast_variants_match_torch(torch, m, n, k, dtype, b_layout, variant):
     """Every variant scripts/gemm-gpu times, for C = A·Bᵀ (B N×K) and C = A·B (B K×N)."""
     needs_sm90()

@@ -73,6 +73,22 @@ def test_config_rejects_bad_knobs_by_name():
             plan.Config(sms=H100, **kw)
     with pytest.raises(ValueError, match="dtype must be float16 or bfloat16"):
         plan.dtype_name("float32")
+    with pytest.raises(ValueError, match=r"group_m \(9\) must be a multiple of cluster \(2\)"):
+        plan.Config(sms=H100, cluster=2, group_m={"bfloat16": 9})  # a per-dtype grouping is checked too
+    with pytest.raises(ValueError, match="defer=True needs tma_store=True"):
+        plan.Config(sms=H100, defer=True)
+    with pytest.raises(ValueError, match=r"l2_hints must be 0, 1 \(C evict_first\) or 2"):
+        plan.Config(sms=H100, l2_hints=3)
+
+
+def test_grouping_per_dtype_and_deferred_epilogue_knobs():
+    g = plan.Config(192, cluster=2, tma_store=True, sms=H100, group_m={"bfloat16": 24}, defer=True)
+    assert g.groups == {"float16": 8, "bfloat16": 24}  # a dtype left out keeps 8
+    assert g.defines["GEMM_GROUP_M"] == 8 and "defer=True" in repr(g) and "group_m={'bfloat16': 24}" in repr(g)
+    assert plan.Config(sms=H100, group_m=16).groups == {"float16": 16, "bfloat16": 16}
+    assert "defer" not in repr(plan.Config(sms=H100, tma_store=True))
+    h = plan.Config(sms=H100, tma_store=True, l2_hints=2)
+    assert h.defines["GEMM_L2_HINTS"] == 2 and repr(h).endswith("l2_hints=2)")
 
 
 def test_shared_memory_fits_every_sweep_configuration():
@@ -128,8 +144,31 @@ assert a_map.address == A and b_map.address == B and c_map.address == C  # TMA s
 bn, cluster = plan.choose(m, n, k, "nk", 132)
 assert (bn, cluster) == (192, 2)
 g = plans.config("nk", m, n, k)
-assert g.defines["GEMM_GROUP_M"] == 16 and "group_m=16" in repr(g)  # GROUP_M's entry for 192 c2
+assert g.defines["GEMM_GROUP_M"] == 16 and g.groups == {{"float16": 16, "bfloat16": 24}}  # GROUP_M(_DTYPE)
+assert "group_m={{'float16': 16, 'bfloat16': 24}}" in repr(g)
+assert plans.config("kn", 3000, 5000, 2048).groups == {{"float16": 16, "bfloat16": 16}}  # 192 c2, A·B: 16
 assert plans.config("kn", 2048, 2048, 2048).defines["GEMM_GROUP_M"] == 8
+# what each compiled module got (nanocuda.load's defines), per dtype and epilogue
+loads = []
+real_load = nanocuda.load
+nanocuda.load = lambda path, **kw: loads.append(kw["defines"]) or real_load(path, **kw)
+saved = dict(plan.GROUP_M_DTYPE)
+plan.GROUP_M_DTYPE[("nk", 192, 2, "bfloat16")] = 20
+plan.DEFER.add((192, 2))
+other = plan.Plans()
+other.sms = 132
+other.launch("nk", "bfloat16", m, n, k, A, B, C, stream)
+other.launch("nk", "float16", m, n, k, A, B, C, stream)
+os.environ["NANOCUDA_MOCK_PARAMS"] = "128,128,8,4,4,4"
+other.launch("nk", "float16", m, n, k, A, B, C + 2, stream)  # C's start not TMA's: register stores
+os.environ["NANOCUDA_MOCK_PARAMS"] = "128,128,128,4,4,4"
+nanocuda.load = real_load
+plan.GROUP_M_DTYPE.clear()
+plan.GROUP_M_DTYPE.update(saved)
+plan.DEFER.clear()
+assert [(d["GEMM_GROUP_M"], d.get("GEMM_DEFER_EPILOGUE"), d["GEMM_TMA_STORE"]) for d in loads] == \
+    [(20, 1, 1), (16, 1, 1), (16, None, 0)], loads
+assert plans.config("nk", m, n, k).defer is False  # the first Plans built its configuration before
 assert tuple(b_map.geometry["box"]) == (bn // cluster, 64), b_map.geometry  # N×K B: rows, 64 K
 assert tuple(a_map.geometry["shape"]) == (m, k) and tuple(c_map.geometry["box"]) == (64, 64)
 assert launcher is not None and calls[0] == min(-(-m // 128) * -(-n // bn), 132 // cluster * cluster)
@@ -147,7 +186,7 @@ plans.LIMIT = 4
 for i in range(6):
     plans.launch("nk", "float16", 256, 256, 64, A, B, C + 4096 * i, stream)
 assert len(plans.prepared) <= 4
-assert launches() == 11, launches()
+assert launches() == 14, launches()  # 11 here, 3 in the GROUP_M_DTYPE / DEFER check
 # configurations are shared by shapes that choose the same one
 assert len(plans.configs) <= len(plan.CANDIDATES) * 2
 print("ok")
@@ -157,3 +196,40 @@ print("ok")
 def test_host_path_caches_one_launch_per_call(mock_libcuda):
     run_on_mock(mock_libcuda, HOST_PATH.format(kernels=str(KERNELS)), version="13.0", NANOCUDA_MOCK_CC="9.0",
                 NANOCUDA_MOCK_POINTER="device")
+
+
+def test_event_burst_runs_its_before_hook_outside_the_events():
+    # gemm_shapes' queued bursts: the GPU sleep goes first, then the timed burst (a fake torch records the order)
+    from nanocuda.bench.gemm_shapes import queued_burst
+    from nanocuda.bench.kernels import event_burst
+
+    order = []
+
+    class FakeEvent:
+        def __init__(self, enable_timing):
+            self.name = "start" if not order.count("made") else "end"
+            order.append("made")
+
+        def record(self):
+            order.append(self.name)
+
+        def synchronize(self):
+            order.append("sync")
+
+        def elapsed_time(self, other):
+            return 0.25  # ms
+
+    class Cuda:
+        Event = FakeEvent
+
+        @staticmethod
+        def _sleep(cycles):
+            order.append(f"sleep {cycles}")
+
+    class Torch:
+        cuda = Cuda
+
+    assert event_burst(Torch, lambda: order.append("call"), 2)() == 250_000
+    del order[:]
+    assert queued_burst(Torch, lambda: order.append("call"), 2)() == 250_000
+    assert order[2:] == ["sleep 4000000", "start", "call", "call", "end", "sync"], order

@@ -30,6 +30,8 @@ MAX_ROUNDS = 15
 # from its prepared launch's (fixed output, allocation only, another output buffer, cuBLAS into
 # the fixed output) and prints each path's host time per call.
 CELLS = {c.strip() for c in os.environ.get("NANOCUDA_GEMM_CELLS", "").split(",") if c.strip()}
+# NANOCUDA_GEMM_VARIANTS="bn192_c2,bn192_c2_df,..." keeps only those sweep configurations (exact names).
+VARIANTS = {v.strip() for v in os.environ.get("NANOCUDA_GEMM_VARIANTS", "").split(",") if v.strip()}
 GAP = os.environ.get("NANOCUDA_GEMM_GAP", "") == "1"
 WARM_SECONDS = 3.0
 
@@ -54,15 +56,19 @@ def warm_up(torch) -> None:
 
 def candidate_launches(ex, layout, a, b, c):
     """name -> prepared launch of every candidate configuration as the chooser builds it
-    (hopper_gemm_plan.CANDIDATES and GROUP_M, TMA stores) and of the extra ones the sweep
-    tries (SWEEP_EXTRAS)."""
-    configs = {f"bn{bn}_c{cluster}": {"bn": bn, "cluster": cluster, "tma_store": True,
-                                      "group_m": ex.GROUP_M.get((bn, cluster), 8)} for bn, cluster in ex.CANDIDATES}
+    (hopper_gemm_plan.CANDIDATES with GROUP_M, GROUP_M_DTYPE and DEFER, TMA stores) and of the
+    extra ones the sweep tries (SWEEP_EXTRAS)."""
+    def group(bn, cluster):
+        g = ex.GROUP_M.get((bn, cluster), 8)
+        return {name: ex.GROUP_M_DTYPE.get((layout, bn, cluster, name), g) for name in ("float16", "bfloat16")}
+
+    configs = {f"bn{bn}_c{cluster}": {"bn": bn, "cluster": cluster, "tma_store": True, "group_m": group(bn, cluster),
+                                      "defer": (bn, cluster) in ex.DEFER} for bn, cluster in ex.CANDIDATES}
     out = {}
     # variants a smoke run found hanging or failing (scripts/gemm-sweep): left out, prefix match
     skip = [v for v in os.environ.get("NANOCUDA_GEMM_SKIP_VARIANTS", "").split(",") if v]
     for name, kw in {**configs, **ex.SWEEP_EXTRAS}.items():
-        if any(name.startswith(v) for v in skip):
+        if any(name.startswith(v) for v in skip) or (VARIANTS and name not in VARIANTS):
             continue
         g = _configs.get((layout, name))
         if g is None:
@@ -136,18 +142,7 @@ def cell(torch, ex, run: Run, layout: str, dtype, m: int, n: int, k: int, rounds
 def queued_burst(torch, fn, repeats: int):
     """event_burst with the calls queued behind ~2 ms of torch.cuda._sleep: the events time the
     GPU's work alone (the host has issued every call before the GPU reaches the first)."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def run() -> int:
-        torch.cuda._sleep(4_000_000)
-        start.record()
-        for _ in range(repeats):
-            fn()
-        end.record()
-        end.synchronize()
-        return int(start.elapsed_time(end) * 1e6)
-
-    return run
+    return event_burst(torch, fn, repeats, before=lambda: torch.cuda._sleep(4_000_000))
 
 
 class GemmShapes(Subcommand):

@@ -22,11 +22,14 @@ GEMM_SIZES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000,
               (8192, 1000, 3000)]
 
 
-def event_burst(torch, fn, repeats: int):
-    """A burst of `repeats` calls of fn, timed with CUDA events; returns nanoseconds."""
+def event_burst(torch, fn, repeats: int, before=None):
+    """A burst of `repeats` calls of fn, timed with CUDA events; returns nanoseconds. `before`
+    (optional) is called first, outside the events: e.g. a GPU sleep the burst queues behind."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
     def run() -> int:
+        if before is not None:
+            before()
         start.record()
         for _ in range(repeats):
             fn()
