@@ -262,8 +262,8 @@ class GraphDefinition:
 
     def launch(self, config, kernel, *args):
         """Add an entry kernel node (no dependencies); see GraphNode.launch."""
-        # _launch inlined, with the graph's validity checked by the core's add (read here only
-        # when it refuses): per node, the Python above the core add is what the H100 sees.
+        # _launch_entry, below: the extension's launch does this for exact LaunchConfig and
+        # Kernel arguments; here the rest. _launch inlined; the core's add checks the graph.
         if type(config) is not LaunchConfig and not isinstance(config, LaunchConfig):
             raise TypeError(f"GraphDefinition.launch: config must be a LaunchConfig, got {type(config).__name__}")
         if type(kernel) is not Kernel and not isinstance(kernel, Kernel):
@@ -433,8 +433,7 @@ for _name in ("join", "allocate", "deallocate", "memset", "memcpy", "embed", "re
     def _entry_method(self, *args, _name=_name, **kwargs):
         return getattr(self._entry, _name)(*args, **kwargs)
 
-    _entry_method.__name__ = _name
-    _entry_method.__qualname__ = f"GraphDefinition.{_name}"
+    _entry_method.__name__, _entry_method.__qualname__ = _name, f"GraphDefinition.{_name}"
     _entry_method.__doc__ = f"Add an entry node (no dependencies); see GraphNode.{_name}."
     setattr(GraphDefinition, _name, _entry_method)
 del _name, _entry_method
@@ -446,4 +445,6 @@ def empty(self) -> GraphNode:
 
 
 GraphDefinition.empty = empty
+GraphDefinition._launch_entry = GraphDefinition.launch
+_internal.install_definition_launch(GraphDefinition, KernelNode, _Tree)  # a METH_FASTCALL launch
 del empty
