@@ -3,8 +3,9 @@
 Sections (each Python row has the C++ row it is divided by, and a target):
   - a device-side while_loop running a tiny kernel until a counter reaches N (1000, 10000),
     per iteration: the nanocuda-built conditional graph vs one built with the driver API in
-    C++ (target 1.05), each sample on a new executable on both sides (built untimed); for scale, a Python loop of Launcher calls and a C++ cuLaunchKernel
-    loop doing the same steps from the host;
+    C++ (target 1.05), each sample on a new executable on both sides (built untimed); for
+    scale, a Python loop of Launcher calls and a C++ cuLaunchKernel loop doing the same steps
+    from the host;
   - building and instantiating a 1000-node graph (capture + complete) (target 1.3);
   - the same built explicitly (GraphDefinition.launch x1000 + instantiate) vs C++
     cuGraphAddKernelNode x1000 + cuGraphInstantiate (target 1.3);
@@ -63,6 +64,7 @@ def workloads(run: Run) -> tuple[list[Workload], object]:
 
     out: list[Workload] = []
     loop_rounds = max(3, min(run.rounds, 20))
+
     def while_graph(n: int):
         b = dev.create_graph_builder().begin_building()
         h = b.create_conditional_handle(default_value=1)
