@@ -146,13 +146,15 @@ PyObject* definition_launch(PyObject* self, PyObject* const* args, Py_ssize_t na
   if (nargs < 2 || Py_TYPE(self) != g_def.definition_type || Py_TYPE(args[0]) != g_def.config_type ||
       Py_TYPE(args[1]) != g_def.kernel_type)
     return launch_slow(self, args, nargs);
-  PyObject* core = slot(self, g_def.core);
-  PyObject* tree = slot(self, g_def.tree);
-  if (!core || Py_TYPE(core) != g_def.core_type || !tree || Py_TYPE(tree) != g_def.tree_type)
+  // Held, not borrowed: packing may run Python code (an argument's properties) that rebinds them.
+  nb::object core = nb::borrow(slot(self, g_def.core));
+  nb::object tree = nb::borrow(slot(self, g_def.tree));
+  if (!core.is_valid() || Py_TYPE(core.ptr()) != g_def.core_type || !tree.is_valid() ||
+      Py_TYPE(tree.ptr()) != g_def.tree_type)
     return launch_slow(self, args, nargs);
-  PyObject* extras = slot(tree, g_def.extras);
-  PyObject* nodes = slot(tree, g_def.nodes);
-  if (!extras || !PyDict_CheckExact(extras) || !nodes || !PyDict_CheckExact(nodes))
+  nb::object extras = nb::borrow(slot(tree.ptr(), g_def.extras));
+  nb::object nodes = nb::borrow(slot(tree.ptr(), g_def.nodes));
+  if (!extras.is_valid() || !PyDict_CheckExact(extras.ptr()) || !nodes.is_valid() || !PyDict_CheckExact(nodes.ptr()))
     return launch_slow(self, args, nargs);
   nb::object rest = nb::steal(PyTuple_New(nargs - 2));
   if (!rest.is_valid()) return nullptr;
@@ -162,7 +164,7 @@ PyObject* definition_launch(PyObject* self, PyObject* const* args, Py_ssize_t na
   }
   std::uintptr_t h = 0;
   try {
-    h = add_kernel_node(*nb::inst_ptr<GraphDefinition>(core), {}, *nb::inst_ptr<LaunchConfig>(args[0]),
+    h = add_kernel_node(*nb::inst_ptr<GraphDefinition>(core.ptr()), {}, *nb::inst_ptr<LaunchConfig>(args[0]),
                         *nb::inst_ptr<Kernel>(args[1]), args[1], nb::borrow<nb::tuple>(rest));
   } catch (const ValueError&) {  // a destroyed graph among them: the Python path says which
     return launch_slow(self, args, nargs);
@@ -171,7 +173,7 @@ PyObject* definition_launch(PyObject* self, PyObject* const* args, Py_ssize_t na
   nb::object extra = nb::steal(PyDict_New());
   if (!handle.is_valid() || !extra.is_valid() || PyDict_SetItem(extra.ptr(), g_def.kernel_key, args[1]) ||
       PyDict_SetItem(extra.ptr(), g_def.args_key, rest.ptr()) ||
-      PyDict_SetItem(extra.ptr(), g_def.config_key, args[0]) || PyDict_SetItem(extras, handle.ptr(), extra.ptr()))
+      PyDict_SetItem(extra.ptr(), g_def.config_key, args[0]) || PyDict_SetItem(extras.ptr(), handle.ptr(), extra.ptr()))
     return nullptr;
   nb::object node = nb::steal(g_def.node_type->tp_alloc(g_def.node_type, 0));  // object.__new__
   if (!node.is_valid()) return nullptr;
@@ -179,7 +181,7 @@ PyObject* definition_launch(PyObject* self, PyObject* const* args, Py_ssize_t na
   slot(node.ptr(), g_def.handle) = handle.inc_ref().ptr();
   slot(node.ptr(), g_def.valid) = nb::handle(Py_True).inc_ref().ptr();
   nb::object ref = nb::steal(PyWeakref_NewRef(node.ptr(), nullptr));
-  if (!ref.is_valid() || PyDict_SetItem(nodes, handle.ptr(), ref.ptr())) return nullptr;
+  if (!ref.is_valid() || PyDict_SetItem(nodes.ptr(), handle.ptr(), ref.ptr())) return nullptr;
   return node.release().ptr();
 }
 
