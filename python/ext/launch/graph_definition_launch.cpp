@@ -115,9 +115,6 @@ struct DefinitionLayout {
   PyTypeObject* config_type = nullptr;          // LaunchConfig
   PyTypeObject* kernel_type = nullptr;          // Kernel
   PyObject* slow = nullptr;                     // GraphDefinition._launch_entry
-  PyObject* kernel_key = nullptr;               // interned "kernel", "args", "config"
-  PyObject* args_key = nullptr;
-  PyObject* config_key = nullptr;
 };
 DefinitionLayout g_def;
 
@@ -170,10 +167,8 @@ PyObject* definition_launch(PyObject* self, PyObject* const* args, Py_ssize_t na
     return launch_slow(self, args, nargs);
   }
   nb::object handle = nb::steal(PyLong_FromSize_t(h));
-  nb::object extra = nb::steal(PyDict_New());
-  if (!handle.is_valid() || !extra.is_valid() || PyDict_SetItem(extra.ptr(), g_def.kernel_key, args[1]) ||
-      PyDict_SetItem(extra.ptr(), g_def.args_key, rest.ptr()) ||
-      PyDict_SetItem(extra.ptr(), g_def.config_key, args[0]) || PyDict_SetItem(extras.ptr(), handle.ptr(), extra.ptr()))
+  nb::object extra = nb::steal(PyTuple_Pack(3, args[1], rest.ptr(), args[0]));  // (kernel, args, config)
+  if (!handle.is_valid() || !extra.is_valid() || PyDict_SetItem(extras.ptr(), handle.ptr(), extra.ptr()))
     return nullptr;
   nb::object node = nb::steal(g_def.node_type->tp_alloc(g_def.node_type, 0));  // object.__new__
   if (!node.is_valid()) return nullptr;
@@ -209,9 +204,6 @@ void bind_graph_definition_launch(nb::module_& m) {
     g_def.config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
     g_def.kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
     g_def.slow = nb::object(definition.attr("_launch_entry")).release().ptr();  // kept for the process's life
-    g_def.kernel_key = PyUnicode_InternFromString("kernel");
-    g_def.args_key = PyUnicode_InternFromString("args");
-    g_def.config_key = PyUnicode_InternFromString("config");
     Py_INCREF(definition.ptr());  // the types are read by the fast path for the process's life
     Py_INCREF(node.ptr());
     Py_INCREF(tree.ptr());
