@@ -364,3 +364,37 @@ def test_adjacency_sets_support_the_set_operators():
     assert hub.succ.pop() is b and len(hub.succ) == 0
     with pytest.raises(KeyError):
         hub.succ.pop()
+
+
+def test_launch_is_the_extension_fast_path_and_matches_the_python_one(kernel):
+    import sys
+
+    cfg = nanocuda.LaunchConfig(grid=1, block=32)
+    assert type(GraphDefinition.__dict__["launch"]).__name__ == "method_descriptor"
+    g = GraphDefinition()
+    refs = sys.getrefcount(kernel), sys.getrefcount(cfg)
+    made = [g.launch(cfg, kernel, 0x1000, 0x2000, 0x3000, i) for i in range(50)]
+    assert all(type(n) is KernelNode and n.is_valid and n.graph is g for n in made)
+    assert len({n.handle for n in made}) == 50 and g.nodes() == set(made)
+    assert all(any(m is n for m in g.nodes()) for n in made[:3])  # the objects it returned
+    assert made[7].kernel is kernel and made[7].config is cfg and made[7]._extra("args") == (0x1000, 0x2000, 0x3000, 7)
+    made[3].destroy()
+    assert not made[3].is_valid and len(g.nodes()) == 49
+
+    class Sub(GraphDefinition):  # a subclass takes the Python path: the same node
+        __slots__ = ()
+    s = Sub()
+    n = s.launch(cfg, kernel, 0x1000, 0x2000, 0x3000, 1)
+    assert type(n) is KernelNode and s.nodes() == {n} and n.kernel is kernel
+    with pytest.raises(TypeError, match="GraphDefinition.launch: kernel must be a Kernel, got int"):
+        g.launch(cfg, 5)
+    with pytest.raises(TypeError, match="takes 4 arguments, got 0"):
+        g.launch(cfg, kernel)
+    sw = g.switch(g.create_condition(), 1)
+    body = sw.branches[0]
+    sw.destroy()
+    with pytest.raises(ValueError, match="the node was destroyed"):
+        body.launch(cfg, kernel, 0x1000, 0x2000, 0x3000, 1)
+    del made, n, s, g, body, sw
+    gc.collect()
+    assert (sys.getrefcount(kernel), sys.getrefcount(cfg)) == refs  # nothing held past the graphs

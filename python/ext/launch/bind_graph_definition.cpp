@@ -16,6 +16,7 @@
 #include "bindings.h"
 #include "core/py_size.h"
 #include "interop/interop.h"
+#include "launch/graph_definition_launch.h"
 #include "launch/py_graph.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/launch/graph_builder.h"
@@ -38,21 +39,6 @@ Deps deps_of(const std::vector<std::uintptr_t>& v) {
   d.reserve(v.size());
   for (auto h : v) d.push_back(node_of(h));
   return d;
-}
-
-// A reference to `obj` owned by C++ state. Dropped directly when this thread holds the GIL
-// (also during interpreter shutdown, when Py_IsInitialized() is already false), else with it.
-std::shared_ptr<void> hold_py(nb::handle obj) {
-  Py_INCREF(obj.ptr());
-  return std::shared_ptr<void>(obj.ptr(), [](void* p) {
-    if (PyGILState_Check()) {
-      Py_DECREF(static_cast<PyObject*>(p));
-    } else if (Py_IsInitialized()) {
-      PyGILState_STATE gil = PyGILState_Ensure();
-      Py_DECREF(static_cast<PyObject*>(p));
-      PyGILState_Release(gil);
-    }
-  });
 }
 
 // The executable graph of an update through Graph[node] (None: the definition itself).
@@ -94,64 +80,6 @@ std::uintptr_t kernel_node(GraphDefinition& g, const Deps& deps, const LaunchCon
   p.kernel.kern = nullptr;
   g.set_params(node, p, "KernelNode.update", exec);
   return id_of(node);
-}
-
-// The add path's argument decisions (ArgSlot) for the kernel added last, found again through
-// a weak reference to it (so never another kernel at a reused address): a thousand nodes of
-// one kernel classify their arguments once, as a Launcher does. Under the GIL; not re-entered.
-struct AddSlots {
-  PyObject* kernel_ref = nullptr;
-  std::vector<ArgSlot> slots;
-  bool busy = false;  // an argument's Python code adding a node meanwhile gets fresh slots
-};
-AddSlots& add_slots() {
-  static AddSlots* s = new AddSlots;  // never destroyed: it may outlive the interpreter
-  return *s;
-}
-
-// GraphDefinition.launch's node: `args` packed against `kernel`'s layout (checked as a launch
-// does; the driver copies the bytes), buffers on the stack for the usual small kernels.
-std::uintptr_t add_kernel_node(GraphDefinition& g, const Deps& deps, const LaunchConfig& config,
-                               const Kernel& kernel, PyObject* py_kernel, nb::tuple args) {
-  const ParamLayout& layout = kernel.param_layout();
-  const std::size_t n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
-  AddSlots& cache = add_slots();
-  std::vector<ArgSlot> own;
-  ArgSlot* slots = nullptr;
-  if (cache.busy) {
-    own.resize(std::max(n, layout.count()) + 1);
-    slots = own.data();
-  } else {
-    if (!cache.kernel_ref || PyWeakref_GetObject(cache.kernel_ref) != py_kernel) {
-      PyObject* ref = PyWeakref_NewRef(py_kernel, nullptr);
-      if (!ref) throw nb::python_error();
-      Py_XDECREF(cache.kernel_ref);
-      cache.kernel_ref = ref;
-      cache.slots.assign(layout.count() + 1, ArgSlot{});
-    }
-    if (cache.slots.size() < n + 1) cache.slots.resize(n + 1);  // pack_args refuses the count
-    slots = cache.slots.data();
-  }
-  alignas(16) unsigned char small[256];
-  void* small_ptrs[17];
-  std::vector<unsigned char> big;  // a kernel with more than 256 bytes or 16 parameters
-  std::vector<void*> big_ptrs;
-  unsigned char* storage = small;
-  void** ptrs = small_ptrs;
-  if (layout.total_size() > sizeof small) {
-    big.resize(layout.total_size() + 16);
-    storage = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(big.data()) + 15) &
-                                               ~std::uintptr_t{15});
-  }
-  if (layout.count() + 1 > std::size(small_ptrs)) {
-    big_ptrs.resize(layout.count() + 1);
-    ptrs = big_ptrs.data();
-  }
-  ParamPacker packer(layout, kernel.name(), storage, ptrs);
-  struct Busy { AddSlots& c; bool was; ~Busy() { c.busy = was; } } busy{cache, cache.busy};
-  cache.busy = true;
-  pack_args(packer, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n, g.device().ordinal(), slots);
-  return id_of(g.add_kernel(deps, config, kernel, ptrs));
 }
 
 GraphMemoryType memory_type_of(const std::string& s) {
@@ -229,6 +157,7 @@ void schedule_drain() {
 
 void bind_graph_definition(nb::module_& m) {
   GraphDefinition::set_dropped_hook(schedule_drain);
+  bind_graph_definition_launch(m);
   nb::module_ internal = internal_module(m);
   nb::class_<GraphDefinition>(internal, "GraphDef",
       "The core of nanocuda.graph.GraphDefinition: one graph of a definition tree, nodes as int "
@@ -241,10 +170,7 @@ void bind_graph_definition(nb::module_& m) {
       .def("add_kernel", [](GraphDefinition& g, const std::vector<std::uintptr_t>& deps,
                             const LaunchConfig& config, const Kernel& kernel, nb::tuple args) {
              nb::object py = nb::find(kernel);
-             std::uintptr_t node = add_kernel_node(g, deps_of(deps), config, kernel, py.ptr(), args);
-             // The graph keeps the kernel (its library) alive: one hold per kernel, not per node.
-             g.keep_alive_once(py.ptr(), [&py] { return hold_py(py); });
-             return node;
+             return add_kernel_node(g, deps_of(deps), config, kernel, py.ptr(), args);
            }, nb::arg("deps"), nb::arg("config"), nb::arg("kernel"), nb::arg("args"),
            "Add a kernel node; `args` are packed and checked as a launch's are. The graph keeps "
            "`kernel` alive (once, however many nodes run it).")

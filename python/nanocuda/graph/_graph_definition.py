@@ -77,7 +77,7 @@ _CONDITIONAL_CLASS = {"if_then": IfNode, "if_else": IfElseNode, "while_loop": Wh
 
 class _Tree:
     """What the definitions viewing one graph tree share: per-node Python extras (the kernel,
-    event or callable a node was built with, conditional bodies) that nodes() gives back, and
+    args and config as a tuple, the event or callable, conditional bodies) nodes give back, and
     the node objects handed out (handle -> weak reference), so nodes(), edges(), pred and succ
     give back the objects the builder methods returned. Plain weak references, no callbacks:
     a dead one is replaced on the next lookup, and all go with the tree (GraphNode.destroy()
@@ -86,7 +86,7 @@ class _Tree:
     __slots__ = ("extras", "nodes", "__weakref__")
 
     def __init__(self):
-        self.extras: dict[int, dict] = {}
+        self.extras: dict[int, dict | tuple] = {}
         self.nodes: dict[int, weakref.ref] = {}
 
 
@@ -254,7 +254,7 @@ class GraphDefinition:
             raise TypeError(f"GraphDefinition.launch: kernel must be a Kernel, got {type(kernel).__name__}")
         h = self._core.add_kernel(deps, config, kernel, args)
         tree = self._tree
-        tree.extras[h] = {"kernel": kernel, "args": args, "config": config}
+        tree.extras[h] = (kernel, args, config)  # GraphNode._extra reads it
         node = _new_object(KernelNode)  # KernelNode._make, inlined (a thousand-node build)
         node._graph, node._handle, node._valid = self, h, True
         tree.nodes[h] = _weakref(node)
@@ -262,8 +262,8 @@ class GraphDefinition:
 
     def launch(self, config, kernel, *args):
         """Add an entry kernel node (no dependencies); see GraphNode.launch."""
-        # _launch inlined, with the graph's validity checked by the core's add (read here only
-        # when it refuses): per node, the Python above the core add is what the H100 sees.
+        # _launch_entry, below: the extension's launch does this for exact LaunchConfig and
+        # Kernel arguments; here the rest. _launch inlined; the core's add checks the graph.
         if type(config) is not LaunchConfig and not isinstance(config, LaunchConfig):
             raise TypeError(f"GraphDefinition.launch: config must be a LaunchConfig, got {type(config).__name__}")
         if type(kernel) is not Kernel and not isinstance(kernel, Kernel):
@@ -276,7 +276,7 @@ class GraphDefinition:
                 raise ValueError("GraphNode: the node was destroyed (or the graph holding it)") from None
             raise
         tree = self._tree
-        tree.extras[h] = {"kernel": kernel, "args": args, "config": config}
+        tree.extras[h] = (kernel, args, config)  # GraphNode._extra reads it
         node = _new_object(KernelNode)
         node._graph, node._handle, node._valid = self, h, True
         tree.nodes[h] = _weakref(node)
@@ -366,7 +366,7 @@ class GraphDefinition:
     def _set_kernel(self, node, config, kernel, args):
         self._core.set_kernel(node._checked(), config, kernel, args)
         self._core.keep_alive(kernel, node._handle)
-        self._tree.extras.setdefault(node._handle, {}).update(kernel=kernel, args=args, config=config)
+        self._tree.extras[node._handle] = (kernel, args, config)
 
     def _set_memset(self, node, dst, value, width, height, pitch, dst_owner):
         call = "MemsetNode.update"
@@ -433,8 +433,7 @@ for _name in ("join", "allocate", "deallocate", "memset", "memcpy", "embed", "re
     def _entry_method(self, *args, _name=_name, **kwargs):
         return getattr(self._entry, _name)(*args, **kwargs)
 
-    _entry_method.__name__ = _name
-    _entry_method.__qualname__ = f"GraphDefinition.{_name}"
+    _entry_method.__name__, _entry_method.__qualname__ = _name, f"GraphDefinition.{_name}"
     _entry_method.__doc__ = f"Add an entry node (no dependencies); see GraphNode.{_name}."
     setattr(GraphDefinition, _name, _entry_method)
 del _name, _entry_method
@@ -446,4 +445,6 @@ def empty(self) -> GraphNode:
 
 
 GraphDefinition.empty = empty
+GraphDefinition._launch_entry = GraphDefinition.launch
+_internal.install_definition_launch(GraphDefinition, KernelNode, _Tree)  # a METH_FASTCALL launch
 del empty

@@ -14,6 +14,7 @@ __all__ = [
     "IfNode", "KernelNode", "MemcpyNode", "MemsetNode", "SwitchNode", "WhileNode",
 ]
 
+_KERNEL_EXTRAS = {"kernel": 0, "args": 1, "config": 2}  # a kernel node's extras tuple
 
 
 class GraphNodeType(enum.IntEnum):
@@ -63,7 +64,10 @@ class GraphNode:
         return [] if self._handle is None else [self._handle]
 
     def _extra(self, key, default=None):
-        return self._graph._tree.extras.get(self._handle, {}).get(key, default)
+        e = self._graph._tree.extras.get(self._handle)
+        if type(e) is tuple:  # a kernel node's (kernel, args, config): one tuple, not a dict, a node
+            return e[_KERNEL_EXTRAS[key]] if key in _KERNEL_EXTRAS else default
+        return default if e is None else e.get(key, default)
 
     def _record(self) -> dict:
         return self._graph._core.record(self._handle) or {}
