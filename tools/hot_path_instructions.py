@@ -6,7 +6,7 @@ callgrind, counted as tools/launch_instructions.py counts them: for before/after
     python3 tools/hot_path_instructions.py /tmp/libcuda_mock.so [PATH...]
 
 PATHs (default: all): launcher, launch, graph_update, node_update, graph_update_floor (a bare
-native call doing the C++ update loop's work for one node), tiled, tiled_from_pointer,
+native call doing the C++ update loop's work for one node), graph_launch (Graph.launch(stream) replay), tiled, tiled_from_pointer,
 allocate_close, explicit_build, explicit_build_cpp, and the foreign-array rows (tensors of
 tests/python/fake_torch_abi.c read through the torch C ABI reader, CuPy-shaped arrays with C-level
 attributes): smv_tensor_map, tiled_torch, launcher_torch, launch_cupy.
@@ -65,6 +65,7 @@ def workload(name: str, calls: int) -> None:
         "graph_update": lambda: graph.update(0, a, b, c, 4),
         "node_update": lambda: node_view.update(args=node_args),
         "graph_update_floor": lambda: bare_update(graph, 0, a),
+        "graph_launch": lambda: graph.launch(stream),
         "tiled": lambda: tiled(tile, (16, 16)),
         "tiled_from_pointer": lambda: from_pointer(a, "float32", (64, 64), box=(16, 16)),
         "allocate_close": lambda: mr.allocate(1024, stream=stream).close(stream),
@@ -166,6 +167,7 @@ LABELS = {
     "graph_update": "Graph.update(0, 4 args)",
     "node_update": "graph[node].update(args=4)",
     "graph_update_floor": "bare C++ node update (Python floor)",
+    "graph_launch": "Graph.launch(stream) (replay)",
     "tiled": "TensorMap.tiled(Buffer)",
     "tiled_from_pointer": "TensorMap.tiled_from_pointer",
     "allocate_close": "allocate() + close()",

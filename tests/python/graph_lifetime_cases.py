@@ -3,7 +3,9 @@ models CUDA user objects, node destruction, child-graph copies and executables):
 holds goes when the node, the node owning its graph or the last graph holding it goes. Run by
 test_graph_lifetime.py in a process of its own with NANOCUDA_LIBCUDA set to the mock."""
 
+import ctypes
 import gc
+import os
 import time
 import weakref
 
@@ -11,6 +13,9 @@ import pytest
 
 import nanocuda
 from nanocuda.graph import ChildGraphNode, ConditionalNode, GraphDefinition, HostCallbackNode
+
+
+MOCK = "NANOCUDA_LIBCUDA" in os.environ  # test_graph_lifetime.py points it at the mock driver
 
 
 class Held:
@@ -291,3 +296,130 @@ def test_a_kernel_node_added_to_a_body_destroyed_with_its_node_is_refused():
         body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
     with pytest.raises(TypeError, match="config must be a LaunchConfig"):
         body.launch(None, kernel)
+
+
+# -- An update lets the old attachments go only after the launches made before it ----------------
+class Slow:
+    """A host-callback payload that keeps its stream busy a while (on a GPU) and counts its calls."""
+
+    def __init__(self, calls, seconds=0.5):
+        self.calls, self.seconds = calls, seconds
+
+    def __call__(self):
+        time.sleep(self.seconds)
+        self.calls.append(1)
+
+
+def launched_then_updated(stream, calls):
+    """A Graph whose definition's callback (a Slow, weakly referenced) is launched on `stream`,
+    then updated to another definition: (graph, weak ref to the old payload, the new definition)."""
+    old = Slow(calls)
+    ref = weakref.ref(old)
+    first = GraphDefinition()
+    first.callback(old)
+    graph = first.instantiate()
+    second = GraphDefinition()
+    second.callback(Held())
+    del old
+    graph.launch(stream)
+    graph.update(second)
+    del first
+    gc.collect()
+    return graph, ref, second
+
+
+def pending_host_functions():
+    """Host functions the mock driver has queued and not run (0 on a GPU: not observable)."""
+    if not MOCK:
+        return 0
+    return ctypes.c_int.in_dll(ctypes.CDLL(os.environ["NANOCUDA_LIBCUDA"]), "nanocuda_mock_host_funcs_pending").value
+
+
+def test_an_update_keeps_the_old_attachments_until_the_earlier_launch_is_done():
+    calls = []
+    s = nanocuda.Stream()
+    graph, ref, second = launched_then_updated(s, calls)
+    assert ref() is not None  # the launch before the update may still be calling it
+    if MOCK:
+        assert pending_host_functions() == 1  # the release waits behind the launch
+    s.sync()
+    assert calls == ([] if MOCK else [1])  # the mock runs no graph nodes
+    assert eventually(lambda: ref() is None)
+    del graph, second
+
+
+def test_a_second_update_without_launches_releases_the_first_updates_set_at_once():
+    calls = []
+    s = nanocuda.Stream()
+    graph, ref, second = launched_then_updated(s, calls)
+    held = Held()
+    ref_second = weakref.ref(held)
+    third = GraphDefinition()
+    third.callback(held)
+    del held
+    graph.update(third)
+    del second, third
+    s.sync()
+    assert eventually(lambda: ref() is None)
+    assert ref_second() is not None  # the graph runs it now
+    del graph
+    assert eventually(lambda: ref_second() is None)
+
+
+def test_closing_the_graph_with_a_release_pending_leaks_nothing():
+    calls = []
+    s = nanocuda.Stream()
+    graph, ref, second = launched_then_updated(s, calls)
+    graph.close()
+    del graph, second
+    gc.collect()
+    assert ref() is not None  # still behind the launch
+    s.sync()
+    assert eventually(lambda: ref() is None)
+
+
+def test_a_refused_update_queues_no_release():
+    calls = []
+    old = Slow(calls, 0.2)
+    ref = weakref.ref(old)
+    g = GraphDefinition()
+    g.callback(old)
+    graph = g.instantiate()
+    other = GraphDefinition()
+    other.callback(Held())
+    other.empty()  # another shape: refused
+    del old, g
+    s = nanocuda.Stream()
+    graph.launch(s)
+    with pytest.raises(ValueError):
+        graph.update(other)
+    assert pending_host_functions() == 0
+    s.sync()
+    gc.collect()
+    assert ref() is not None  # the graph still runs it
+    del graph
+    assert eventually(lambda: ref() is None)
+
+
+def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
+    calls = []
+    s = nanocuda.Stream()
+    old = Slow(calls, 0.2)
+    ref = weakref.ref(old)
+    first = GraphDefinition()
+    first.callback(old)
+    graph = first.instantiate()
+    second = GraphDefinition()
+    second.callback(Held())
+    del old
+    graph.launch(s)
+    s.close()  # nothing left to queue the release on: the Graph keeps the old set
+    graph.update(second)
+    del first, second
+    if MOCK:
+        nanocuda.Device(0).sync()
+    gc.collect()
+    assert ref() is not None
+    assert pending_host_functions() == 0
+    del graph
+    assert eventually(lambda: ref() is None)
