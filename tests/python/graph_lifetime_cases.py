@@ -423,3 +423,58 @@ def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
     assert pending_host_functions() == 0
     del graph
     assert eventually(lambda: ref() is None)
+
+
+# -- GraphBuilder: per-node holds, also in an embedding builder's copy ---------------------------
+needs_captured_nodes = pytest.mark.skipif(MOCK, reason="the mock's captures make graphs without nodes")
+
+
+def built_with_callbacks(*payloads):
+    """A finished GraphBuilder whose graph calls each of `payloads` from a host node."""
+    b = nanocuda.Device(0).create_graph_builder().begin_building()
+    for p in payloads:
+        b.callback(p)
+    return b.end_building()
+
+
+def copied_callbacks(parent):
+    """The host-callback nodes of the child-graph copy in `parent`'s graph, via its definition view."""
+    node = next(n for n in parent.graph_definition.nodes() if isinstance(n, ChildGraphNode))
+    return [n for n in node.child_graph.nodes() if isinstance(n, HostCallbackNode)]
+
+
+@needs_captured_nodes
+def test_destroying_an_embedded_builders_callback_node_releases_only_its_payload():
+    first, second = Held(), Held()
+    ref_first, ref_second = weakref.ref(first), weakref.ref(second)
+    child = built_with_callbacks(first, second)
+    parent = nanocuda.Device(0).create_graph_builder().begin_building()
+    parent.embed(child)
+    parent.end_building()
+    del first, second, child
+    gc.collect()
+    assert ref_first() is not None and ref_second() is not None  # the copy holds both
+    nodes = copied_callbacks(parent)
+    assert len(nodes) == 2
+    nodes[0].destroy()
+    del nodes
+    assert eventually(lambda: (ref_first() is None) != (ref_second() is None))
+    del parent
+    assert eventually(lambda: ref_first() is None and ref_second() is None)
+
+
+@needs_captured_nodes
+def test_a_graph_completed_before_the_destroy_still_runs_the_embedded_callback():
+    calls = []
+    child = built_with_callbacks(lambda: calls.append(1))
+    parent = nanocuda.Device(0).create_graph_builder().begin_building()
+    parent.embed(child)
+    parent.end_building()
+    graph = parent.complete()
+    del child
+    copied_callbacks(parent)[0].destroy()
+    gc.collect()
+    s = nanocuda.Stream()
+    graph.launch(s)
+    s.sync()
+    assert calls == [1]  # the executable took its own reference at instantiation
