@@ -266,6 +266,7 @@ void GraphBuilder::add_child(const GraphBuilder& child) {
   // references); what the child keeps otherwise (events...) the whole copy needs.
   if (!from.keepalive.empty()) keep_alive(child.state_->shared);
   if (from.pins.empty() || !detail::driver().cuGraphNodeFindInClone) return;
+  CurrentContext guard(state_->stream.context());  // graph calls need one (an H100 segfaulted)
   CUgraph copy = nullptr;
   NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, [&] { return describe(); }, node, &copy);
   Shared& to = state_->shared->root();
@@ -321,6 +322,7 @@ GraphDefinition GraphBuilder::definition_view() const {
   const Shared& root = state_->shared->root();
   if (root.pins.empty()) return view;
   auto& tree = *std::static_pointer_cast<GraphDefinition::State>(view.owner());
+  CurrentContext guard(*device().context());
   // Only the records of nodes still there, walking down from this graph through live copies
   // (a node destroyed through an earlier view took its copy's graph with it).
   std::vector<CUgraph> live{graph()};

@@ -92,6 +92,7 @@ void GraphBuilder::host_callback(CUhostFn fn, void* user_data, std::shared_ptr<v
   if (!keepalive) return;
   // Pinned to the capture's graph per node (as GraphDefinition's nodes are), so a copy of the
   // graph embedded elsewhere holds it for its own node, and destroying that node releases it.
+  CurrentContext guard(state_->stream.context());  // graph calls need one (an H100 segfaulted)
   CUgraph graph = capture_graph("GraphBuilder::host_callback");
   if (state_->kind != Kind::Body) state_->shared->captured = graph;
   auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, keepalive);
