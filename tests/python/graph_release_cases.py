@@ -123,7 +123,7 @@ def test_a_refused_update_queues_no_release():
 def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
     calls = []
     s = nanocuda.Stream()
-    old = Slow(calls, 0.2)
+    old = Held()
     ref = weakref.ref(old)
     first = GraphDefinition()
     first.callback(old)
@@ -132,6 +132,7 @@ def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
     second.callback(Held())
     del old
     graph.launch(s)
+    s.sync()  # (Stream.close waits holding the GIL, which a pending Python callback needs)
     s.close()  # nothing left to queue the release on: the Graph keeps the old set
     graph.update(second)
     del first, second

@@ -21,8 +21,8 @@ CASES = [str(Path(__file__).with_name(f)) for f in ("graph_lifetime_cases.py", "
 
 def test_graph_lifetime_cases_on_the_driver(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NANOCUDA_LIBCUDA"}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *CASES],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *CASES],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
 
 
