@@ -6,8 +6,8 @@ callgrind, counted as tools/launch_instructions.py counts them: for before/after
     python3 tools/hot_path_instructions.py /tmp/libcuda_mock.so [PATH...]
 
 PATHs (default: all): launcher, launch, graph_update, node_update, node_update_buffer (its first
-argument a Buffer, as in bench graphs), graph_update_floor (a bare
-native call doing the C++ update loop's work for one node), tiled, tiled_from_pointer,
+argument a Buffer, as in bench graphs), graph_update_floor (a bare native call doing the C++
+update loop's work for one node), graph_launch (Graph.launch(stream) replay), tiled, tiled_from_pointer,
 allocate_close, explicit_build, explicit_build_cpp, and the foreign-array rows (tensors of
 tests/python/fake_torch_abi.c read through the torch C ABI reader, CuPy-shaped arrays with C-level
 attributes): smv_tensor_map, tiled_torch, launcher_torch, launch_cupy.
@@ -67,6 +67,7 @@ def workload(name: str, calls: int) -> None:
         "node_update": lambda: node_view.update(args=node_args),
         "node_update_buffer": lambda: node_view.update(args=(tile, b, c, 4)),  # bench graphs' shape: a Buffer
         "graph_update_floor": lambda: bare_update(graph, 0, a),
+        "graph_launch": lambda: graph.launch(stream),
         "tiled": lambda: tiled(tile, (16, 16)),
         "tiled_from_pointer": lambda: from_pointer(a, "float32", (64, 64), box=(16, 16)),
         "allocate_close": lambda: mr.allocate(1024, stream=stream).close(stream),
@@ -169,6 +170,7 @@ LABELS = {
     "node_update": "graph[node].update(args=4)",
     "node_update_buffer": "graph[node].update(args=Buffer+3)",
     "graph_update_floor": "bare C++ node update (Python floor)",
+    "graph_launch": "Graph.launch(stream) (replay)",
     "tiled": "TensorMap.tiled(Buffer)",
     "tiled_from_pointer": "TensorMap.tiled_from_pointer",
     "allocate_close": "allocate() + close()",

@@ -156,7 +156,7 @@ static CUresult end_capture(void* s, void** g) {
   *g = new_graph();
   return 0;
 }
-static CUresult stream_sync(void* s) { return capture_index(s) >= 0 ? 900 : 0; }
+static CUresult stream_sync(void* s) { if (capture_index(s) >= 0) return 900; run_host_fns(s, 0); return 0; }
 static int has_edge(MockGraph* g, MockNode* a, MockNode* b) {
   for (size_t i = 0; i < g->ne; ++i) if (g->from[i] == a && g->to[i] == b) return 1;
   return 0;
@@ -362,6 +362,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuCtxGetStreamPriorityRange")) *fn = (void*)priority_range;
   else if (!strcmp(symbol, "cuStreamDestroy")) *fn = (void*)stream_destroy;
   else if (stream_symbol(symbol, fn)) {} /* mock_libcuda_order.h */
+  else if (host_fn_symbol(symbol, fn)) {} /* mock_libcuda_uo.h */
   else if (!strcmp(symbol, "cuTensorMapEncodeTiled")) *fn = (void*)encode;
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;

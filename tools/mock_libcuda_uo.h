@@ -90,3 +90,45 @@ CUresult cuGraphClone(void** out, void* g) {
   return 0;
 }
 CUresult cuGraphDestroy(void* g) { return graph_destroy(g); }
+/* Host functions (cuLaunchHostFunc) wait until their stream (cuStreamSynchronize), the context
+ * (cuCtxSynchronize) or a test (nanocuda_mock_run_host_funcs) completes them, as queued work
+ * waits on a GPU: a release queued behind a graph's launches is seen deferred. */
+#include <pthread.h>
+typedef struct MockHostFn { void* stream; void (*fn)(void*); void* data; } MockHostFn;
+static MockHostFn host_fns[64];
+int nanocuda_mock_host_funcs_pending = 0;
+static CUresult host_func(void* s, void (*fn)(void*), void* data) {
+  ++nanocuda_mock_calls;
+  if (nanocuda_mock_host_funcs_pending == 64) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  host_fns[nanocuda_mock_host_funcs_pending++] = (MockHostFn){s, fn, data};
+  return 0;
+}
+typedef struct MockDue { MockHostFn fns[64]; int n; } MockDue;
+static void* run_due(void* arg) {
+  MockDue* due = arg;
+  for (int i = 0; i < due->n; ++i) due->fns[i].fn(due->fns[i].data);
+  return NULL;
+}
+/* Runs, in order, the queued host functions of stream `s` (every stream's when `all`) on a
+ * thread of their own, as the driver does, and waits for them (a caller holding a lock they
+ * need deadlocks, as on a GPU). */
+static void run_host_fns(void* s, int all) {
+  MockDue due = {.n = 0};
+  int k = 0;
+  pthread_t thread;
+  for (int i = 0; i < nanocuda_mock_host_funcs_pending; ++i)
+    if (all || host_fns[i].stream == s) due.fns[due.n++] = host_fns[i];
+    else host_fns[k++] = host_fns[i];
+  nanocuda_mock_host_funcs_pending = k;
+  if (!due.n) return;
+  if (pthread_create(&thread, NULL, run_due, &due) == 0) pthread_join(thread, NULL);
+  else run_due(&due);
+}
+void nanocuda_mock_run_host_funcs(void) { run_host_fns(NULL, 1); }
+static CUresult ctx_sync(void) { ++nanocuda_mock_calls; run_host_fns(NULL, 1); return 0; }
+static int host_fn_symbol(const char* symbol, void** fn) {
+  if (!strcmp(symbol, "cuLaunchHostFunc")) *fn = (void*)host_func;
+  else if (!strcmp(symbol, "cuCtxSynchronize")) *fn = (void*)ctx_sync;
+  else return 0;
+  return 1;
+}

@@ -109,8 +109,27 @@ void Graph::read_kernel_nodes(CUgraph graph, bool keep_handles) const {
 }
 
 void Graph::launch(StreamRef stream) const {
+  CUstream handle = stream.handle();
   NANOCUDA_CALL(cuGraphLaunch, [&] { return describe() + " on " + stream.describe(); },
-                exec_.get(), stream.handle());
+                exec_.get(), handle);
+  if (handle != last_launch_.handle.load(std::memory_order_relaxed)) [[unlikely]]
+    note_launch_stream(stream);
+}
+
+// Off the replay path: a stream other than the last one. Only a GraphDefinition's Graph has a
+// set of attachments that an update replaces, so only it keeps the list.
+void Graph::note_launch_stream(StreamRef stream) const {
+  last_launch_.handle.store(stream.raw_handle(), std::memory_order_relaxed);
+  if (!attachments_) return;
+  auto state = std::static_pointer_cast<const Stream::State>(stream.shared_state());
+  std::lock_guard<std::mutex> lock(attachments_->mutex);
+  auto& seen = attachments_->launched_on;
+  for (const auto& s : seen)
+    if (s.handle == stream.raw_handle() && s.foreign == !state && s.stream.lock() == state) return;
+  if (seen.size() < GraphAttachments::max_launch_streams)
+    seen.push_back({stream.raw_handle(), state, !state});
+  else
+    attachments_->launched_on_more = true;
 }
 
 CUresult Graph::launch_unchecked(CUstream stream) const noexcept {

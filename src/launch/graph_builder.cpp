@@ -1,4 +1,5 @@
 // GraphBuilder: capture lifecycle, forks and joins, child graphs and conditional nodes.
+#include <algorithm>
 #include <cstdio>
 
 #include "graph_builder_state.h"
@@ -144,6 +145,11 @@ GraphBuilder& GraphBuilder::end_building() {
   if (s.kind == Kind::Primary) {
     s.shared->owned.reset(graph);
     s.shared->graph = graph;
+    // The pins name the graph as the capture did; should the driver's handle differ, it is this.
+    for (auto& [node, pin] : s.shared->pins)
+      if (pin.graph == s.shared->captured) pin.graph = graph;
+    for (auto& [copy, owner] : s.shared->owner_of)
+      if (owner.second == s.shared->captured) owner.second = graph;
   }
   s.built = true;
   return *this;
@@ -222,6 +228,29 @@ GraphBuilder GraphBuilder::join(const std::vector<GraphBuilder>& builders) {
   return *target;
 }
 
+namespace {
+// Records, for the nodes of `copy` (the driver's copy of `source`, a graph of `from`'s tree),
+// the pins their originals have in `from`, nested copies included.
+void copy_builder_pins(const GraphBuilder::Shared& from, CUgraph source, CUgraph copy, GraphBuilder::Shared& to) {
+  for (const auto& [original, pin] : from.pins) {
+    if (pin.graph != source) continue;
+    CUgraphNode twin = nullptr;
+    if (detail::driver().cuGraphNodeFindInClone(&twin, original, copy) == CUDA_SUCCESS && twin)
+      to.pins.emplace(twin, GraphDefinition::State::Pin{copy, pin.object});
+  }
+  for (const auto& [inner, owner] : from.owner_of) {
+    if (owner.second != source) continue;
+    CUgraphNode twin = nullptr;
+    CUgraph inner_copy = nullptr;
+    if (detail::driver().cuGraphNodeFindInClone(&twin, owner.first, copy) != CUDA_SUCCESS || !twin ||
+        detail::driver().cuGraphChildGraphNodeGetGraph(twin, &inner_copy) != CUDA_SUCCESS || !inner_copy)
+      continue;
+    to.owner_of[inner_copy] = {twin, copy};
+    copy_builder_pins(from, inner, inner_copy, to);
+  }
+}
+}  // namespace
+
 void GraphBuilder::add_child(const GraphBuilder& child) {
   if (child.state_->kind != Kind::Primary || !child.state_->built)
     throw ValueError("GraphBuilder::add_child", child.describe() + " must be a finished "
@@ -231,9 +260,22 @@ void GraphBuilder::add_child(const GraphBuilder& child) {
   CUgraphNodeParams p{};
   p.type = CU_GRAPH_NODE_TYPE_GRAPH;
   p.graph.graph = child.state_->shared->graph;  // the driver copies it
-  add_node(p, "GraphBuilder::add_child");
-  keep_alive(child.state_->shared);  // the copy's host callbacks use the child's data
+  CUgraphNode node = add_node(p, "GraphBuilder::add_child");
+  Shared& from = child.state_->shared->root();
+  // The copy holds what the child's graph held per node (the driver copied its user-object
+  // references); what the child keeps otherwise (events...) the whole copy needs.
+  if (!from.keepalive.empty()) keep_alive(child.state_->shared);
+  if (from.pins.empty() || !detail::driver().cuGraphNodeFindInClone) return;
+  CurrentContext guard(state_->stream.context());  // graph calls need one (an H100 segfaulted)
+  CUgraph copy = nullptr;
+  NANOCUDA_CALL(cuGraphChildGraphNodeGetGraph, [&] { return describe(); }, node, &copy);
+  Shared& to = state_->shared->root();
+  CUgraph here = capture_graph("GraphBuilder::add_child");
+  if (state_->kind != Kind::Body) state_->shared->captured = here;
+  to.owner_of[copy] = {node, here};
+  copy_builder_pins(from, child.state_->shared->graph, copy, to);
 }
+
 
 CUgraphConditionalHandle GraphBuilder::create_conditional_handle(std::optional<unsigned> default_value) {
   CUgraph graph = capture_graph("GraphBuilder::create_conditional_handle");
@@ -274,6 +316,37 @@ GraphBuilder::Mode GraphBuilder::mode_from_name(std::string_view name, std::stri
 }
 
 std::shared_ptr<void> GraphBuilder::definition_owner() const noexcept { return state_->shared; }
+
+GraphDefinition GraphBuilder::definition_view() const {
+  GraphDefinition view = GraphDefinition::view(graph(), definition_owner(), device());
+  const Shared& root = state_->shared->root();
+  if (root.pins.empty()) return view;
+  auto& tree = *std::static_pointer_cast<GraphDefinition::State>(view.owner());
+  CurrentContext guard(*device().context());
+  // Only the records of nodes still there, walking down from this graph through live copies
+  // (a node destroyed through an earlier view took its copy's graph with it).
+  std::vector<CUgraph> live{graph()};
+  while (!live.empty()) {
+    CUgraph g = live.back();
+    live.pop_back();
+    std::size_t n = 0;
+    NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, g, nullptr, &n);
+    std::vector<CUgraphNode> nodes(n);
+    if (n) NANOCUDA_CALL(cuGraphGetNodes, [&] { return describe(); }, g, nodes.data(), &n);
+    nodes.resize(n);
+    for (CUgraphNode node : nodes) {
+      auto [first, last] = root.pins.equal_range(node);
+      for (auto it = first; it != last; ++it)
+        if (it->second.graph == g) tree.pins.emplace(node, it->second);
+    }
+    for (const auto& [copy, owner] : root.owner_of)
+      if (owner.second == g && std::find(nodes.begin(), nodes.end(), owner.first) != nodes.end()) {
+        tree.owner_of.emplace(copy, owner);
+        live.push_back(copy);
+      }
+  }
+  return view;
+}
 
 std::vector<GraphBuilder> GraphBuilder::add_conditional(CUgraphConditionalHandle handle,
                                                         CUgraphConditionalNodeType type,

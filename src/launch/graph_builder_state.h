@@ -3,8 +3,11 @@
 
 #include <atomic>
 #include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "graph_definition_state.h"
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/launch/graph_builder.h"
 
@@ -18,7 +21,13 @@ struct GraphBuilder::Shared {
   std::shared_ptr<Shared> parent;  // a conditional body's enclosing graph
   detail::UniqueHandle<CUgraph, detail::destroy_graph> owned;  // a primary's captured graph
   CUgraph graph = nullptr;           // owned.get(), or a body graph (its parent's node owns it)
-  std::vector<std::shared_ptr<void>> keepalive;  // host-callback data, child definitions
+  std::vector<std::shared_ptr<void>> keepalive;  // what no node holds (events, child builders with such)
+  // The root's: per host-callback node, the user object pinning its data and the graph holding
+  // it (in the capture's graph and in embedded builders' copies, whose owners are in owner_of),
+  // so a definition_view() can release what a destroyed node held.
+  std::unordered_multimap<CUgraphNode, GraphDefinition::State::Pin> pins;
+  std::unordered_map<CUgraph, std::pair<CUgraphNode, CUgraph>> owner_of;  // copy -> (node, graph)
+  CUgraph captured = nullptr;  // a primary's graph as cuStreamGetCaptureInfo named it
   std::vector<CUgraphConditionalHandle> handles;  // made in this graph
   int open_forks = 0;                // split() builders not joined yet
 

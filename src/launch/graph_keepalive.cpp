@@ -3,6 +3,7 @@
 #include <functional>
 #include <iterator>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "graph_definition_state.h"
@@ -307,11 +308,62 @@ void GraphDefinition::update(Graph& exec) const {
     holds = state_->holds_under(graph_);
   }
   std::vector<std::shared_ptr<void>> previous;  // given back last, after the holds are back
-  LentHolds lent(holds);
-  exec.update(graph_, state_->owned);  // throws: nothing changed
-  std::lock_guard<std::mutex> lock(exec.attachments_->mutex);
-  previous.swap(exec.attachments_->items);
-  exec.attachments_->items = std::move(lent.items);
+  std::vector<GraphAttachments::LaunchedOn> launched;
+  bool more = false;
+  {
+    LentHolds lent(holds);
+    exec.update(graph_, state_->owned);  // throws: nothing changed
+    std::lock_guard<std::mutex> lock(exec.attachments_->mutex);
+    previous.swap(exec.attachments_->items);
+    exec.attachments_->items = std::move(lent.items);
+    launched.swap(exec.attachments_->launched_on);  // later launches run the new set
+    more = std::exchange(exec.attachments_->launched_on_more, false);
+    exec.last_launch_.handle.store(detail::LastLaunchStream::none(), std::memory_order_relaxed);
+  }
+  // Launches made before the update may still run the old nodes (a host callback using its
+  // payload): the old set goes when they are done.
+  release_after_launches(std::move(previous), launched, more, *exec.context_, *exec.attachments_);
+}
+
+void release_after_launches(std::vector<std::shared_ptr<void>> items,
+                            const std::vector<GraphAttachments::LaunchedOn>& launched, bool more,
+                            const Context& context, GraphAttachments& keep) noexcept {
+  if (items.empty() || (launched.empty() && !more)) return;  // nothing ran them: they go now
+  Pins pins;
+  bool retire = more;
+  try {
+    pins = std::make_shared<std::vector<std::shared_ptr<void>>>(std::move(items));
+    const auto& api = detail::driver();
+    CurrentContext guard(context);
+    for (const auto& on : launched) {
+      std::shared_ptr<const Stream::State> alive = on.stream.lock();
+      if (!on.foreign && (!alive || alive->closed.load())) {  // closed since: nothing to queue on
+        retire = true;
+        continue;
+      }
+      CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (api.cuStreamIsCapturing(on.handle, &capturing) != CUDA_SUCCESS ||
+          capturing != CU_STREAM_CAPTURE_STATUS_NONE) {  // a host function would be captured
+        retire = true;
+        continue;
+      }
+      auto* share = new Pins(pins);
+      if (CUresult rc = api.cuLaunchHostFunc(on.handle, drop_pins, share); rc != CUDA_SUCCESS) {
+        delete share;
+        detail::record_deferred_error(rc, "cuLaunchHostFunc", "Graph.update (releasing the replaced "
+                                      "definition's attachments after its launches)");
+        retire = true;
+      }
+    }
+  } catch (...) {  // no memory, no context: keep the set with the Graph
+    retire = true;
+  }
+  if (!retire || !pins) return;  // the host functions' shares release it
+  try {
+    std::lock_guard<std::mutex> lock(keep.mutex);
+    keep.retired.push_back(std::move(pins));
+  } catch (...) {
+  }
 }
 
 }  // namespace nanocuda

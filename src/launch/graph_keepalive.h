@@ -7,6 +7,8 @@
 #include <mutex>
 #include <vector>
 
+#include "nanocuda/core/stream.h"
+
 namespace nanocuda {
 
 using Pins = std::shared_ptr<std::vector<std::shared_ptr<void>>>;
@@ -22,8 +24,32 @@ void unpin_from_graph(CUgraph graph, CUuserObject obj) noexcept;
 // graphs held at instantiation (or at its last update from a definition), as shared_ptrs that
 // release it. The executable holds one user object of its own carrying this.
 struct GraphAttachments {
+  // A stream the Graph was launched on since the attachments were last replaced: a nanocuda
+  // Stream (watched: it may be closed since) or a foreign stream (its creator keeps it alive).
+  struct LaunchedOn {
+    CUstream handle;
+    std::weak_ptr<const Stream::State> stream;  // empty for a foreign stream
+    bool foreign;
+  };
+  static constexpr std::size_t max_launch_streams = 16;  // more: the old set stays with the Graph
+
   std::mutex mutex;
   std::vector<std::shared_ptr<void>> items;
+  std::vector<LaunchedOn> launched_on;
+  bool launched_on_more = false;  // launched on more than max_launch_streams streams
+  // Replaced sets that no stream could be asked to release after its launches (a stream closed
+  // since, too many streams): kept until the Graph goes (and its launches are done).
+  std::vector<std::shared_ptr<void>> retired;
 };
+
+// Releases `items` (what a Graph ran with before an update) once every launch queued on
+// `launched` (with `more`: on streams not recorded) before now is done: a host function
+// queued on each stream drops its share (on a driver thread: it only queues, as user objects'
+// destructors do; GraphDefinition::release_dropped frees). What cannot be queued (a stream
+// closed since, a driver error: recorded as deferred) joins `keep`'s retired sets instead.
+// `context` is made current for the driver calls. Never throws.
+void release_after_launches(std::vector<std::shared_ptr<void>> items,
+                            const std::vector<GraphAttachments::LaunchedOn>& launched, bool more,
+                            const Context& context, GraphAttachments& keep) noexcept;
 
 }  // namespace nanocuda

@@ -1,6 +1,7 @@
 // GraphBuilder's explicit nodes: added to the capture's graph after its current
 // dependencies, which then become the new node (so later captured work follows it).
 #include "graph_builder_state.h"
+#include "graph_keepalive.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -87,8 +88,19 @@ void GraphBuilder::host_callback(CUhostFn fn, void* user_data, std::shared_ptr<v
   p.type = CU_GRAPH_NODE_TYPE_HOST;
   p.host.fn = fn;
   p.host.userData = user_data;
-  add_node(p, "GraphBuilder::host_callback");
-  if (keepalive) keep_alive(std::move(keepalive));
+  CUgraphNode node = add_node(p, "GraphBuilder::host_callback");
+  if (!keepalive) return;
+  // Pinned to the capture's graph per node (as GraphDefinition's nodes are), so a copy of the
+  // graph embedded elsewhere holds it for its own node, and destroying that node releases it.
+  CurrentContext guard(state_->stream.context());  // graph calls need one (an H100 segfaulted)
+  CUgraph graph = capture_graph("GraphBuilder::host_callback");
+  if (state_->kind != Kind::Body) state_->shared->captured = graph;
+  auto pins = std::make_shared<std::vector<std::shared_ptr<void>>>(1, keepalive);
+  if (CUuserObject obj = pin_to_graph(graph, pins)) {
+    state_->shared->root().pins.emplace(node, GraphDefinition::State::Pin{graph, obj});
+    return;
+  }
+  keep_alive(std::move(keepalive));  // no user objects: with the builder, as before
 }
 
 void GraphBuilder::record_event(const Event& event) {

@@ -4,6 +4,7 @@ holds goes when the node, the node owning its graph or the last graph holding it
 test_graph_lifetime.py in a process of its own with NANOCUDA_LIBCUDA set to the mock."""
 
 import gc
+import os
 import time
 import weakref
 
@@ -11,6 +12,9 @@ import pytest
 
 import nanocuda
 from nanocuda.graph import ChildGraphNode, ConditionalNode, GraphDefinition, HostCallbackNode
+
+
+MOCK = "NANOCUDA_LIBCUDA" in os.environ  # test_graph_lifetime.py points it at the mock driver
 
 
 class Held:
@@ -291,3 +295,4 @@ def test_a_kernel_node_added_to_a_body_destroyed_with_its_node_is_refused():
         body.launch(nanocuda.LaunchConfig(grid=1, block=32), kernel, 0, 0, 0, 4)
     with pytest.raises(TypeError, match="config must be a LaunchConfig"):
         body.launch(None, kernel)
+

@@ -1,5 +1,5 @@
-"""Per-node graph attachment lifetimes on a real driver: graph_lifetime_cases.py (the cases the
-mock runs) in a process of its own, a launched graph whose callback node was destroyed after
+"""Per-node graph attachment lifetimes on a real driver: graph_lifetime_cases.py and
+graph_release_cases.py (the cases the mock runs) in a process of their own, a launched graph whose callback node was destroyed after
 instantiation, and Kernel.from_handle keeping the kernel's library loaded."""
 
 import gc
@@ -16,13 +16,13 @@ from nanocuda.graph import GraphDefinition
 
 pytestmark = pytest.mark.gpu
 
-CASES = Path(__file__).with_name("graph_lifetime_cases.py")
+CASES = [str(Path(__file__).with_name(f)) for f in ("graph_lifetime_cases.py", "graph_release_cases.py")]
 
 
 def test_graph_lifetime_cases_on_the_driver(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NANOCUDA_LIBCUDA"}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(CASES)],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *CASES],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
 
 

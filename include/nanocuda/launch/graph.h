@@ -4,7 +4,9 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +50,18 @@ struct KernelNodeArgs {
   ParamPacker packer;  // over buffer, against node.layout
   bool busy = false;   // a try_pack_kernel_params is packing into buffer
 };
+// The stream of a Graph's last launch (a movable atomic: concurrent launches are allowed), so
+// launch() does bookkeeping only when the stream changes: one load and compare per replay.
+struct LastLaunchStream {
+  static CUstream none() noexcept { return reinterpret_cast<CUstream>(~std::uintptr_t{0}); }
+  std::atomic<CUstream> handle{none()};
+  LastLaunchStream() = default;
+  LastLaunchStream(LastLaunchStream&& other) noexcept : handle(other.handle.load(std::memory_order_relaxed)) {}
+  LastLaunchStream& operator=(LastLaunchStream&& other) noexcept {
+    handle.store(other.handle.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    return *this;
+  }
+};
 }  // namespace detail
 
 class Graph {
@@ -61,9 +75,12 @@ class Graph {
   static Graph instantiate(CUgraph graph, std::shared_ptr<void> owner, const Device& device,
                            const GraphCompleteOptions& options = {});
 
-  // Replays the graph on `stream`.
+  // Replays the graph on `stream`. A GraphDefinition's Graph remembers the streams it was
+  // launched on since its last update from a definition, so that update releases what the
+  // replaced definition's nodes used only after those launches are done.
   void launch(StreamRef stream) const;
-  // cuGraphLaunch without checks or error text, for native benchmark loops.
+  // cuGraphLaunch without checks or error text, for native benchmark loops (not remembered:
+  // do not update from a definition while such launches run).
   CUresult launch_unchecked(CUstream stream) const noexcept;
 
   [[nodiscard]] std::size_t node_count() const noexcept { return node_count_; }
@@ -155,11 +172,13 @@ class Graph {
     ~Release() { busy = false; }
   };
   [[noreturn]] void throw_no_kernel_node(std::size_t index) const;  // ValueError: no such index
+  void note_launch_stream(StreamRef stream) const;  // launch() on a stream other than the last
   CUgraph graph_ = nullptr;                    // the definition, kept alive by owners_
   std::vector<std::shared_ptr<void>> owners_;  // definitions, callbacks: freed last
   // A GraphDefinition's Graph: what its nodes use, replaced by an update from a definition
   // (shared with a user object the executable holds, so a launch in flight keeps it).
   std::shared_ptr<GraphAttachments> attachments_;
+  mutable detail::LastLaunchStream last_launch_;  // the rest of the launch streams: in attachments_
   detail::UniqueHandle<CUgraphExec, detail::destroy_graph_exec> exec_;
   Device device_;
   std::shared_ptr<Context> context_;

@@ -20,6 +20,8 @@
 
 namespace nanocuda {
 
+class GraphDefinition;
+
 // A copyable reference to one builder. Work queued on stream() while the builder is
 // building (kernel launches, copies, torch work) becomes nodes of its graph; conditional
 // bodies and split() branches are builders of their own, sharing the graph.
@@ -102,6 +104,10 @@ class GraphBuilder {
   [[nodiscard]] CUgraph graph() const noexcept;
   // What keeps graph() alive (for Graph::update and keepalives).
   [[nodiscard]] std::shared_ptr<void> definition_owner() const noexcept;
+  // graph() as a GraphDefinition view that knows which user object each host-callback node
+  // (of this graph and of embedded builders' copies) holds, so destroying the node through the
+  // view releases what only it held. Needs graph() (after end_building()).
+  [[nodiscard]] GraphDefinition definition_view() const;
   // A process-unique number for the graph tree this builder belongs to.
   [[nodiscard]] std::uint64_t graph_id() const noexcept;
   // "GraphBuilder #3 (primary, building) on Stream 0x... ", for errors.

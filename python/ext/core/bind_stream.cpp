@@ -97,9 +97,14 @@ void bind_stream(nb::module_& m) {
            nb::arg("timing") = false,
            "Record `event` here (or a new Event made from EventOptions `options`; timing=True "
            "is short for enable_timing) and return it.")
-      .def("close", &Stream::close, "Wait for the stream's work, then destroy it (if owned).")
+      // The wait releases the GIL: a pending Python host callback needs it to finish.
+      .def("close", &Stream::close, nb::call_guard<nb::gil_scoped_release>(),
+           "Wait for the stream's work, then destroy it (if owned).")
       .def("__enter__", [](Stream& s) -> Stream& { return s; }, nb::rv_policy::reference)
-      .def("__exit__", [](Stream& s, nb::args) { s.close(); })
+      .def("__exit__", [](Stream& s, nb::args) {
+             nb::gil_scoped_release release;
+             s.close();
+           })
       .def("__cuda_stream__", [](const Stream& s) {
              return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.handle()));
            }, "The CUDA stream protocol: (version, handle).")

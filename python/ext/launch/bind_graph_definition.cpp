@@ -360,7 +360,7 @@ void bind_graph_definition(nb::module_& m) {
       throw std::runtime_error(std::string(call) + "a capture is in progress; call end_building() first");
     if (!b.graph())
       throw std::runtime_error(std::string(call) + "called before begin_building(): nothing is built yet");
-    return GraphDefinition::view(b.graph(), b.definition_owner(), b.device());
+    return b.definition_view();  // knows the host-callback nodes' holds
   }, nb::arg("builder"), "The builder's graph as a _GraphDef view (GraphBuilder.graph_definition).");
 
   // Executable-graph node edits, for Graph[node] views.
