@@ -63,7 +63,7 @@ PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
       throw nb::type_error("Graph.launch: this graph was not captured on a stream; pass the stream to launch on");
     graph.launch(*g.stream);
   } else if (Py_TYPE(args[0]) == g_stream_type) {
-    graph.launch(*nb::inst_ptr<Stream>(args[0]));
+    graph.launch(nb::inst_ptr<PyStream>(args[0])->ref());
   } else {
     graph.launch(to_stream(nb::handle(args[0]), "Graph.launch"));
   }
@@ -187,7 +187,7 @@ void bind_graph(nb::module_& m) {
            }, "Names of the captured kernel launches, in node order.")
       .def("upload", [](PyGraph& g, nb::handle stream) {
              Graph& graph = g.ready("Graph.upload");
-             graph.upload(stream.is_none() ? *g.stream : to_stream(stream, "Graph.upload"));
+             graph.upload(stream.is_none() ? g.stream->ref() : to_stream(stream, "Graph.upload"));
            }, nb::arg("stream").none() = nb::none(),
            "Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).")
       .def("debug_dot_print", [](PyGraph& g, const std::string& path,
@@ -227,7 +227,7 @@ void bind_graph(nb::module_& m) {
                        : std::string("<nanocuda.Graph (empty)>");
       });
 
-  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
+  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   nb::handle graph_type = nb::type<PyGraph>();
   install_method(graph_type, &g_graph_launch_def);
   install_method(graph_type, &g_graph_update_def);

@@ -158,7 +158,9 @@ void bind_options(nb::module_& m) {
               "Make the graph launchable from device code (not with auto_free_on_launch).")
       .def_rw("use_node_priority", &GraphCompleteOptions::use_node_priority,
               "Run nodes at their own priorities rather than the launch stream's.")
-      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) { return o.upload_stream; },
+      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) -> nb::object {
+                     return o.upload_stream ? stream_object(*o.upload_stream) : nb::none();
+                   },
               "Stream to upload the graph on right after instantiation (None: no upload).");
 
   auto dbg = nb::class_<GraphDebugPrintOptions>(m, "GraphDebugPrintOptions",
@@ -380,12 +382,12 @@ void bind_graph_builder(nb::module_& m) {
            });
 
   auto make = [](const Device& d) { return GraphBuilder::create(d); };
-  nb::handle device_type = nb::type<Device>(), stream_type = nb::type<Stream>();
+  nb::handle device_type = nb::type<Device>(), stream_type = nb::type<PyStream>();
   device_type.attr("create_graph_builder") = nb::cpp_function(
       make, nb::scope(device_type), nb::is_method(), nb::name("create_graph_builder"),
       "A GraphBuilder on a new stream of this device.");
   stream_type.attr("create_graph_builder") = nb::cpp_function(
-      [](const Stream& s) { return GraphBuilder::on_stream(s); }, nb::scope(stream_type), nb::is_method(),
+      [](const PyStream& s) { return GraphBuilder::on_stream(s.ref()); }, nb::scope(stream_type), nb::is_method(),
       nb::name("create_graph_builder"), "A GraphBuilder capturing this stream.");
 }
 
