@@ -1565,7 +1565,7 @@ DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
     """
-    A CUDA stream; owned (made here) or borrowed (adopted).
+    A CUDA stream; owned (made here) or foreign (adopted; never destroyed here).
 
     Example::
 
@@ -1929,7 +1929,7 @@ class Buffer:
         """
 
     @property
-    def stream(self) -> Stream:
+    def stream(self) -> object:
         """
         The Stream the memory is freed in the order of: the allocating one unless set_deallocation_stream changed it.
         """
@@ -3161,7 +3161,7 @@ class GraphCompleteOptions:
     def use_node_priority(self, arg: bool, /) -> None: ...
 
     @property
-    def upload_stream(self) -> Stream | None:
+    def upload_stream(self) -> object:
         """
         Stream to upload the graph on right after instantiation (None: no upload).
         """
@@ -3413,7 +3413,7 @@ class GraphBuilder:
         """
 
     @property
-    def stream(self) -> Stream:
+    def stream(self) -> "nanocuda::StreamRef":
         """The stream being captured: queue work on it (torch too) to record it."""
 
     @property

@@ -18,6 +18,21 @@ class KeptStream {
   KeptStream(StreamRef stream) : ref_(stream), keep_(stream.shared_state()) {}  // NOLINT: implicit, as StreamRef's
   KeptStream(const Stream& stream) : KeptStream(StreamRef(stream)) {}           // NOLINT
 
+  // Views `stream` instead (keeping its Stream, if any): what a Buffer does at each reallocation.
+  KeptStream& operator=(StreamRef stream) {
+    ref_ = stream;
+    if (stream.views_owned_stream()) keep_ = stream.shared_state();
+    else if (keep_) keep_.reset();
+    return *this;
+  }
+  // Lets a kept Stream go (it may be destroyed now), leaving a view of the device's legacy
+  // stream; a foreign stream's view is kept as it is (nothing of it was held).
+  void release_stream() {
+    if (!keep_) return;
+    ref_ = StreamRef::legacy(ref_.device());
+    keep_.reset();
+  }
+
   [[nodiscard]] const StreamRef& ref() const noexcept { return ref_; }
   operator StreamRef() const noexcept { return ref_; }  // NOLINT: usable wherever a StreamRef is asked for
 

@@ -146,7 +146,7 @@ void bind_buffer(nb::module_& m) {
              // Through the device's memory resource (Device.memory_resource), like Device.allocate.
              auto mr = MemoryResource::for_device(s.device());
              Buffer b = dynamic_cast<PyMemoryResource*>(mr.get())
-                            ? std::move(nb::cast<PyBuffer&>(allocate_on_device(s.device(), size_obj, nb::cast(s))).buffer)
+                            ? std::move(nb::cast<PyBuffer&>(allocate_on_device(s.device(), size_obj, stream_object(s))).buffer)
                             : Buffer(std::move(mr), size, s);
              new (self) PyBuffer(std::move(b), dt, std::move(sh));
            },
@@ -238,7 +238,7 @@ void bind_buffer(nb::module_& m) {
            "Free the memory in the order of `stream` (at close() without a stream, or on garbage "
            "collection) instead of the allocating stream. Orders nothing: work using the buffer "
            "must already be ordered before `stream`.")
-      .def_prop_ro("stream", [](const PyBuffer& b) { return stream_object(b.buffer.stream()); },
+      .def_prop_ro("stream", [](const PyBuffer& b) { return PyStream::of(b.buffer.stream()); },
                    "The Stream the memory is freed in the order of: the allocating one unless "
                    "set_deallocation_stream changed it.")
       .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; },

@@ -219,7 +219,7 @@ void bind_graph(nb::module_& m) {
              return reinterpret_cast<std::uintptr_t>(g.ready("Graph.handle").exec_handle());
            }, "The CUgraphExec handle as an int (0 after close()).")
       .def_prop_ro("stream", [](PyGraph& g) -> nb::object {
-             return g.stream ? nb::cast(*g.stream) : nb::none();
+             return g.stream ? stream_object(*g.stream) : nb::none();
            },
            "The default stream of launch() (the captured or building stream).")
       .def("__repr__", [](PyGraph& g) {

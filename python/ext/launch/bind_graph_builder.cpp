@@ -158,8 +158,9 @@ void bind_options(nb::module_& m) {
               "Make the graph launchable from device code (not with auto_free_on_launch).")
       .def_rw("use_node_priority", &GraphCompleteOptions::use_node_priority,
               "Run nodes at their own priorities rather than the launch stream's.")
-      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) -> nb::object {
-                     return o.upload_stream ? stream_object(*o.upload_stream) : nb::none();
+      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) -> std::optional<PyStream> {
+                     if (!o.upload_stream) return std::nullopt;
+                     return PyStream::of(*o.upload_stream);
                    },
               "Stream to upload the graph on right after instantiation (None: no upload).");
 
@@ -362,7 +363,7 @@ void bind_graph_builder(nb::module_& m) {
                    "True after close() (or once join() consumed this split() builder).")
       .def_prop_ro("is_join_required", &GraphBuilder::is_join_required,
                    "True for a split() builder not joined yet (the builder split() was called on never needs one).")
-      .def_prop_ro("stream", [](const GraphBuilder& b) { return b.stream(); },
+      .def_prop_ro("stream", [](const GraphBuilder& b) { return PyStream::of(b.stream()); },
                    "The stream being captured: queue work on it (torch too) to record it.")
       .def_prop_ro("graph_id", &GraphBuilder::graph_id,
                    "A process-unique number of this builder's graph (handles remember it).")
