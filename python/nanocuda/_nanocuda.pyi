@@ -1929,7 +1929,7 @@ class Buffer:
         """
 
     @property
-    def stream(self) -> object:
+    def stream(self) -> Stream:
         """
         The Stream the memory is freed in the order of: the allocating one unless set_deallocation_stream changed it.
         """
@@ -3161,7 +3161,7 @@ class GraphCompleteOptions:
     def use_node_priority(self, arg: bool, /) -> None: ...
 
     @property
-    def upload_stream(self) -> object:
+    def upload_stream(self) -> Stream | None:
         """
         Stream to upload the graph on right after instantiation (None: no upload).
         """
@@ -3413,7 +3413,7 @@ class GraphBuilder:
         """
 
     @property
-    def stream(self) -> "nanocuda::StreamRef":
+    def stream(self) -> Stream:
         """The stream being captured: queue work on it (torch too) to record it."""
 
     @property
