@@ -82,3 +82,28 @@ def test_closed_owned_stream_is_a_clear_error_through_every_use_on_mock(mock_lib
         raises(lambda: s.sync(), ValueError, "closed")
         print("ok")
     """, prelude=PRELUDE, version="13.0")
+
+
+def test_every_stream_property_returns_a_python_stream_on_mock(mock_libcuda):
+    # The bindings hand the core's StreamRef/KeptStream back as nanocuda.Stream everywhere
+    # (a missed one would be nanobind's "cannot convert" TypeError at run time, not at build).
+    run_on_mock(mock_libcuda, """
+        before = destroys()
+        s = Stream()
+        b = s.create_graph_builder()
+        assert type(b.stream) is Stream and b.stream == s and b.stream.is_owned
+        o = nanocuda.GraphCompleteOptions(upload_stream=s)
+        assert type(o.upload_stream) is Stream and o.upload_stream == s
+        assert nanocuda.GraphCompleteOptions().upload_stream is None
+        g = nanocuda.Graph()
+        g.capture(s)
+        assert type(g.stream) is Stream and g.stream == s
+        legacy_builder_options = nanocuda.GraphCompleteOptions(upload_stream=Stream.legacy())
+        assert not legacy_builder_options.upload_stream.is_owned
+        buf = Buffer(16, stream=Stream.per_thread())
+        assert type(buf.stream) is Stream and not buf.stream.is_owned
+        del s, b, o, g
+        gc.collect()
+        assert destroys() == before + 1  # the builder, options and graph held the stream, then let it go
+        print("ok")
+    """, prelude=PRELUDE, version="13.0")
