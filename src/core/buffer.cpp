@@ -31,10 +31,7 @@ Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, Strea
 void Buffer::forget() noexcept {
   if (ptr_ != 0) return;
   resource_.reset();
-  try {
-    stream_.release_stream();  // drops the Stream, if it held one
-  } catch (...) {  // the legacy stream's view could not be made (out of memory): keep the Stream
-  }
+  stream_.release_stream();  // drops the Stream, if it held one
 }
 
 void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, StreamRef stream) {

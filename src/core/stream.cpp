@@ -34,7 +34,9 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
   NANOCUDA_CALL(cuStreamCreateWithPriority,
                 [&] { return "new stream on device " + std::to_string(device.ordinal()); }, &h,
                 non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority);
-  return Stream(std::make_shared<State>(h, device));
+  auto state = std::make_shared<State>(h, device);
+  state->stand_in = StreamRef::legacy(device).state_;
+  return Stream(std::move(state));
 }
 
 Stream Stream::create_green(const Context& context, int priority) {
@@ -56,7 +58,9 @@ Stream Stream::create_green(const Context& context, int priority) {
   } else {
     NANOCUDA_CALL(cuGreenCtxStreamCreate, what, &h, context.green()->handle, CU_STREAM_NON_BLOCKING, priority);
   }
-  return Stream(std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context)));
+  auto state = std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context));
+  state->stand_in = StreamRef::legacy(state->device).state_;
+  return Stream(std::move(state));
 }
 
 CUstream Stream::handle() const {

@@ -56,8 +56,9 @@ def test_adopted_streams_are_never_destroyed_on_mock(mock_libcuda):
         b.close()
         foreign.close()                                      # drops this object's use only
         assert foreign.is_closed and not owner.is_closed
-        raises(lambda: foreign.handle, ValueError, "closed")
-        raises(lambda: Buffer(64, stream=foreign), ValueError, "closed")
+        raises(lambda: foreign.handle, ValueError, "Stream.handle: ", "closed")  # names the call
+        raises(lambda: Buffer(64, stream=foreign), ValueError, "Buffer: ", "closed")
+        raises(lambda: Device().allocate(64, stream=foreign), ValueError, "Device.allocate: ", "closed")
         owner.sync()                                         # the stream itself is untouched
         assert destroys() == before
         ref = weakref.ref(foreign)

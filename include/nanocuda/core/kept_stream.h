@@ -27,9 +27,9 @@ class KeptStream {
   }
   // Lets a kept Stream go (it may be destroyed now), leaving a view of the device's legacy
   // stream; a foreign stream's view is kept as it is (nothing of it was held).
-  void release_stream() {
+  void release_stream() noexcept {
     if (!keep_) return;
-    ref_ = StreamRef::legacy(ref_.device());
+    ref_ = StreamRef(CU_STREAM_LEGACY, ref_.state_->stand_in);
     keep_.reset();
   }
 

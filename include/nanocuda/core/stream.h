@@ -73,6 +73,7 @@ struct Stream::State : std::enable_shared_from_this<Stream::State> {  // StreamR
   std::shared_ptr<Context> context;
   std::atomic<bool> closed{false};
   bool foreign = false;  // the per-device stand-in StreamRef views foreign streams through (owns nothing, never closed)
+  State* stand_in = nullptr;  // this device's stand-in: where a KeptStream that lets this state go points
 
   State(CUstream h, Device dev) : handle(h), device(dev), context(dev.context()) {}
   State(CUstream h, Device dev, std::shared_ptr<Context> ctx) : handle(h), device(dev), context(std::move(ctx)) {}

@@ -92,6 +92,9 @@ class StreamRef {
   }
 
  private:
+  friend class Stream;       // points a new Stream's state at its device's stand-in
+  friend class KeptStream;   // re-points a view at the stand-in without a lookup
+  StreamRef(CUstream handle, Stream::State* state) noexcept : handle_(handle), state_(state) {}
   [[noreturn]] void throw_closed() const;
 
   // The viewed Stream's state; null for a foreign stream.

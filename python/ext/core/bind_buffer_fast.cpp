@@ -153,7 +153,7 @@ nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb
 nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb::handle stream) {
   std::size_t n = size_of_arg(size.ptr(), "MemoryResource.allocate");
   if (Py_TYPE(stream.ptr()) == g_stream_type)  // no Stream copy or conversion
-    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref());
+    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref("MemoryResource.allocate"));
   StreamRef s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
   // cuda.core's rule: a pool allocation in a GraphBuilder's capture is an error (graph memory
   // comes from GraphMemoryResource). Checked here, off the plain-Stream path, because in global
@@ -214,7 +214,7 @@ NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* a
   Buffer& b = pb.buffer;
   PyObject* stream = a[0];
   if (!stream || stream == Py_None) b.close();
-  else if (Py_TYPE(stream) == g_stream_type) b.close(nb::inst_ptr<PyStream>(stream)->ref());
+  else if (Py_TYPE(stream) == g_stream_type) b.close(nb::inst_ptr<PyStream>(stream)->ref("Buffer.close"));
   else b.close(to_stream(nb::handle(stream), "Buffer.close"));
   if (pb.owner.is_valid()) pb.owner = nb::object();  // cuda.core: a closed Buffer keeps no owner alive
   Py_RETURN_NONE;
@@ -245,7 +245,7 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   }
   std::size_t n = size_of_arg(size.ptr(), "Device.allocate");
   if (Py_TYPE(stream.ptr()) == g_stream_type)
-    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref());
+    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref("Device.allocate"));
   StreamRef s = stream_for(stream, d.ordinal(), "Device.allocate");
   if (!stream.is_none() && nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
     require_not_capturing(*mr, s);  // as MemoryResource.allocate (allocate_from)

@@ -23,8 +23,8 @@ void PyStream::close() {
   foreign_closed_ = true;
 }
 
-void PyStream::throw_closed() const {
-  throw ValueError(ref_.describe() + ": the stream is closed");
+void PyStream::throw_closed(const char* call) const {
+  throw ValueError(call, ref_.describe() + ": the stream is closed");
 }
 
 nb::object stream_object(StreamRef stream) { return nb::cast(PyStream::of(stream)); }
@@ -74,30 +74,29 @@ void bind_stream(nb::module_& m) {
                     return PyStream(StreamRef::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread"))));
                   }, nb::arg("device") = nb::none(),
                   "The per-thread default stream of `device` (default: the current device).")
-      .def_prop_ro("handle", [](const PyStream& s) { return reinterpret_cast<uint64_t>(s.ref().handle()); },
+      .def_prop_ro("handle", [](const PyStream& s) { return reinterpret_cast<uint64_t>(s.ref("Stream.handle").handle()); },
                    "The CUstream handle as an int.")
       .def_prop_ro("device", [](const PyStream& s) { return device_object(s.unchecked().device_ordinal()); },
                    "The Device this stream belongs to.")
       .def_prop_ro("context", [](const PyStream& s) { return s.unchecked().context(); }, "The stream's Context.")
       .def_prop_ro("is_owned", &PyStream::is_owned, "True when nanocuda created it (and destroys it on close).")
       .def_prop_ro("is_closed", &PyStream::is_closed, "True after close().")
-      .def_prop_ro("priority", [](const PyStream& s) { return s.ref().priority(); },
+      .def_prop_ro("priority", [](const PyStream& s) { return s.ref("Stream.priority").priority(); },
                    "Scheduling priority (lower numbers run first).")
-      .def_prop_ro("is_non_blocking", [](const PyStream& s) { return s.ref().is_non_blocking(); },
+      .def_prop_ro("is_non_blocking", [](const PyStream& s) { return s.ref("Stream.is_non_blocking").is_non_blocking(); },
                    "True when it does not synchronize with the legacy default stream.")
-      .def_prop_ro("is_nonblocking", [](const PyStream& s) { return s.ref().is_non_blocking(); },
+      .def_prop_ro("is_nonblocking", [](const PyStream& s) { return s.ref("Stream.is_nonblocking").is_non_blocking(); },
                    "cuda.core's name for is_non_blocking.")
-      .def("sync", [](const PyStream& s) { s.ref().sync(); }, nb::call_guard<nb::gil_scoped_release>(),
+      .def("sync", [](const PyStream& s) { s.ref("Stream.sync").sync(); }, nb::call_guard<nb::gil_scoped_release>(),
            "Block until all queued work is done.")
-      .def("query", [](const PyStream& s) { return s.ref().query(); }, "True when all queued work has completed.")
+      .def("query", [](const PyStream& s) { return s.ref("Stream.query").query(); }, "True when all queued work has completed.")
       .def("wait", [](const PyStream& ps, nb::handle event_or_stream) {
-             StreamRef s = ps.ref();
+             StreamRef s = ps.ref("Stream.wait");
              if (nb::isinstance<Event>(event_or_stream)) return s.wait(nb::cast<const Event&>(event_or_stream));
              // Neither an Event nor stream-like: a ValueError, as cuda.core raises for this argument.
              // (Ints and None keep to_stream's TypeErrors, which say how to adopt a raw handle.)
              if (!event_or_stream.is_none() && !PyLong_Check(event_or_stream.ptr()) &&
-                 !nb::isinstance<PyStream>(event_or_stream) && !nb::hasattr(event_or_stream, "__cuda_stream__") &&
-                 !nb::hasattr(event_or_stream, "cuda_stream"))
+                 !is_stream_like(event_or_stream, /*torch=*/true))
                throw nb::value_error(("Stream.wait: event_or_stream must be a nanocuda.Event or a stream (a "
                                       "nanocuda.Stream, torch.cuda.Stream or an object with __cuda_stream__), got " +
                                       std::string(Py_TYPE(event_or_stream.ptr())->tp_name)).c_str());
@@ -106,7 +105,7 @@ void bind_stream(nb::module_& m) {
            "Make future work wait for an Event, or for all work queued so far on a stream "
            "(anything with __cuda_stream__).")
       .def("record", [](const PyStream& ps, nb::handle event, nb::handle options, bool timing) -> nb::object {
-             StreamRef s = ps.ref();
+             StreamRef s = ps.ref("Stream.record");
              if (!event.is_none()) {
                if (!nb::isinstance<Event>(event))
                  throw nb::type_error(("Stream.record: event must be a nanocuda.Event or None, got " +
@@ -125,7 +124,7 @@ void bind_stream(nb::module_& m) {
       .def("__enter__", [](PyStream& s) -> PyStream& { return s; }, nb::rv_policy::reference)
       .def("__exit__", [](PyStream& s, nb::args) { s.close(); })
       .def("__cuda_stream__", [](const PyStream& s) {
-             return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.ref().handle()));
+             return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.ref("Stream.__cuda_stream__").handle()));
            }, "The CUDA stream protocol: (version, handle).")
       .def("__eq__", [](const PyStream& a, nb::handle b) {
         return nb::isinstance<PyStream>(b) && a.unchecked().raw_handle() == nb::cast<const PyStream&>(b).unchecked().raw_handle();

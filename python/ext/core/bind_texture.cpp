@@ -30,7 +30,7 @@ nb::tuple shape_tuple(const ArrayShape& s) {
 
 // cuda.core takes a Stream or a GraphBuilder (both speak __cuda_stream__) and says so.
 StreamRef copy_stream(nb::handle stream, const char* call) {
-  if (!nb::isinstance<PyStream>(stream) && !nb::hasattr(stream, "__cuda_stream__"))
+  if (!is_stream_like(stream))
     throw nb::type_error((std::string(call) + ": stream: Stream or GraphBuilder expected, got " +
                           Py_TYPE(stream.ptr())->tp_name).c_str());
   StreamRef s = to_stream(stream, call);

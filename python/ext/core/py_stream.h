@@ -25,11 +25,11 @@ class PyStream {
     return PyStream(ref);
   }
 
-  // The view passed down; a closed foreign stream is refused here (a closed owned one by the
-  // view's own check, where it is used).
-  [[nodiscard]] StreamRef ref() const {
+  // The view passed down; a closed foreign stream is refused here, naming `call` (a closed
+  // owned one by the view's own check, where it is used).
+  [[nodiscard]] StreamRef ref(const char* call = "Stream") const {
     if (foreign_closed_) [[unlikely]]
-      throw_closed();
+      throw_closed(call);
     return ref_;
   }
   operator StreamRef() const { return ref(); }  // NOLINT: a Python Stream is usable wherever a StreamRef is
@@ -40,7 +40,7 @@ class PyStream {
   void close();
 
  private:
-  [[noreturn]] void throw_closed() const;
+  [[noreturn]] void throw_closed(const char* call) const;
   StreamRef ref_;                // over owner_'s state, or a foreign stream's
   std::optional<Stream> owner_;  // set when nanocuda created the stream
   bool foreign_closed_ = false;

@@ -362,7 +362,7 @@ uint64_t stream_handle_int(nb::handle v, const std::string& where, const char* w
 // The one conversion of Python objects to streams. A bare int is refused: an int is not a
 // stream, and a wrong one crashes the driver; adopting a raw handle is Stream.from_handle(h).
 StreamRef to_stream(nb::handle obj, const char* where) {
-  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj).ref();
+  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj).ref(where);
   std::string call(where);
   if (PyLong_Check(obj.ptr()))
     raise_type(call + ": stream must be a Stream (or a torch/CuPy stream, or an object with "
@@ -389,6 +389,10 @@ StreamRef to_stream(nb::handle obj, const char* where) {
                "__cuda_stream__), got " + py_type_name(obj));
   }
   return StreamRef::from_handle(reinterpret_cast<CUstream>(handle));
+}
+
+bool is_stream_like(nb::handle obj, bool torch) {
+  return nb::isinstance<PyStream>(obj) || nb::hasattr(obj, "__cuda_stream__") || (torch && nb::hasattr(obj, "cuda_stream"));
 }
 
 // Per type (decided once): a type with __cuda_stream__ that is not nanocuda's (Stream,
@@ -424,7 +428,7 @@ void warn_foreign_stream(nb::handle obj) {
 std::optional<StreamRef> dlpack_consumer_stream(nb::handle stream, int ordinal) {
   if (stream.is_none()) return std::nullopt;
   if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
-    if (nb::isinstance<PyStream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
+    if (is_stream_like(stream)) return to_stream(stream, "Buffer.__dlpack__");
     throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
                           std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
   }

@@ -63,7 +63,7 @@ PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
       throw nb::type_error("Graph.launch: this graph was not captured on a stream; pass the stream to launch on");
     graph.launch(*g.stream);
   } else if (Py_TYPE(args[0]) == g_stream_type) {
-    graph.launch(nb::inst_ptr<PyStream>(args[0])->ref());
+    graph.launch(nb::inst_ptr<PyStream>(args[0])->ref("Graph.launch"));
   } else {
     graph.launch(to_stream(nb::handle(args[0]), "Graph.launch"));
   }

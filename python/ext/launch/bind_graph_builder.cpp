@@ -388,7 +388,7 @@ void bind_graph_builder(nb::module_& m) {
       make, nb::scope(device_type), nb::is_method(), nb::name("create_graph_builder"),
       "A GraphBuilder on a new stream of this device.");
   stream_type.attr("create_graph_builder") = nb::cpp_function(
-      [](const PyStream& s) { return GraphBuilder::on_stream(s.ref()); }, nb::scope(stream_type), nb::is_method(),
+      [](const PyStream& s) { return GraphBuilder::on_stream(s.ref("Stream.create_graph_builder")); }, nb::scope(stream_type), nb::is_method(),
       nb::name("create_graph_builder"), "A GraphBuilder capturing this stream.");
 }
 

@@ -48,7 +48,7 @@ NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* arg
   if (nargs < 3)
     throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
   // A nanocuda Stream's view is read in place (no shared_ptr copy); others are adopted.
-  StreamRef stream = Py_TYPE(args[0]) == g_stream_type ? nb::inst_ptr<PyStream>(args[0])->ref()
+  StreamRef stream = Py_TYPE(args[0]) == g_stream_type ? nb::inst_ptr<PyStream>(args[0])->ref("launch")
                                                        : foreign_launch_stream(args[0]);
   if (!PyObject_TypeCheck(args[1], g_config_type))
     throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
@@ -180,7 +180,7 @@ LaunchState& launcher_state(nb::handle launcher) {
 
 StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where) {
   if (obj == Py_None) return fallback;
-  if (Py_TYPE(obj) == g_stream_type) return nb::inst_ptr<PyStream>(obj)->ref();
+  if (Py_TYPE(obj) == g_stream_type) return nb::inst_ptr<PyStream>(obj)->ref(where);
   return to_stream(nb::handle(obj), where);
 }
 
