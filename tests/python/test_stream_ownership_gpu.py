@@ -29,6 +29,10 @@ def test_foreign_handle_works_and_outlives_its_nanocuda_object():
     nanocuda.copy(host, out, stream=owner)
     owner.sync()  # the stream is still alive: nanocuda did not destroy it
     assert int.from_bytes(host, "little") == 32
+    # A foreign stream must outlive what was queued on it, the Buffer's free included (nothing
+    # of nanocuda's keeps it alive): free the Buffer before its stream's creator destroys it.
+    out.close()
+    owner.close()
 
 
 def test_a_buffer_keeps_its_owned_stream_alive():
