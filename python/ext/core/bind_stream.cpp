@@ -27,6 +27,10 @@ void PyStream::throw_closed(const char* call) const {
   throw ValueError(call, ref_.describe() + ": the stream is closed");
 }
 
+bool is_stream_like(nb::handle obj, bool torch) {
+  return nb::isinstance<PyStream>(obj) || nb::hasattr(obj, "__cuda_stream__") || (torch && nb::hasattr(obj, "cuda_stream"));
+}
+
 nb::object stream_object(StreamRef stream) { return nb::cast(PyStream::of(stream)); }
 
 PyStream adopt_stream(nb::handle obj, const char* where) {

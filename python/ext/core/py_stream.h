@@ -48,6 +48,9 @@ class PyStream {
 
 // The Python Stream for `stream` (Buffer.stream, Device.default_stream, ...).
 nanobind::object stream_object(StreamRef stream);
+// True for what speaks the stream protocol: a nanocuda Stream, a GraphBuilder, CuPy's and
+// cuda.core's streams (anything with __cuda_stream__); torch's .cuda_stream too when `torch`.
+bool is_stream_like(nanobind::handle obj, bool torch = false);
 // Stream.adopt / Device.create_stream(obj): a nanocuda Stream as it is, else a foreign one.
 PyStream adopt_stream(nanobind::handle obj, const char* where);
 

@@ -391,10 +391,6 @@ StreamRef to_stream(nb::handle obj, const char* where) {
   return StreamRef::from_handle(reinterpret_cast<CUstream>(handle));
 }
 
-bool is_stream_like(nb::handle obj, bool torch) {
-  return nb::isinstance<PyStream>(obj) || nb::hasattr(obj, "__cuda_stream__") || (torch && nb::hasattr(obj, "cuda_stream"));
-}
-
 // Per type (decided once): a type with __cuda_stream__ that is not nanocuda's (Stream,
 // GraphBuilder), cuda.core's (code moving from it may still hold its streams), or torch's or
 // CuPy's (streams nanocuda documents as stream arguments).

@@ -58,9 +58,6 @@ bool has_device_pointer(nanobind::handle obj);
 // A nanocuda Stream's view is valid while the Python object lives (what keeps it past the call
 // holds a KeptStream); a foreign stream's is a plain StreamRef.
 StreamRef to_stream(nanobind::handle obj, const char* where);
-// True for what speaks the stream protocol: a nanocuda Stream, a GraphBuilder, CuPy's and
-// cuda.core's streams (anything with __cuda_stream__); torch's .cuda_stream too when `torch`.
-bool is_stream_like(nanobind::handle obj, bool torch = false);
 // cuda.core 1.2's DeprecationWarning for a foreign __cuda_stream__ object passed to launch()
 // (its users filter on the words); nanocuda's, cuda.core's, torch's and CuPy's types are not foreign.
 void warn_foreign_stream(nanobind::handle obj);
