@@ -1565,7 +1565,7 @@ DEVICE_ATTRIBUTES: dict = ...
 
 class Stream:
     """
-    A CUDA stream; owned (made here) or borrowed (adopted).
+    A CUDA stream; owned (made here) or foreign (adopted; never destroyed here).
 
     Example::
 

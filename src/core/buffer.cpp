@@ -24,14 +24,14 @@ CUdeviceptr allocate_from(MemoryResource* resource, std::size_t size, StreamRef 
 }  // namespace
 
 Buffer::Buffer(std::shared_ptr<MemoryResource> resource, std::size_t size, StreamRef stream)
-    : size_(size), stream_(stream.stream()), resource_(std::move(resource)) {
+    : size_(size), stream_(stream), resource_(std::move(resource)) {
   ptr_ = allocate_from(resource_.get(), size, stream);
 }
 
 void Buffer::forget() noexcept {
   if (ptr_ != 0) return;
   resource_.reset();
-  stream_ = Stream(std::shared_ptr<Stream::State>());
+  stream_.release_stream();  // drops the Stream, if it held one
 }
 
 void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t size, StreamRef stream) {
@@ -39,14 +39,14 @@ void Buffer::reallocate(std::shared_ptr<MemoryResource>&& resource, std::size_t 
     throw ValueError("Buffer::reallocate", describe() + " is open");
   ptr_ = allocate_from(resource.get(), size, stream);
   size_ = size;
-  stream_ = stream.stream();
+  stream_ = stream;
   resource_ = std::move(resource);
   owning_ = true;
 }
 
 Buffer::Buffer(CUdeviceptr ptr, std::size_t size, StreamRef stream,
                std::shared_ptr<MemoryResource> resource, bool owning) noexcept
-    : ptr_(ptr), size_(size), stream_(stream.stream()), resource_(std::move(resource)), owning_(owning) {}
+    : ptr_(ptr), size_(size), stream_(stream), resource_(std::move(resource)), owning_(owning) {}
 
 Buffer Buffer::adopt(CUdeviceptr ptr, std::size_t size, StreamRef stream,
                      std::shared_ptr<MemoryResource> resource) {
@@ -93,7 +93,7 @@ void Buffer::free_on(CUstream stream) noexcept {
   if (resource_) {
     // A resource may be Python code or may throw; a destructor records, never throws.
     try {
-      StreamRef order = stream == stream_.raw_handle() ? StreamRef(stream_) : StreamRef(CU_STREAM_LEGACY, stream_.device());
+      StreamRef order = stream == stream_.raw_handle() ? stream_.ref() : StreamRef::legacy(stream_.device());
       resource_->deallocate(ptr, size_, order);
     } catch (const Error& e) {
       detail::record_deferred_error(e.code(), e.call().c_str(), "Buffer (memory resource)");
@@ -131,10 +131,10 @@ void Buffer::set_deallocation_stream(StreamRef stream) {
   if (stream.device_ordinal() != stream_.device().ordinal())
     check_same_device("Buffer::set_deallocation_stream", "the stream", stream.device_ordinal(), "the buffer",
                       stream_.device().ordinal());
-  stream_ = stream.stream();
+  stream_ = stream;
 }
 
-void Buffer::close() { close(stream_); }
+void Buffer::close() { close(stream_.ref()); }
 
 void Buffer::close(StreamRef stream) {
   if (ptr_ == 0) return;

@@ -1,4 +1,4 @@
-// Streams: creation, adoption of foreign handles, ordering and closing.
+// Streams nanocuda owns: creation, ordering and closing.
 #include "nanocuda/core/stream.h"
 
 #include <atomic>
@@ -13,20 +13,12 @@
 namespace nanocuda {
 
 Stream::State::~State() {
-  if (!owned || closed.load()) return;
+  if (foreign || closed.load()) return;
   const auto* api = detail::loaded_driver();
   if (!api) return;
   if (CUresult rc = api->cuStreamDestroy(handle); rc != CUDA_SUCCESS)
     detail::record_deferred_error(rc, "cuStreamDestroy", "Stream");
 }
-
-namespace {
-
-bool is_implicit(CUstream h) {
-  return h == nullptr || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD;
-}
-
-}  // namespace
 
 Stream Stream::create(const Device& device, bool non_blocking, int priority) {
   CurrentContext guard(*device.context());
@@ -42,7 +34,9 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
   NANOCUDA_CALL(cuStreamCreateWithPriority,
                 [&] { return "new stream on device " + std::to_string(device.ordinal()); }, &h,
                 non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority);
-  return Stream(std::make_shared<State>(h, true, device));
+  auto state = std::make_shared<State>(h, device);
+  state->stand_in = StreamRef::legacy(device).state_;
+  return Stream(std::move(state));
 }
 
 Stream Stream::create_green(const Context& context, int priority) {
@@ -64,41 +58,9 @@ Stream Stream::create_green(const Context& context, int priority) {
   } else {
     NANOCUDA_CALL(cuGreenCtxStreamCreate, what, &h, context.green()->handle, CU_STREAM_NON_BLOCKING, priority);
   }
-  return Stream(std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context)));
-}
-
-Stream Stream::borrow(CUstream handle, int device_ordinal) {
-  if (device_ordinal < 0) {
-    if (is_implicit(handle)) {
-      device_ordinal = Device::current_ordinal();  // the default-device rule
-    } else {
-      // The stream's own context tells its device; cuCtxGetDevice reads the current one.
-      CUcontext ctx = nullptr;
-      auto what = [&] {
-        char text[64];
-        std::snprintf(text, sizeof text, "Stream %p (borrowed)", static_cast<void*>(handle));
-        return std::string(text);
-      };
-      NANOCUDA_CALL(cuStreamGetCtx, what, handle, &ctx);
-      CUcontext previous = nullptr;
-      NANOCUDA_CALL(cuCtxGetCurrent, what, &previous);
-      NANOCUDA_CALL(cuCtxSetCurrent, what, ctx);
-      CUdevice dev = 0;
-      CUresult rc = detail::driver().cuCtxGetDevice(&dev);
-      detail::driver().cuCtxSetCurrent(previous);
-      detail::check(rc, "cuCtxGetDevice", what);
-      device_ordinal = static_cast<int>(dev);  // CUdevice is the ordinal
-    }
-  }
-  return Stream(std::make_shared<State>(handle, false, Device(device_ordinal)));
-}
-
-Stream Stream::legacy(const Device& device) {
-  return Stream(std::make_shared<State>(CU_STREAM_LEGACY, false, device));
-}
-
-Stream Stream::per_thread(const Device& device) {
-  return Stream(std::make_shared<State>(CU_STREAM_PER_THREAD, false, device));
+  auto state = std::make_shared<State>(h, Device(ordinal), std::make_shared<Context>(context));
+  state->stand_in = StreamRef::legacy(state->device).state_;
+  return Stream(std::move(state));
 }
 
 CUstream Stream::handle() const {
@@ -110,22 +72,11 @@ CUstream Stream::handle() const {
 CUstream Stream::raw_handle() const noexcept { return state_->handle; }
 const Device& Stream::device() const noexcept { return state_->device; }
 const Context& Stream::context() const noexcept { return *state_->context; }
-bool Stream::is_owned() const noexcept { return state_->owned; }
 bool Stream::is_closed() const noexcept { return state_->closed.load(); }
 
-int Stream::priority() const {
-  int p = 0;
-  NANOCUDA_CALL(cuStreamGetPriority, [&] { return describe(); }, handle(), &p);
-  return p;
-}
-
-bool Stream::is_non_blocking() const {
-  unsigned int flags = 0;
-  NANOCUDA_CALL(cuStreamGetFlags, [&] { return describe(); }, handle(), &flags);
-  return (flags & CU_STREAM_NON_BLOCKING) != 0;
-}
-
 // The stream operations are StreamRef's (one implementation for owned and foreign streams).
+int Stream::priority() const { return StreamRef(*this).priority(); }
+bool Stream::is_non_blocking() const { return StreamRef(*this).is_non_blocking(); }
 void Stream::sync() const { StreamRef(*this).sync(); }
 bool Stream::query() const { return StreamRef(*this).query(); }
 void Stream::wait(const Event& event) const { StreamRef(*this).wait(event); }
@@ -136,7 +87,7 @@ void Stream::record(const Event& event) const { StreamRef(*this).record(event); 
 void Stream::close() {
   if (state_->closed.load()) return;
   sync();
-  if (state_->owned) {
+  {
     CurrentContext guard(context());
     NANOCUDA_CALL(cuStreamDestroy, [&] { return describe(); }, state_->handle);
   }
@@ -145,8 +96,7 @@ void Stream::close() {
 
 std::string Stream::describe() const {
   char text[128];
-  std::snprintf(text, sizeof text, "Stream %p (%s%s) on device %d",
-                static_cast<void*>(state_->handle), state_->owned ? "owned" : "borrowed",
+  std::snprintf(text, sizeof text, "Stream %p (owned%s) on device %d", static_cast<void*>(state_->handle),
                 state_->closed.load() ? ", closed" : "", state_->device.ordinal());
   return text;
 }

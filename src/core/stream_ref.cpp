@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "nanocuda/core/event.h"
@@ -28,7 +29,7 @@ Stream::State* foreign_state(const Device& device) {
     if (Stream::State* s = slots[ordinal].load(std::memory_order_acquire)) return s;
   std::lock_guard<std::mutex> lock(mutex);
   auto make = [&] {
-    auto* s = new Stream::State(nullptr, false, device);
+    auto* s = new Stream::State(nullptr, device);
     s->foreign = true;
     return s;
   };
@@ -48,11 +49,42 @@ Stream::State* foreign_state(const Device& device) {
 
 StreamRef::StreamRef(CUstream handle, const Device& device) : handle_(handle), state_(foreign_state(device)) {}
 
+StreamRef StreamRef::from_handle(CUstream handle, int device_ordinal) {
+  if (device_ordinal >= 0) return StreamRef(handle, Device(device_ordinal));
+  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
+    return StreamRef(handle, Device());  // the default-device rule
+  // The stream's own context tells its device; cuCtxGetDevice reads the current one.
+  auto what = [&] {
+    char text[64];
+    std::snprintf(text, sizeof text, "Stream %p (foreign)", static_cast<void*>(handle));
+    return std::string(text);
+  };
+  CUcontext ctx = nullptr, previous = nullptr;
+  NANOCUDA_CALL(cuStreamGetCtx, what, handle, &ctx);
+  NANOCUDA_CALL(cuCtxGetCurrent, what, &previous);
+  NANOCUDA_CALL(cuCtxSetCurrent, what, ctx);
+  CUdevice dev = 0;
+  CUresult rc = detail::driver().cuCtxGetDevice(&dev);
+  detail::driver().cuCtxSetCurrent(previous);
+  detail::check(rc, "cuCtxGetDevice", what);
+  return StreamRef(handle, Device(static_cast<int>(dev)));  // CUdevice is the ordinal
+}
+
 void StreamRef::throw_closed() const {
   throw ValueError("StreamRef::handle", describe() + ": the stream is closed; a view must not outlive its stream's use");
 }
 
-Device StreamRef::device() const { return state_->device; }
+int StreamRef::priority() const {
+  int p = 0;
+  NANOCUDA_CALL(cuStreamGetPriority, [&] { return describe(); }, handle(), &p);
+  return p;
+}
+
+bool StreamRef::is_non_blocking() const {
+  unsigned int flags = 0;
+  NANOCUDA_CALL(cuStreamGetFlags, [&] { return describe(); }, handle(), &flags);
+  return (flags & CU_STREAM_NON_BLOCKING) != 0;
+}
 
 void StreamRef::sync() const {
   CurrentContext guard(context());
@@ -86,8 +118,6 @@ Event StreamRef::record(bool timing) const {
   event.record(*this);
   return event;
 }
-
-Stream StreamRef::borrowed() const { return Stream::borrow(handle_, device_ordinal()); }
 
 std::string StreamRef::describe() const {
   if (state()) return Stream(state()->shared_from_this()).describe();

@@ -58,7 +58,7 @@ GraphBuilder GraphBuilder::create(const Device& device) {
 }
 
 GraphBuilder GraphBuilder::on_stream(StreamRef stream) {
-  auto state = std::make_shared<State>(State{std::make_shared<Shared>(stream.device()), stream.stream()});
+  auto state = std::make_shared<State>(State{std::make_shared<Shared>(stream.device()), stream});
   return GraphBuilder(std::move(state));
 }
 
@@ -78,7 +78,7 @@ bool GraphBuilder::is_join_required() const noexcept {
 }
 bool GraphBuilder::same_as(const GraphBuilder& other) const noexcept { return state_ == other.state_; }
 GraphBuilder::Kind GraphBuilder::kind() const noexcept { return state_->kind; }
-const Stream& GraphBuilder::stream() const noexcept { return state_->stream; }
+StreamRef GraphBuilder::stream() const noexcept { return state_->stream.ref(); }
 const Device& GraphBuilder::device() const noexcept { return state_->shared->device; }
 std::uint64_t GraphBuilder::graph_id() const noexcept { return state_->shared->id; }
 CUgraph GraphBuilder::graph() const noexcept {
@@ -112,7 +112,7 @@ GraphBuilder& GraphBuilder::begin_building(Mode mode) {
                      describe() + " has finished; make a new builder (a graph is built once)");
   if (s.kind == Kind::Forked)
     throw ValueError("GraphBuilder::begin_building", "builders from split() are already building");
-  if (!s.stream.is_owned() && s.stream.raw_handle() == CU_STREAM_LEGACY)
+  if (!s.stream.views_owned_stream() && s.stream.raw_handle() == CU_STREAM_LEGACY)
     throw ValueError("GraphBuilder::begin_building", "the legacy default stream cannot be captured; "
                      "build on a Stream of its own (Stream::create)");
   CurrentContext guard(s.stream.context());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph_definition_state.h"
+#include "nanocuda/core/kept_stream.h"
 #include "nanocuda/driver/unique_handle.h"
 #include "nanocuda/launch/graph_builder.h"
 
@@ -41,7 +42,7 @@ struct GraphBuilder::Shared {
 
 struct GraphBuilder::State {
   std::shared_ptr<Shared> shared;
-  Stream stream;
+  KeptStream stream;  // keeps a nanocuda Stream alive while the builder lives
   Kind kind = Kind::Primary;
   bool building = false;
   bool built = false;   // end_building() done (or, for a forked builder, joined)

@@ -99,17 +99,17 @@ TEST(CoreGpu, ClosedStreamAndBufferGiveClearErrors) {
   EXPECT_THROW((void)buf.ptr(), ValueError);
 }
 
-TEST(CoreGpu, BorrowedStreamIsNotDestroyed) {
+TEST(CoreGpu, ForeignStreamRefIsNotDestroyed) {
   NANOCUDA_REQUIRE_GPU();
   Device d(0);
   Stream owner = Stream::create(d);
   {
-    Stream view = Stream::borrow(owner.handle());
-    EXPECT_FALSE(view.is_owned());
+    StreamRef view = StreamRef::from_handle(owner.handle());  // device read from the stream's context
+    EXPECT_FALSE(view.owner().has_value());
     EXPECT_EQ(view.device().ordinal(), 0);
     view.sync();
   }
-  EXPECT_NO_THROW(owner.sync());  // still alive after the borrowed view went away
+  EXPECT_NO_THROW(owner.sync());  // still alive after the foreign view went away
 }
 
 TEST(CoreGpu, DeallocationStreamAndResourceQueries) {

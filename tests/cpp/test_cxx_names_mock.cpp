@@ -56,7 +56,7 @@ TEST(CxxNames, ValueErrorCarriesTheCallApart) {
 
 TEST(CxxNames, CoreErrorsNameTheCppCall) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
-  Stream s = Stream::legacy(Device(0));
+  StreamRef s = StreamRef::legacy(Device(0));
   auto [call, what] = value_error_of([&] { (void)Buffer::adopt(0, 64, s, nullptr); });
   EXPECT_EQ(call, "Buffer::adopt");
   EXPECT_EQ(what, "Buffer::adopt: the pointer is 0");
@@ -84,7 +84,7 @@ TEST(CxxNames, CoreErrorsNameTheCppCall) {
   e.close();
   std::tie(call, what) = value_error_of([&] { e.sync(); });
   EXPECT_EQ(call, "Event::sync");
-  std::tie(call, what) = value_error_of([&] { b.set_deallocation_stream(Stream::legacy(Device(1))); });
+  std::tie(call, what) = value_error_of([&] { b.set_deallocation_stream(StreamRef::legacy(Device(1))); });
   EXPECT_EQ(call, "Buffer::set_deallocation_stream");
   EXPECT_NE(what.find("is on device 1"), std::string::npos) << what;
   EXPECT_EQ(what.find("Buffer.set_deallocation_stream"), std::string::npos) << what;  // no Python spelling
@@ -97,7 +97,7 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   EXPECT_EQ(view.handle(), owned.handle());
   EXPECT_EQ(view.device_ordinal(), 0);
   EXPECT_TRUE(view.views_owned_stream());
-  EXPECT_EQ(view.stream(), owned);  // the viewed Stream itself, not a copy of its handle
+  EXPECT_EQ(view.owner(), owned);  // the viewed Stream itself, not a copy of its handle
   Buffer b(64, view);               // APIs take a StreamRef
   EXPECT_EQ(b.device().ordinal(), 0);
   view.sync();
@@ -106,10 +106,9 @@ TEST(StreamRefMock, ViewsAStreamWithoutOwningIt) {
   auto raw = reinterpret_cast<CUstream>(std::uintptr_t{0x1234});
   StreamRef foreign(raw, Device(1));
   EXPECT_FALSE(foreign.views_owned_stream());
-  Stream borrowed = foreign.stream();  // a borrowed Stream: closing it never destroys the foreign stream
-  EXPECT_FALSE(borrowed.is_owned());
-  EXPECT_EQ(borrowed.raw_handle(), raw);
-  EXPECT_EQ(borrowed.device().ordinal(), 1);
+  EXPECT_FALSE(foreign.owner().has_value());  // a foreign stream has no Stream: nanocuda never owns it
+  EXPECT_EQ(foreign.raw_handle(), raw);
+  EXPECT_EQ(foreign.device().ordinal(), 1);
   EXPECT_EQ(foreign, StreamRef(raw, Device(1)));
   EXPECT_NE(foreign.describe().find("not owned"), std::string::npos) << foreign.describe();
 
@@ -130,15 +129,14 @@ TEST(StreamOwnershipMock, OnlyTheOwnerDestroysTheCUstream) {
     raw = owned.raw_handle();
     {
       Stream moved = std::move(owned);  // ownership travels with the move, nothing is destroyed
-      EXPECT_TRUE(moved.is_owned());
-      Stream viewed = StreamRef(raw, Device(0)).stream();  // a foreign view of the same CUstream
-      EXPECT_FALSE(viewed.is_owned());
-      viewed.close();  // closing a borrowed stream never destroys it
-      Stream borrowed = Stream::borrow(raw, 0);
-      EXPECT_FALSE(borrowed.is_owned());
+      StreamRef viewed(raw, Device(0));   // a foreign view of the same CUstream
+      EXPECT_FALSE(viewed.views_owned_stream());
+      viewed.sync();
+      StreamRef adopted = StreamRef::from_handle(raw, 0);
+      EXPECT_FALSE(adopted.owner().has_value());
       owned = moved;  // a second reference to the owner's state
     }
-    EXPECT_EQ(stream_destroys(), before);  // the view, the borrow and the moved-from copy did not
+    EXPECT_EQ(stream_destroys(), before);  // the views and the moved-from copy did not
   }
   EXPECT_EQ(stream_destroys(), before + 1);  // the last owner did, once
   Stream closed = Stream::create(Device(0));

@@ -18,6 +18,7 @@ namespace {
 using nanocuda::Buffer;
 using nanocuda::Device;
 using nanocuda::Stream;
+using nanocuda::StreamRef;
 
 // ctest sets the mock's two devices with device 1's context current; run by hand, say so.
 bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
@@ -49,11 +50,11 @@ TEST(DefaultDeviceMock, DeviceWithoutOrdinalIsTheCurrentOne) {
 
 TEST(DefaultDeviceMock, BufferGoesThroughTheDevicesMemoryResource) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
-  Stream s = Stream::legacy(Device());
+  StreamRef s = StreamRef::legacy(Device());
   Buffer b(64, s);
   EXPECT_EQ(b.device().ordinal(), 1);
   EXPECT_EQ(b.memory_resource(), nanocuda::MemoryResource::for_device(Device(1)));
-  Stream s0 = Stream::legacy(Device(0));
+  StreamRef s0 = StreamRef::legacy(Device(0));
   Buffer b0(64, s0);
   EXPECT_EQ(b0.memory_resource(), nanocuda::MemoryResource::for_device(Device(0)));
   EXPECT_NE(b0.memory_resource(), b.memory_resource());
@@ -92,7 +93,7 @@ TEST(DefaultDeviceMock, ForDeviceMemoFollowsReplacements) {
 
 TEST(DefaultDeviceMock, TypedCopiesCheckSizesAndNameTheCppCall) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
-  Stream s = Stream::legacy(Device());
+  StreamRef s = StreamRef::legacy(Device());
   std::vector<float> host(4, 1.0f);
   Buffer b = nanocuda::to_buffer(host, s);
   EXPECT_EQ(b.size(), 16u);

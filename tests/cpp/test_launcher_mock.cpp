@@ -23,7 +23,7 @@ nanocuda::Kernel mock_kernel() {
   return nanocuda::Kernel::from_handle(reinterpret_cast<CUkernel>(std::uintptr_t{0x1000}));
 }
 LaunchConfig config() { return LaunchConfig{{2, 1, 1}, {32, 1, 1}}; }
-nanocuda::Stream stream() { return nanocuda::Stream::legacy(nanocuda::Device(1)); }
+nanocuda::StreamRef stream() { return nanocuda::StreamRef::legacy(nanocuda::Device(1)); }
 
 std::uint64_t slot(const Launcher& l, std::size_t i) {
   std::uint64_t v = 0;

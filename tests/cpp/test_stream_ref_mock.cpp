@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -107,6 +108,51 @@ TEST(StreamRefMock, AClosedStreamUsedThroughAViewIsAClearError) {
     }
   }
   EXPECT_THROW(bound(p, p, p, 1), nanocuda::ValueError);
+}
+
+TEST(StreamRefMock, AStreamAlwaysOwnsAndItsLastHolderDestroysItOnce) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  static_assert(!std::is_constructible_v<Stream, CUstream>);  // no adopting constructor: foreign streams are StreamRefs
+  const unsigned long long destroys = stream_destroys();
+  {
+    Stream a = Stream::create(Device(0));
+    Stream copy = a;                // copies share one state
+    Stream moved = std::move(a);    // and so does a move
+    {
+      Buffer b(64, copy);           // a Buffer keeps its allocation stream alive
+      copy = Stream::create(Device(0));  // a second stream: its old value's share is dropped
+      moved = copy;                 // the first stream's last Stream object is gone...
+      EXPECT_EQ(stream_destroys(), destroys);  // ...but the Buffer still holds it
+      EXPECT_TRUE(b.stream().views_owned_stream());
+    }  // the Buffer frees its memory on the stream, then lets it go
+    EXPECT_EQ(stream_destroys(), destroys + 1);
+  }
+  EXPECT_EQ(stream_destroys(), destroys + 2);  // each stream destroyed once, by its last holder
+  {  // the implicit streams and adopted handles are views: nothing to destroy, ever
+    StreamRef legacy = StreamRef::legacy(Device(0)), per_thread = StreamRef::per_thread(Device(1));
+    EXPECT_EQ(legacy.raw_handle(), CU_STREAM_LEGACY);
+    EXPECT_EQ(per_thread.raw_handle(), CU_STREAM_PER_THREAD);
+    EXPECT_EQ(per_thread.device_ordinal(), 1);
+    StreamRef adopted = StreamRef::from_handle(reinterpret_cast<CUstream>(std::uintptr_t{0xAB00}), 1);
+    Buffer b(64, adopted);
+    EXPECT_FALSE(b.stream().owner().has_value());
+    legacy.sync();
+    adopted.sync();
+  }
+  EXPECT_EQ(stream_destroys(), destroys + 2);
+}
+
+TEST(StreamRefMock, AKeptStreamHoldsANanocudaStreamAndNothingForAForeignOne) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  const unsigned long long destroys = stream_destroys();
+  std::optional<nanocuda::KeptStream> kept;
+  kept.emplace(Stream::create(Device(0)));  // the temporary Stream is gone after this line
+  EXPECT_EQ(stream_destroys(), destroys);
+  kept->sync();
+  kept.reset();
+  EXPECT_EQ(stream_destroys(), destroys + 1);
+  nanocuda::KeptStream foreign(StreamRef::legacy(Device(0)));
+  EXPECT_FALSE(foreign.views_owned_stream());
 }
 
 }  // namespace

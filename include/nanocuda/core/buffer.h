@@ -8,7 +8,7 @@
 #include <string>
 
 #include "nanocuda/core/memory_resource.h"
-#include "nanocuda/core/stream_ref.h"
+#include "nanocuda/core/kept_stream.h"
 
 namespace nanocuda {
 
@@ -36,7 +36,7 @@ class Buffer {
   [[nodiscard]] CUdeviceptr ptr() const;  // throws once closed
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] const Device& device() const noexcept { return stream_.device(); }
-  [[nodiscard]] const Stream& stream() const noexcept { return stream_; }
+  [[nodiscard]] StreamRef stream() const noexcept { return stream_.ref(); }
   [[nodiscard]] bool is_closed() const noexcept { return ptr_ == 0; }
   // The resource that frees it; null for views.
   [[nodiscard]] const std::shared_ptr<MemoryResource>& memory_resource() const noexcept { return resource_; }
@@ -71,7 +71,7 @@ class Buffer {
   void free_in_order(StreamRef order);  // close()'s free, once the stream is chosen
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
-  Stream stream_;
+  KeptStream stream_;  // keeps a nanocuda Stream alive until the memory is freed on it
   std::shared_ptr<MemoryResource> resource_;
   bool owning_ = true;
 };

@@ -1,4 +1,4 @@
-// A CUDA stream: owned (created by nanocuda) or borrowed (adopted from PyTorch, CuPy, a handle).
+// A CUDA stream nanocuda created and owns (streams made elsewhere are StreamRefs: stream_ref.h).
 #pragma once
 
 #include <cuda.h>
@@ -15,9 +15,9 @@ namespace nanocuda {
 class Event;
 class StreamRef;
 
-// A cheap, copyable reference to a stream's shared state; the CUstream is destroyed (if
-// nanocuda created it) when the last Stream and the last Buffer allocated on it are gone,
-// or at close().
+// A cheap, copyable owner of a stream nanocuda created: the CUstream is destroyed when the
+// last Stream and the last Buffer allocated on it are gone, or at close(). Streams made
+// elsewhere (legacy, per-thread, PyTorch's, CuPy's, your own) are StreamRefs, never Streams.
 class Stream {
  public:
   // A new stream on `device`. Non-blocking (no implicit sync with the legacy stream) by
@@ -26,15 +26,6 @@ class Stream {
   // A new non-blocking stream on green context `context` (cuGreenCtxStreamCreate); throws
   // for a primary or closed context.
   static Stream create_green(const Context& context, int priority = 0);
-  // Adopts a stream created elsewhere without taking ownership; the device is read from
-  // the stream's context unless given. 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the
-  // implicit streams of `device_ordinal` (default: device 0).
-  static Stream borrow(CUstream handle, int device_ordinal = -1);
-  // The legacy default stream of `device`.
-  static Stream legacy(const Device& device);
-  // The per-thread default stream of `device` (CU_STREAM_PER_THREAD: each host thread's own
-  // implicit stream, which does not synchronize with other streams).
-  static Stream per_thread(const Device& device);
 
   Stream(std::nullptr_t) = delete;  // a stream is never made from 0 by accident
 
@@ -42,7 +33,6 @@ class Stream {
   [[nodiscard]] CUstream raw_handle() const noexcept;
   [[nodiscard]] const Device& device() const noexcept;
   [[nodiscard]] const Context& context() const noexcept;
-  [[nodiscard]] bool is_owned() const noexcept;
   [[nodiscard]] bool is_closed() const noexcept;
   [[nodiscard]] int priority() const;
   [[nodiscard]] bool is_non_blocking() const;
@@ -59,10 +49,10 @@ class Stream {
   [[nodiscard]] Event record(bool timing = false) const;
   // Records `event` on the stream.
   void record(const Event& event) const;
-  // Waits for the stream's work, then destroys it (if owned). Further use raises an error.
+  // Waits for the stream's work, then destroys it. Further use raises an error.
   void close();
 
-  // "Stream 0x55d0c0 (owned, non-blocking) on device 0", for error messages.
+  // "Stream 0x55d0c0 (owned) on device 0", for error messages.
   [[nodiscard]] std::string describe() const;
 
   bool operator==(const Stream& other) const noexcept { return state_ == other.state_; }
@@ -79,18 +69,17 @@ class Stream {
 // CUstream is destroyed with the last Stream (or Buffer) holding it, or at close().
 struct Stream::State : std::enable_shared_from_this<Stream::State> {  // StreamRef::stream() shares it
   CUstream handle = nullptr;
-  bool owned = false;
   Device device;
   std::shared_ptr<Context> context;
   std::atomic<bool> closed{false};
-  bool foreign = false;  // the per-device stand-in StreamRef views foreign streams through (never closed)
+  bool foreign = false;  // the per-device stand-in StreamRef views foreign streams through (owns nothing, never closed)
+  State* stand_in = nullptr;  // this device's stand-in: where a KeptStream that lets this state go points
 
-  State(CUstream h, bool own, Device dev) : handle(h), owned(own), device(dev), context(dev.context()) {}
-  State(CUstream h, Device dev, std::shared_ptr<Context> ctx)
-      : handle(h), owned(true), device(dev), context(std::move(ctx)) {}
+  State(CUstream h, Device dev) : handle(h), device(dev), context(dev.context()) {}
+  State(CUstream h, Device dev, std::shared_ptr<Context> ctx) : handle(h), device(dev), context(std::move(ctx)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  ~State();  // destroys an owned, unclosed stream; errors are deferred, never thrown
+  ~State();  // destroys an unclosed stream (never the stand-in); errors are deferred, never thrown
 };
 
 }  // namespace nanocuda

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "nanocuda/core/stream.h"
@@ -29,6 +30,14 @@ class StreamRef {
   // A stream nanocuda did not create, on `device` (work on it runs in the device's primary
   // context); CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are the device's implicit streams.
   StreamRef(CUstream handle, const Device& device);
+  // A stream nanocuda did not create, its device read from its context; 0 / CU_STREAM_LEGACY /
+  // CU_STREAM_PER_THREAD, which have none, are those of `device_ordinal` (default: the current device).
+  [[nodiscard]] static StreamRef from_handle(CUstream handle, int device_ordinal = -1);
+  // The legacy default stream of `device`.
+  [[nodiscard]] static StreamRef legacy(const Device& device) { return StreamRef(CU_STREAM_LEGACY, device); }
+  // The per-thread default stream of `device` (each host thread's own implicit stream, which
+  // does not synchronize with other streams).
+  [[nodiscard]] static StreamRef per_thread(const Device& device) { return StreamRef(CU_STREAM_PER_THREAD, device); }
   StreamRef(std::nullptr_t) = delete;  // no stream from a stray 0: say which device
   StreamRef(int) = delete;
 
@@ -41,14 +50,16 @@ class StreamRef {
   // The CUstream without the closed check (for messages and comparisons).
   [[nodiscard]] CUstream raw_handle() const noexcept { return handle_; }
   [[nodiscard]] int device_ordinal() const noexcept { return state_->device.ordinal(); }
-  [[nodiscard]] Device device() const;
+  [[nodiscard]] const Device& device() const noexcept { return state_->device; }
   // The context work on the stream runs in (a green context's stream: that green context).
   [[nodiscard]] const Context& context() const noexcept { return *state_->context; }
   // True when this views a Stream that nanocuda created (and will destroy); a view itself never owns.
-  [[nodiscard]] bool views_owned_stream() const noexcept { return state() && state()->owned; }
+  [[nodiscard]] bool views_owned_stream() const noexcept { return state() != nullptr; }
   // True when the viewed Stream was closed (a foreign stream's closing is not visible here).
   [[nodiscard]] bool is_closed() const noexcept { return state() && state()->closed.load(); }
 
+  [[nodiscard]] int priority() const;
+  [[nodiscard]] bool is_non_blocking() const;
   // Blocks until all work queued on the stream is done.
   void sync() const;
   // True when all queued work has completed (cuStreamQuery), without blocking.
@@ -62,12 +73,11 @@ class StreamRef {
   // Records a new event (timing disabled unless asked) on the stream and returns it.
   [[nodiscard]] Event record(bool timing) const;
 
-  // A Stream sharing the viewed Stream's state (so what must outlive queued work, like a
-  // Buffer freed on its stream, keeps it alive), or a borrowed Stream for a foreign handle.
-  [[nodiscard]] Stream stream() const {
+  // The Stream this views (sharing its state, so it stays alive), or nothing for a foreign stream.
+  [[nodiscard]] std::optional<Stream> owner() const {
     if (Stream::State* s = state()) [[likely]]
       return Stream(s->shared_from_this());
-    return borrowed();
+    return std::nullopt;
   }
   // The viewed Stream's shared state, for what must keep it alive (a bound Launcher); null
   // for a foreign stream, whose lifetime is its creator's business.
@@ -82,8 +92,10 @@ class StreamRef {
   }
 
  private:
+  friend class Stream;       // points a new Stream's state at its device's stand-in
+  friend class KeptStream;   // re-points a view at the stand-in without a lookup
+  StreamRef(CUstream handle, Stream::State* state) noexcept : handle_(handle), state_(state) {}
   [[noreturn]] void throw_closed() const;
-  [[nodiscard]] Stream borrowed() const;  // Stream::borrow of a foreign handle
 
   // The viewed Stream's state; null for a foreign stream.
   [[nodiscard]] Stream::State* state() const noexcept { return state_->foreign ? nullptr : state_; }

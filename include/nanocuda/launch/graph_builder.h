@@ -98,7 +98,7 @@ class GraphBuilder {
   [[nodiscard]] bool same_as(const GraphBuilder& other) const noexcept;
   [[nodiscard]] bool is_built() const noexcept;  // end_building() done
   [[nodiscard]] Kind kind() const noexcept;
-  [[nodiscard]] const Stream& stream() const noexcept;
+  [[nodiscard]] StreamRef stream() const noexcept;
   [[nodiscard]] const Device& device() const noexcept;
   // The definition: after end_building(), or a conditional body's graph; else nullptr.
   [[nodiscard]] CUgraph graph() const noexcept;

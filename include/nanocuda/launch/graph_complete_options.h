@@ -5,13 +5,13 @@
 
 #include <optional>
 
-#include "nanocuda/core/stream.h"
+#include "nanocuda/core/kept_stream.h"
 
 namespace nanocuda {
 
 struct GraphCompleteOptions {
   bool auto_free_on_launch = false;  // free the graph's unfreed allocations before a relaunch
-  std::optional<Stream> upload_stream;  // upload right after instantiation, on this stream
+  std::optional<KeptStream> upload_stream;  // upload right after instantiation, on this stream
   bool device_launch = false;        // launchable from device code (not with auto_free)
   bool use_node_priority = false;    // per-node priorities instead of the stream's
 

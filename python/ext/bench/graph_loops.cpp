@@ -29,7 +29,7 @@ std::int64_t ns_since(Clock::time_point t0) {
 
 // `count` cuLaunchKernel calls of step(int* counter) on one block, then a sync.
 std::int64_t launch_loop(const Kernel& k, std::uint64_t counter, int count, nb::handle stream) {
-  Stream s = to_stream(stream, "bench");
+  StreamRef s = to_stream(stream, "bench");
   CUfunction f = k.function(s.context());
   CUdeviceptr p = counter;
   void* params[] = {&p};
@@ -53,7 +53,7 @@ struct NativeLoop {
 
 std::int64_t conditional_graph(const Kernel& k, std::uint64_t counter, int n, int repeats,
                                nb::handle stream) {
-  Stream s = to_stream(stream, "bench");
+  StreamRef s = to_stream(stream, "bench");
   CurrentContext guard(s.context());
   const auto& api = detail::driver();
   NativeLoop loop;

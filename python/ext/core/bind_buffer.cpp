@@ -88,10 +88,10 @@ Span span_of(nb::handle obj, const char* where, bool writable) {
   return {static_cast<CUdeviceptr>(v.ptr), static_cast<std::size_t>(v.nbytes())};
 }
 
-Stream stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
+StreamRef stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   if (!stream.is_none()) return to_stream(stream, where);
   if (hint) return hint->buffer.stream();
-  return Stream::legacy(Device());
+  return StreamRef::legacy(Device());
 }
 
 // cuda.core's Buffer.copy_to/copy_from: the same number of bytes, in the order of `stream`
@@ -101,7 +101,7 @@ void buffer_copy(PyBuffer& dst, PyBuffer& src, nb::handle stream, const char* ca
     throw nb::value_error((std::string(call) + ": the buffers differ in size (" +
                            std::to_string(src.buffer.size()) + " bytes to " +
                            std::to_string(dst.buffer.size()) + ")").c_str());
-  Stream s = stream.is_none() ? dst.buffer.stream() : to_stream(stream, call);
+  StreamRef s = stream.is_none() ? dst.buffer.stream() : to_stream(stream, call);
   if (dst.buffer.device().ordinal() != src.buffer.device().ordinal())
     copy_peer_async(dst.buffer.ptr(), dst.buffer.device(), src.buffer.ptr(), src.buffer.device(),
                     src.buffer.size(), s);
@@ -133,9 +133,9 @@ void bind_buffer(nb::module_& m) {
               nb::handle dtype, nb::handle shape) {
              std::size_t size = size_arg(size_obj, "Buffer");
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
-             Stream s = !stream.is_none()
+             StreamRef s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
-                            : Stream::legacy(Device(device_ordinal_arg(device, "Buffer")));
+                            : StreamRef::legacy(Device(device_ordinal_arg(device, "Buffer")));
              if (!stream.is_none() && !device.is_none())
                check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
                                  device_ordinal_arg(device, "Buffer"));
@@ -146,7 +146,7 @@ void bind_buffer(nb::module_& m) {
              // Through the device's memory resource (Device.memory_resource), like Device.allocate.
              auto mr = MemoryResource::for_device(s.device());
              Buffer b = dynamic_cast<PyMemoryResource*>(mr.get())
-                            ? std::move(nb::cast<PyBuffer&>(allocate_on_device(s.device(), size_obj, nb::cast(s))).buffer)
+                            ? std::move(nb::cast<PyBuffer&>(allocate_on_device(s.device(), size_obj, stream_object(s))).buffer)
                             : Buffer(std::move(mr), size, s);
              new (self) PyBuffer(std::move(b), dt, std::move(sh));
            },
@@ -174,7 +174,7 @@ void bind_buffer(nb::module_& m) {
              auto& b = nb::cast<PyBuffer&>(self);
              nb::object out = nb::borrow(dst);
              if (dst.is_none()) {  // a new buffer from the same resource (or the device's)
-               nb::object s = stream.is_none() ? nb::cast(b.buffer.stream()) : nb::borrow(stream);
+               nb::object s = stream.is_none() ? stream_object(b.buffer.stream()) : nb::borrow(stream);
                const auto& mr = b.buffer.memory_resource();
                out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), nb::arg("stream") = s)
                         : allocate_on_device(b.buffer.device(), nb::int_(b.buffer.size()), s);
@@ -189,7 +189,7 @@ void bind_buffer(nb::module_& m) {
            "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
       .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
              auto [pattern, w] = fill_pattern(value, width);
-             Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
+             StreamRef s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "Buffer.fill");
              fill_async(b.buffer.ptr(), pattern, w, b.buffer.size(), s);
            }, nb::arg("value").none(), nb::arg("width") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Repeat a pattern over the buffer in the order of `stream` (cuda.core): an int byte "
@@ -213,7 +213,7 @@ void bind_buffer(nb::module_& m) {
              AddressInfo where = resource ? AddressInfo{} : describe_address(address, "Buffer.from_handle");
              int mr_device = resource ? resource_device_id(*resource) : where.device;
              int ordinal = mr_device >= 0 ? mr_device : device_ordinal_arg(nb::none(), "Buffer.from_handle");
-             Stream s = stream.is_none() ? Stream::legacy(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
+             StreamRef s = stream.is_none() ? StreamRef::legacy(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
              if (!stream.is_none() && resource && mr_device >= 0)
                check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
              Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
@@ -238,7 +238,7 @@ void bind_buffer(nb::module_& m) {
            "Free the memory in the order of `stream` (at close() without a stream, or on garbage "
            "collection) instead of the allocating stream. Orders nothing: work using the buffer "
            "must already be ordered before `stream`.")
-      .def_prop_ro("stream", [](const PyBuffer& b) { return b.buffer.stream(); },
+      .def_prop_ro("stream", [](const PyBuffer& b) { return PyStream::of(b.buffer.stream()); },
                    "The Stream the memory is freed in the order of: the allocating one unless "
                    "set_deallocation_stream changed it.")
       .def_prop_ro("dtype", [](const PyBuffer& b) { return b.dtype.name; },
@@ -281,7 +281,7 @@ void bind_buffer(nb::module_& m) {
                                        nb::cast<std::string>(nb::repr(max_version))).c_str());
              dlpack::Device where = dlpack_device_of(b);
              // Order the consumer's stream after our allocating stream, as the protocol asks.
-             if (std::optional<Stream> consumer = dlpack_consumer_stream(stream, b.buffer.device().ordinal()))
+             if (std::optional<StreamRef> consumer = dlpack_consumer_stream(stream, b.buffer.device().ordinal()))
                if (consumer->raw_handle() != b.buffer.stream().raw_handle()) consumer->wait(b.buffer.stream());
              return export_dlpack(self, reinterpret_cast<void*>(b.buffer.ptr()), where, b.dtype, b.shape,
                                   max_version);
@@ -329,7 +329,7 @@ void bind_buffer(nb::module_& m) {
           const PyBuffer* hint = nb::isinstance<PyBuffer>(dst)   ? &nb::cast<PyBuffer&>(dst)
                                  : nb::isinstance<PyBuffer>(src) ? &nb::cast<PyBuffer&>(src)
                                                                  : nullptr;
-          Stream s = stream_or(stream, hint, "copy");
+          StreamRef s = stream_or(stream, hint, "copy");
           Span d = span_of(dst, "copy (dst)", true), sr = span_of(src, "copy (src)", false);
           std::size_t n = size.is_none() ? std::min(d.size ? d.size : sr.size, sr.size ? sr.size : d.size)
                                          : size_arg(size, "copy");
@@ -388,7 +388,7 @@ void bind_buffer(nb::module_& m) {
           if (have && n > *have)
             throw nb::value_error(("memset: size " + std::to_string(n) + " is past the end of the destination (" +
                                    std::to_string(*have) + " bytes)").c_str());
-          Stream s = stream_or(stream, hint, "memset");
+          StreamRef s = stream_or(stream, hint, "memset");
           if (hint && !stream.is_none())
             check_same_device("memset", "the stream", s.device().ordinal(), "the buffer", hint->buffer.device().ordinal());
           uint64_t ptr = device_pointer(dst, s.device().ordinal(), "memset");

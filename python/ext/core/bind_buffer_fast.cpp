@@ -97,7 +97,7 @@ nb::object buffer_instance() {
 // A new Buffer from `mr`, allocated straight into the instance: no temporary Buffer to move
 // (each move copied the stream's shared state) and destroy; into a kept constructed one when
 // there is one (if allocating throws, the instance goes back to the list as it came).
-nb::object new_buffer(std::shared_ptr<MemoryResource>&& mr, std::size_t n, const Stream& stream) {
+nb::object new_buffer(std::shared_ptr<MemoryResource>&& mr, std::size_t n, StreamRef stream) {
 #ifndef Py_GIL_DISABLED
   if (g_free_count > 0 && g_free_buffers[g_free_count - 1].constructed) {
     nb::object obj = nb::steal(g_free_buffers[--g_free_count].obj);
@@ -128,9 +128,9 @@ nb::object wrap_buffer(Buffer buffer) {
   return obj;
 }
 
-Stream stream_for(nb::handle stream, int ordinal, const char* call) {
+StreamRef stream_for(nb::handle stream, int ordinal, const char* call) {
   if (!stream.is_none()) return to_stream(stream, call);
-  return Stream::legacy(ordinal < 0 ? Device() : Device(ordinal));
+  return StreamRef::legacy(ordinal < 0 ? Device() : Device(ordinal));
 }
 
 namespace {
@@ -154,8 +154,8 @@ nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb
 nb::object allocate_from(std::shared_ptr<MemoryResource> mr, nb::handle size, nb::handle stream) {
   std::size_t n = size_of_arg(size.ptr(), "MemoryResource.allocate");
   if (Py_TYPE(stream.ptr()) == g_stream_type)  // no Stream copy or conversion
-    return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));
-  Stream s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
+    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref("MemoryResource.allocate"));
+  StreamRef s = stream_for(stream, mr ? mr->device_id() : 0, "MemoryResource.allocate");
   // cuda.core's rule: a pool allocation in a GraphBuilder's capture is an error (graph memory
   // comes from GraphMemoryResource). Checked here, off the plain-Stream path, because in global
   // capture mode the driver would accept it.
@@ -215,7 +215,7 @@ NANOCUDA_FASTCALL_BODY PyObject* buffer_close(PyObject* self, PyObject* const* a
   Buffer& b = pb.buffer;
   PyObject* stream = a[0];
   if (!stream || stream == Py_None) b.close();
-  else if (Py_TYPE(stream) == g_stream_type) b.close(*nb::inst_ptr<Stream>(stream));
+  else if (Py_TYPE(stream) == g_stream_type) b.close(nb::inst_ptr<PyStream>(stream)->ref("Buffer.close"));
   else b.close(to_stream(nb::handle(stream), "Buffer.close"));
   if (pb.owner.is_valid()) pb.owner = nb::object();  // cuda.core: a closed Buffer keeps no owner alive
   Py_RETURN_NONE;
@@ -253,8 +253,8 @@ nb::object device_allocate(const Device& d, nb::handle size, nb::handle stream) 
   }
   std::size_t n = size_of_arg(size.ptr(), "Device.allocate");
   if (Py_TYPE(stream.ptr()) == g_stream_type)
-    return new_buffer(std::move(mr), n, *nb::inst_ptr<Stream>(stream));
-  Stream s = stream_for(stream, d.ordinal(), "Device.allocate");
+    return new_buffer(std::move(mr), n, nb::inst_ptr<PyStream>(stream)->ref("Device.allocate"));
+  StreamRef s = stream_for(stream, d.ordinal(), "Device.allocate");
   if (!stream.is_none() && nb::isinstance<GraphBuilder>(stream) && dynamic_cast<DeviceMemoryResource*>(mr.get()))
     require_not_capturing(*mr, s);  // as MemoryResource.allocate (allocate_from)
   return new_buffer(std::move(mr), n, s);
@@ -294,7 +294,7 @@ void install_buffer_fast_paths() {
   // Only on the C++ resources: a Python subclass of MemoryResource keeps the nanobind
   // method, whose trampoline finds its own allocate.
   install_method(nb::type<Device>(), &g_device_allocate_def);
-  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
+  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   g_buffer_type = reinterpret_cast<PyTypeObject*>(nb::type<PyBuffer>().ptr());
   install_method(nb::type<DeviceMemoryResource>(), &g_allocate_def<DeviceMemoryResource>);
   install_method(nb::type<PinnedMemoryResource>(), &g_allocate_def<PinnedMemoryResource>);

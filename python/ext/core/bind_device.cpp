@@ -61,12 +61,12 @@ nb::object properties_of(const Device& d) {
   return made;
 }
 
-Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
+PyStream create_stream(const Device& d, nb::handle obj, nb::handle options) {
   if (!obj.is_none()) {
     if (!options.is_none())
       throw nb::value_error("Device.create_stream: pass either obj (a foreign stream to adopt) or "
                             "options, not both");
-    return to_stream(obj, "Device.create_stream");
+    return adopt_stream(obj, "Device.create_stream");
   }
   check_option_names(options, "Device.create_stream", {"nonblocking", "priority"});
   bool nonblocking = bool_option(options, "nonblocking", true);
@@ -78,7 +78,7 @@ Stream create_stream(const Device& d, nb::handle obj, nb::handle options) {
                             std::string(Py_TYPE(priority.ptr())->tp_name)).c_str());
     prio = static_cast<int>(int_arg(priority, "Device.create_stream", "priority", -1024, 1024));
   }
-  return Stream::create(d, nonblocking, prio);
+  return PyStream(Stream::create(d, nonblocking, prio));
 }
 
 }  // namespace
@@ -190,7 +190,7 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("properties", &properties_of, "DeviceProperties: every attribute, cached.")
       .def_prop_ro("context", [](const Device& d) { return *d.context(); },
                    "The device's primary context (retained on first use).")
-      .def_prop_ro("default_stream", [](const Device& d) { return Stream::legacy(d); },
+      .def_prop_ro("default_stream", [](const Device& d) { return PyStream(StreamRef::legacy(d)); },
                    "The legacy default stream of this device.")
       // set_current(ctx=None): bind_green_context.cpp (it also takes a green Context).
       .def("sync", &Device::sync, nb::call_guard<nb::gil_scoped_release>(),

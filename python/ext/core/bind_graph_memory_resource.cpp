@@ -47,7 +47,7 @@ void set_high(GraphMemoryView& v, nb::handle value, const char* name, void (Grap
 // The stream of an allocation: a GraphBuilder's own stream (so the Buffer keeps it alive and
 // frees there by default; a builder not building gets the resource's non-capturing error),
 // else any stream argument.
-Stream allocation_stream(nb::handle stream, int ordinal) {
+StreamRef allocation_stream(nb::handle stream, int ordinal) {
   if (nb::isinstance<GraphBuilder>(stream)) return nb::cast<const GraphBuilder&>(stream).stream();
   return stream_for(stream, ordinal, "GraphMemoryResource.allocate");
 }
@@ -104,7 +104,7 @@ void bind_graph_memory_resource(nb::module_& m) {
            }), nb::arg("device_id"), "The graph memory resource of `device_id` (a Device or an ordinal).")
       .def("allocate", [](std::shared_ptr<GraphMemoryResource> r, nb::handle size, nb::handle stream) {
              std::size_t n = size_arg(size, "GraphMemoryResource.allocate");
-             Stream s = allocation_stream(stream, r->device_id());
+             StreamRef s = allocation_stream(stream, r->device_id());
              return wrap_buffer(Buffer(std::move(r), n, s));
            }, nb::arg("size").none(), nb::arg("stream") = nb::none(),
            "A Buffer of `size` bytes recorded into the capture of `stream` (a building GraphBuilder "

@@ -13,6 +13,7 @@
 #include "nanocuda/core/green_context.h"
 #include "nanocuda/core/stream.h"
 #include "py_device.h"
+#include "py_stream.h"
 #include "py_size.h"
 
 namespace nb = nanobind;
@@ -52,15 +53,15 @@ Context create_context(const Device& d, nb::handle options) {
   return create_green_context(d, sms);
 }
 
-Stream context_create_stream(const Context& c, nb::handle options) {
+PyStream context_create_stream(const Context& c, nb::handle options) {
   check_option_names(options, "Context.create_stream", {"nonblocking", "priority"});
-  if (!c.is_green()) return Stream::create_green(c);  // raises: only green contexts
+  if (!c.is_green()) return PyStream(Stream::create_green(c));  // raises: only green contexts
   if (!bool_option(options, "nonblocking", true))
     throw nb::value_error("Context.create_stream: streams of a green context must be non-blocking "
                           "(StreamOptions(nonblocking=True))");
   nb::object priority = option(options, "priority");
   int prio = priority.is_none() ? 0 : nb::cast<int>(priority);
-  return Stream::create_green(c, prio);
+  return PyStream(Stream::create_green(c, prio));
 }
 
 // Per thread, the Context objects set_current(ctx) pushed, by handle (weakly), so the one a
@@ -186,9 +187,9 @@ void bind_green_context(nb::module_& m) {
               nb::cpp_function(&context_create_stream, nb::is_method(), nb::name("create_stream"),
                                nb::arg("options") = nb::none(),
                                "A new non-blocking stream on this green context (StreamOptions or a dict)."));
-  nb::setattr(nb::type<Stream>(), "resources",
+  nb::setattr(nb::type<PyStream>(), "resources",
               property(
-                  nb::cpp_function([ctx_resources](const Stream& s) { return ctx_resources(s.context()); },
+                  nb::cpp_function([ctx_resources](const PyStream& s) { return ctx_resources(s.unchecked().context()); },
                                    nb::is_method()),
                   nb::none(), nb::none(), "The resources of the stream's context."));
 }

@@ -239,7 +239,7 @@ void bind_ipc(nb::module_& m) {
         }
         const IpcBufferDescriptor d = descriptor_arg(desc);
         int ordinal = pinned ? -1 : nb::cast<const DeviceMemoryResource&>(mr_obj).device_id();
-        Stream s = stream_for(stream, ordinal, "Buffer.from_ipc_descriptor");
+        StreamRef s = stream_for(stream, ordinal, "Buffer.from_ipc_descriptor");
         DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
         if (dt.itemsize() <= 0)
           throw nb::value_error("Buffer.from_ipc_descriptor: dtype must have a non-zero item size");

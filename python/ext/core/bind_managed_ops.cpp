@@ -75,20 +75,20 @@ void bind_managed_ops(nb::module_& m) {
   nb::module_ in = internal_module(m);
   in.def("managed_prefetch_batch",
          [](nb::handle stream, nb::handle buffers, nb::handle locations, const char* call) {
-           Stream s = to_stream(stream, call);
+           StreamRef s = to_stream(stream, call);
            prefetch_batch(ranges_of(buffers, call, true), locations_of(locations, call), s, call);
          },
          nb::arg("stream"), nb::arg("buffers"), nb::arg("locations"), nb::arg("call"),
          "cuMemPrefetchBatchAsync over Buffers; locations: one (kind, id) or one per buffer.");
   in.def("managed_discard_batch",
          [](nb::handle stream, nb::handle buffers, const char* call) {
-           Stream s = to_stream(stream, call);
+           StreamRef s = to_stream(stream, call);
            discard_batch(ranges_of(buffers, call, true), s, call);
          },
          nb::arg("stream"), nb::arg("buffers"), nb::arg("call"), "cuMemDiscardBatchAsync over Buffers.");
   in.def("managed_discard_prefetch_batch",
          [](nb::handle stream, nb::handle buffers, nb::handle locations, const char* call) {
-           Stream s = to_stream(stream, call);
+           StreamRef s = to_stream(stream, call);
            discard_prefetch_batch(ranges_of(buffers, call, true), locations_of(locations, call), s, call);
          },
          nb::arg("stream"), nb::arg("buffers"), nb::arg("locations"), nb::arg("call"),

@@ -296,7 +296,7 @@ void bind_memory_resource(nb::module_& m) {
            [](ManagedMemoryResource& r, nb::handle buffer, nb::handle location, nb::handle stream) {
              const PyBuffer& b = open_buffer(buffer, "ManagedMemoryResource.prefetch");
              int loc = location_of(location, r.device_id());
-             Stream s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "ManagedMemoryResource.prefetch");
+             StreamRef s = stream.is_none() ? b.buffer.stream() : to_stream(stream, "ManagedMemoryResource.prefetch");
              ManagedMemoryResource::prefetch(b.buffer.ptr(), b.buffer.size(), loc, s);
            },
            nb::arg("buffer").none(), nb::arg("location") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),

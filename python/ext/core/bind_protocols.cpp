@@ -12,6 +12,7 @@
 #include "core/py_buffer.h"
 #include "core/py_device.h"
 #include "core/py_size.h"
+#include "core/py_stream.h"
 #include "nanocuda/compile/kernel.h"
 #include "nanocuda/compile/library.h"
 #include "nanocuda/compile/object_code.h"
@@ -64,15 +65,15 @@ nb::object object_code_rebuilder() {
 // A `cls` instance (Stream or a Python subclass of it) holding `s`: what cuda.core's
 // Stream._init / _legacy_default / _per_thread_default return for a subclass.
 void check_stream_class(nb::handle cls, const char* call) {
-  nb::handle base = nb::type<Stream>();
+  nb::handle base = nb::type<PyStream>();
   if (!PyType_Check(cls.ptr()) ||
       !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), reinterpret_cast<PyTypeObject*>(base.ptr())))
     throw nb::type_error((std::string(call) + ": cls must be nanocuda.Stream or a subclass of it").c_str());
 }
-nb::object stream_of_class(nb::handle cls, const Stream& s, const char* call) {
+nb::object stream_of_class(nb::handle cls, const PyStream& s, const char* call) {
   check_stream_class(cls, call);
   nb::object obj = nb::inst_alloc(cls);
-  new (nb::inst_ptr<Stream>(obj)) Stream(s);
+  new (nb::inst_ptr<PyStream>(obj)) PyStream(s);
   nb::inst_mark_ready(obj);
   return obj;
 }
@@ -81,7 +82,7 @@ nb::object stream_of_class(nb::handle cls, const Stream& s, const char* call) {
 template <class F, class... Extra>
 void set_stream_classmethod(const char* name, F&& f, const Extra&... extra) {
   nb::object fn = nb::cpp_function(std::forward<F>(f), nb::name(name), extra...);
-  nb::setattr(nb::type<Stream>(), name, nb::steal(PyClassMethod_New(fn.ptr())));
+  nb::setattr(nb::type<PyStream>(), name, nb::steal(PyClassMethod_New(fn.ptr())));
 }
 
 }  // namespace
@@ -109,25 +110,25 @@ void bind_protocols(nb::module_& m) {
   refuse_pickle<SmResource>("an SM partition", "pickle its Device and split Device.resources.sm there");
 
   // --- Stream and Event: by handle ---------------------------------------------------------
-  set_method<Stream>("__repr__", [](const Stream& s) {
-    return "<Stream handle=" + hex(s.raw_handle()) + " context=" + hex(s.context().handle()) +
+  set_method<PyStream>("__repr__", [](const PyStream& s) {
+    return "<Stream handle=" + hex(s.unchecked().raw_handle()) + " context=" + hex(s.unchecked().context().handle()) +
            (s.is_closed() ? " (closed)>" : ">");
   });
-  refuse_pickle<Stream>("a CUDA stream", "pickle its Device and make a stream there");
+  refuse_pickle<PyStream>("a CUDA stream", "pickle its Device and make a stream there");
   // cuda.core's factories for Stream subclasses (class MyStream(Stream)): an instance of cls.
   set_stream_classmethod("_init", [](nb::handle cls, nb::handle obj, nb::handle options, nb::handle device_id) {
     check_stream_class(cls, "Stream._init");
     nb::object made = device_object(device_ordinal_arg(device_id, "Stream._init")).attr("create_stream")(obj, options);
-    return stream_of_class(cls, *nb::inst_ptr<Stream>(made), "Stream._init");
+    return stream_of_class(cls, *nb::inst_ptr<PyStream>(made), "Stream._init");
   }, nb::arg("cls"), nb::arg("obj").none() = nb::none(), nb::arg("options").none() = nb::none(),
      nb::arg("device_id").none() = nb::none(),
      "A new stream (Device.create_stream(obj, options) on device_id) as an instance of cls.");
   set_stream_classmethod("_legacy_default", [](nb::handle cls) {
-    return stream_of_class(cls, Stream::legacy(Device(device_ordinal_arg(nb::none(), "Stream._legacy_default"))),
+    return stream_of_class(cls, PyStream(StreamRef::legacy(Device(device_ordinal_arg(nb::none(), "Stream._legacy_default")))),
                            "Stream._legacy_default");
   }, "The current device's legacy default stream as an instance of cls.");
   set_stream_classmethod("_per_thread_default", [](nb::handle cls) {
-    return stream_of_class(cls, Stream::per_thread(Device(device_ordinal_arg(nb::none(), "Stream._per_thread_default"))),
+    return stream_of_class(cls, PyStream(StreamRef::per_thread(Device(device_ordinal_arg(nb::none(), "Stream._per_thread_default")))),
                            "Stream._per_thread_default");
   }, "The current device's per-thread default stream as an instance of cls.");
   set_method<Event>("__repr__", [](const Event& e) {

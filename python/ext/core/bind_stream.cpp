@@ -6,29 +6,53 @@
 #include "bindings.h"
 #include "core/py_device.h"
 #include "core/py_size.h"
+#include "core/py_stream.h"
 #include "interop/interop.h"
 #include "nanocuda/core/event.h"
+#include "nanocuda/driver/error.h"
 #include "nanocuda/core/stream.h"
 
 namespace nb = nanobind;
 
 namespace nanocuda::py {
 
+void PyStream::close() {
+  if (owner_) return owner_->close();
+  if (foreign_closed_) return;
+  ref_.sync();  // as closing an owned stream: its work is done first
+  foreign_closed_ = true;
+}
+
+void PyStream::throw_closed(const char* call) const {
+  throw ValueError(call, ref_.describe() + ": the stream is closed");
+}
+
+bool is_stream_like(nb::handle obj, bool torch) {
+  return nb::isinstance<PyStream>(obj) || nb::hasattr(obj, "__cuda_stream__") || (torch && nb::hasattr(obj, "cuda_stream"));
+}
+
+nb::object stream_object(StreamRef stream) { return nb::cast(PyStream::of(stream)); }
+
+PyStream adopt_stream(nb::handle obj, const char* where) {
+  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj);
+  return PyStream(to_stream(obj, where));  // foreign: to_stream never makes an owner
+}
+
 void bind_stream(nb::module_& m) {
-  nb::class_<Stream>(m, "Stream", "A CUDA stream; owned (made here) or borrowed (adopted).\n\n"
+  nb::class_<PyStream>(m, "Stream", "A CUDA stream; owned (made here) or foreign (adopted; never destroyed here).\n\n"
                                   "Example::\n\n"
                                   "    stream = nanocuda.Stream()              # a new stream on the current device\n"
                                   "    s = nanocuda.Stream.adopt(torch.cuda.current_stream())\n"
                                   "    stream.sync()\n",
                   nb::is_weak_referenceable())
       .def("__init__",
-           [](Stream* self, nb::object device, nb::handle non_blocking, nb::handle priority) {
+           [](PyStream* self, nb::object device, nb::handle non_blocking, nb::handle priority) {
              Device dev(device_ordinal_arg(device, "Stream"));
              if (!PyBool_Check(non_blocking.ptr()))
                throw nb::type_error(("Stream: non_blocking must be a bool, got " +
                                      std::string(Py_TYPE(non_blocking.ptr())->tp_name)).c_str());
              int p = static_cast<int>(int_arg(priority, "Stream", "priority", -1024, 1024));
-             new (self) Stream(Stream::create(dev, non_blocking.ptr() == Py_True, p));
+             new (self) PyStream(Stream::create(dev, non_blocking.ptr() == Py_True, p));
            },
            nb::kw_only(), nb::arg("device") = nb::none(), nb::arg("non_blocking").none() = true,
            nb::arg("priority").none() = 0,
@@ -38,43 +62,45 @@ void bind_stream(nb::module_& m) {
                   [](nb::handle handle_obj, nb::object device) {
                     uint64_t handle = handle_arg(handle_obj, "Stream.from_handle", "handle");
                     int ordinal = device_ordinal_arg(device, "Stream.from_handle", -1);
-                    return Stream::borrow(reinterpret_cast<CUstream>(handle), ordinal);
+                    return PyStream(StreamRef::from_handle(reinterpret_cast<CUstream>(handle), ordinal));
                   },
                   nb::arg("handle").none(), nb::arg("device") = nb::none(),
                   "Adopt a raw CUstream handle (an int, or cuda.bindings' CUstream) without owning it: the one "
                   "way a bare int "
                   "becomes a stream.")
-      .def_static("adopt", [](nb::handle obj) { return to_stream(obj, "Stream.adopt"); },
+      .def_static("adopt", [](nb::handle obj) { return adopt_stream(obj, "Stream.adopt"); },
                   nb::arg("obj").none(),
                   "Adopt a foreign stream: torch.cuda.Stream or any __cuda_stream__ object (a raw "
                   "handle int: Stream.from_handle).")
-      .def_static("legacy", [](nb::handle d) { return Stream::legacy(Device(device_ordinal_arg(d, "Stream.legacy"))); },
+      .def_static("legacy", [](nb::handle d) { return PyStream(StreamRef::legacy(Device(device_ordinal_arg(d, "Stream.legacy")))); },
                   nb::arg("device").none() = nb::none(), "The legacy default stream of `device`.")
       .def_static("per_thread", [](nb::handle device) {
-                    return Stream::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread")));
+                    return PyStream(StreamRef::per_thread(Device(device_ordinal_arg(device, "Stream.per_thread"))));
                   }, nb::arg("device") = nb::none(),
                   "The per-thread default stream of `device` (default: the current device).")
-      .def_prop_ro("handle", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.handle()); },
+      .def_prop_ro("handle", [](const PyStream& s) { return reinterpret_cast<uint64_t>(s.ref("Stream.handle").handle()); },
                    "The CUstream handle as an int.")
-      .def_prop_ro("device", [](const Stream& s) { return device_object(s.device().ordinal()); },
+      .def_prop_ro("device", [](const PyStream& s) { return device_object(s.unchecked().device_ordinal()); },
                    "The Device this stream belongs to.")
-      .def_prop_ro("context", [](const Stream& s) { return s.context(); }, "The stream's Context.")
-      .def_prop_ro("is_owned", &Stream::is_owned, "True when nanocuda created it (and destroys it on close).")
-      .def_prop_ro("is_closed", &Stream::is_closed, "True after close().")
-      .def_prop_ro("priority", &Stream::priority, "Scheduling priority (lower numbers run first).")
-      .def_prop_ro("is_non_blocking", &Stream::is_non_blocking,
+      .def_prop_ro("context", [](const PyStream& s) { return s.unchecked().context(); }, "The stream's Context.")
+      .def_prop_ro("is_owned", &PyStream::is_owned, "True when nanocuda created it (and destroys it on close).")
+      .def_prop_ro("is_closed", &PyStream::is_closed, "True after close().")
+      .def_prop_ro("priority", [](const PyStream& s) { return s.ref("Stream.priority").priority(); },
+                   "Scheduling priority (lower numbers run first).")
+      .def_prop_ro("is_non_blocking", [](const PyStream& s) { return s.ref("Stream.is_non_blocking").is_non_blocking(); },
                    "True when it does not synchronize with the legacy default stream.")
-      .def_prop_ro("is_nonblocking", &Stream::is_non_blocking, "cuda.core's name for is_non_blocking.")
-      .def("sync", &Stream::sync, nb::call_guard<nb::gil_scoped_release>(),
+      .def_prop_ro("is_nonblocking", [](const PyStream& s) { return s.ref("Stream.is_nonblocking").is_non_blocking(); },
+                   "cuda.core's name for is_non_blocking.")
+      .def("sync", [](const PyStream& s) { s.ref("Stream.sync").sync(); }, nb::call_guard<nb::gil_scoped_release>(),
            "Block until all queued work is done.")
-      .def("query", &Stream::query, "True when all queued work has completed.")
-      .def("wait", [](const Stream& s, nb::handle event_or_stream) {
+      .def("query", [](const PyStream& s) { return s.ref("Stream.query").query(); }, "True when all queued work has completed.")
+      .def("wait", [](const PyStream& ps, nb::handle event_or_stream) {
+             StreamRef s = ps.ref("Stream.wait");
              if (nb::isinstance<Event>(event_or_stream)) return s.wait(nb::cast<const Event&>(event_or_stream));
              // Neither an Event nor stream-like: a ValueError, as cuda.core raises for this argument.
              // (Ints and None keep to_stream's TypeErrors, which say how to adopt a raw handle.)
              if (!event_or_stream.is_none() && !PyLong_Check(event_or_stream.ptr()) &&
-                 !nb::isinstance<Stream>(event_or_stream) && !nb::hasattr(event_or_stream, "__cuda_stream__") &&
-                 !nb::hasattr(event_or_stream, "cuda_stream"))
+                 !is_stream_like(event_or_stream, /*torch=*/true))
                throw nb::value_error(("Stream.wait: event_or_stream must be a nanocuda.Event or a stream (a "
                                       "nanocuda.Stream, torch.cuda.Stream or an object with __cuda_stream__), got " +
                                       std::string(Py_TYPE(event_or_stream.ptr())->tp_name)).c_str());
@@ -82,7 +108,8 @@ void bind_stream(nb::module_& m) {
            }, nb::arg("event_or_stream").none(),
            "Make future work wait for an Event, or for all work queued so far on a stream "
            "(anything with __cuda_stream__).")
-      .def("record", [](const Stream& s, nb::handle event, nb::handle options, bool timing) -> nb::object {
+      .def("record", [](const PyStream& ps, nb::handle event, nb::handle options, bool timing) -> nb::object {
+             StreamRef s = ps.ref("Stream.record");
              if (!event.is_none()) {
                if (!nb::isinstance<Event>(event))
                  throw nb::type_error(("Stream.record: event must be a nanocuda.Event or None, got " +
@@ -98,20 +125,20 @@ void bind_stream(nb::module_& m) {
            "Record `event` here (or a new Event made from EventOptions `options`; timing=True "
            "is short for enable_timing) and return it.")
       // The wait releases the GIL: a pending Python host callback needs it to finish.
-      .def("close", &Stream::close, nb::call_guard<nb::gil_scoped_release>(),
+      .def("close", &PyStream::close, nb::call_guard<nb::gil_scoped_release>(),
            "Wait for the stream's work, then destroy it (if owned).")
-      .def("__enter__", [](Stream& s) -> Stream& { return s; }, nb::rv_policy::reference)
-      .def("__exit__", [](Stream& s, nb::args) {
+      .def("__enter__", [](PyStream& s) -> PyStream& { return s; }, nb::rv_policy::reference)
+      .def("__exit__", [](PyStream& s, nb::args) {
              nb::gil_scoped_release release;
              s.close();
            })
-      .def("__cuda_stream__", [](const Stream& s) {
-             return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.handle()));
+      .def("__cuda_stream__", [](const PyStream& s) {
+             return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.ref("Stream.__cuda_stream__").handle()));
            }, "The CUDA stream protocol: (version, handle).")
-      .def("__eq__", [](const Stream& a, nb::handle b) {
-        return nb::isinstance<Stream>(b) && a.raw_handle() == nb::cast<const Stream&>(b).raw_handle();
+      .def("__eq__", [](const PyStream& a, nb::handle b) {
+        return nb::isinstance<PyStream>(b) && a.unchecked().raw_handle() == nb::cast<const PyStream&>(b).unchecked().raw_handle();
       })
-      .def("__hash__", [](const Stream& s) { return reinterpret_cast<uint64_t>(s.raw_handle()); });
+      .def("__hash__", [](const PyStream& s) { return reinterpret_cast<uint64_t>(s.unchecked().raw_handle()); });
 }
 
 void bind_event(nb::module_& m) {

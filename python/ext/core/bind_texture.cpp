@@ -29,11 +29,11 @@ nb::tuple shape_tuple(const ArrayShape& s) {
 }
 
 // cuda.core takes a Stream or a GraphBuilder (both speak __cuda_stream__) and says so.
-Stream copy_stream(nb::handle stream, const char* call) {
-  if (!nb::isinstance<Stream>(stream) && !nb::hasattr(stream, "__cuda_stream__"))
+StreamRef copy_stream(nb::handle stream, const char* call) {
+  if (!is_stream_like(stream))
     throw nb::type_error((std::string(call) + ": stream: Stream or GraphBuilder expected, got " +
                           Py_TYPE(stream.ptr())->tp_name).c_str());
-  Stream s = to_stream(stream, call);
+  StreamRef s = to_stream(stream, call);
   if (s.is_closed()) throw nb::value_error((std::string(call) + ": the stream is closed").c_str());
   return s;
 }
@@ -42,7 +42,7 @@ Stream copy_stream(nb::handle stream, const char* call) {
 // buffer-protocol object (host memory, writable for copy_to).
 void array_copy(const OpaqueArray& a, nb::handle other, nb::handle stream, bool to_array) {
   const char* call = to_array ? "OpaqueArray.copy_from" : "OpaqueArray.copy_to";
-  Stream s = copy_stream(stream, call);
+  StreamRef s = copy_stream(stream, call);
   if (nb::isinstance<PyBuffer>(other)) {
     const Buffer& b = nb::cast<PyBuffer&>(other).buffer;
     if (to_array) a.copy_from_device(b.ptr(), b.size(), s);

@@ -53,7 +53,7 @@ struct PyBuffer {
   PyBuffer(Buffer b, DType d, Shape s, nanobind::object o = {})
       : buffer(std::move(b)), dtype(d), shape(std::move(s)), owner(std::move(o)) {}
   // Allocates from `mr` in place (uint8, 1-D): the allocate fast path.
-  PyBuffer(std::shared_ptr<MemoryResource>&& mr, std::size_t size, const Stream& stream)
+  PyBuffer(std::shared_ptr<MemoryResource>&& mr, std::size_t size, StreamRef stream)
       : buffer(std::move(mr), size, stream), shape(static_cast<int64_t>(size)) {}
 };
 

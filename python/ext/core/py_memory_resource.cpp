@@ -27,7 +27,7 @@ CUdeviceptr PyMemoryResource::allocate(std::size_t size, StreamRef stream) {
     throw nb::type_error((std::string(Py_TYPE(nb_trampoline.base().ptr())->tp_name) +
                           ".allocate: a MemoryResource subclass must define allocate(size, *, stream)").c_str());
   // stream by keyword: cuda.core's interface declares it keyword-only (allocate(size, *, stream)).
-  nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream.stream());
+  nb::object r = nb_trampoline.base().attr(ticket.key)(size, nb::arg("stream") = stream_object(stream));
   check_allocation(nb_trampoline.base(), r, size);
   if (nb::isinstance<PyBuffer>(r)) {
     auto& b = nb::cast<PyBuffer&>(r);
@@ -62,7 +62,7 @@ void PyMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamRef s
   constexpr uint64_t hash = nb::detail::str_hash("deallocate");
   nb::detail::ticket ticket(nb_trampoline, "deallocate", hash, true);
   // As allocate: stream by keyword (cuda.core's deallocate(self, ptr, size, *, stream=None)).
-  nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream.stream());
+  nb_trampoline.base().attr(ticket.key)(ptr, size, nb::arg("stream") = stream_object(stream));
 }
 
 bool PyMemoryResource::report_failed_free(const std::exception& e, CUdeviceptr ptr, std::size_t size) noexcept {

@@ -44,7 +44,7 @@ nanobind::object wrap_buffer(Buffer buffer);
 // The stream for an allocation: `stream`, else the legacy stream of `ordinal` (or of Device()).
 // Device.allocate's body (the device's resource; a Python resource gets a Python call).
 nanobind::object allocate_on_device(const Device& d, nanobind::handle size, nanobind::handle stream);
-Stream stream_for(nanobind::handle stream, int ordinal, const char* call);
+StreamRef stream_for(nanobind::handle stream, int ordinal, const char* call);
 
 // An IPC pool's uuid as Python's uuid.UUID (cuda.core's type), None for the all-zero "none"
 // (bind_ipc.cpp).

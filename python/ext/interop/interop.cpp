@@ -361,8 +361,8 @@ uint64_t stream_handle_int(nb::handle v, const std::string& where, const char* w
 
 // The one conversion of Python objects to streams. A bare int is refused: an int is not a
 // stream, and a wrong one crashes the driver; adopting a raw handle is Stream.from_handle(h).
-Stream to_stream(nb::handle obj, const char* where) {
-  if (nb::isinstance<Stream>(obj)) return nb::cast<Stream>(obj);
+StreamRef to_stream(nb::handle obj, const char* where) {
+  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj).ref(where);
   std::string call(where);
   if (PyLong_Check(obj.ptr()))
     raise_type(call + ": stream must be a Stream (or a torch/CuPy stream, or an object with "
@@ -388,7 +388,7 @@ Stream to_stream(nb::handle obj, const char* where) {
     raise_type(call + ": expected a stream (nanocuda.Stream, torch.cuda.Stream or an object with "
                "__cuda_stream__), got " + py_type_name(obj));
   }
-  return Stream::borrow(reinterpret_cast<CUstream>(handle));
+  return StreamRef::from_handle(reinterpret_cast<CUstream>(handle));
 }
 
 // Per type (decided once): a type with __cuda_stream__ that is not nanocuda's (Stream,
@@ -400,7 +400,7 @@ void warn_foreign_stream(nb::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
   const bool* foreign = g_foreign_stream_types.find(t);
   if (!foreign) {
-    bool warn = !nb::isinstance<Stream>(obj) && nb::hasattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__cuda_stream__");
+    bool warn = !nb::isinstance<PyStream>(obj) && nb::hasattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__cuda_stream__");
     if (warn) {
       nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(t)), "__module__", nb::none());
       std::string name = nb::isinstance<nb::str>(module) ? nb::cast<std::string>(module) : std::string();
@@ -421,10 +421,10 @@ void warn_foreign_stream(nb::handle obj) {
 // the consumer's CUstream handle. 0 is ambiguous (the standard forbids it), and an int that
 // cannot be a handle (unaligned, in the first 64 KiB) is refused rather than handed to the
 // driver. (cuda.core 1.2 ignores the argument; nanocuda orders, as the standard asks.)
-std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
+std::optional<StreamRef> dlpack_consumer_stream(nb::handle stream, int ordinal) {
   if (stream.is_none()) return std::nullopt;
   if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
-    if (nb::isinstance<Stream>(stream) || nb::hasattr(stream, "__cuda_stream__")) return to_stream(stream, "Buffer.__dlpack__");
+    if (is_stream_like(stream)) return to_stream(stream, "Buffer.__dlpack__");
     throw nb::type_error(("Buffer.__dlpack__: stream must be an int (DLPack) or None, got " +
                           std::string(Py_TYPE(stream.ptr())->tp_name)).c_str());
   }
@@ -442,7 +442,7 @@ std::optional<Stream> dlpack_consumer_stream(nb::handle stream, int ordinal) {
   if (h > 2 && (h < 0x10000 || h % 8 != 0))
     throw nb::value_error(("Buffer.__dlpack__: stream " + std::string(nb::str(stream).c_str()) +
                            " cannot be a CUstream handle (handles are aligned addresses)").c_str());
-  return Stream::borrow(reinterpret_cast<CUstream>(h), ordinal);
+  return StreamRef::from_handle(reinterpret_cast<CUstream>(h), ordinal);
 }
 
 }  // namespace nanocuda::py

@@ -14,6 +14,7 @@
 #include "nanocuda/core/array_view.h"
 #include "nanocuda/core/dlpack.h"
 #include "interop/dtype.h"
+#include "core/py_stream.h"
 #include "nanocuda/core/stream.h"
 
 namespace nanocuda::py {
@@ -54,13 +55,15 @@ bool has_device_pointer(nanobind::handle obj);
 
 // Adopts a stream: a nanocuda Stream, an object with __cuda_stream__ (CuPy, cuda.core), or a
 // torch.cuda.Stream (its .cuda_stream). A bare int is a TypeError (Stream.from_handle adopts one).
-Stream to_stream(nanobind::handle obj, const char* where);
+// A nanocuda Stream's view is valid while the Python object lives (what keeps it past the call
+// holds a KeptStream); a foreign stream's is a plain StreamRef.
+StreamRef to_stream(nanobind::handle obj, const char* where);
 // cuda.core 1.2's DeprecationWarning for a foreign __cuda_stream__ object passed to launch()
 // (its users filter on the words); nanocuda's, cuda.core's, torch's and CuPy's types are not foreign.
 void warn_foreign_stream(nanobind::handle obj);
 
 // The consumer stream of Buffer.__dlpack__(stream=): None/-1 none; 1, 2 and CUstream handles
 // as the DLPack standard says; 0, negatives and ints that cannot be handles are ValueErrors.
-std::optional<Stream> dlpack_consumer_stream(nanobind::handle stream, int ordinal);
+std::optional<StreamRef> dlpack_consumer_stream(nanobind::handle stream, int ordinal);
 
 }  // namespace nanocuda::py

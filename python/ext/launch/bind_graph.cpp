@@ -51,7 +51,7 @@ PyObject* graph_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
       throw nb::type_error("Graph.launch: this graph was not captured on a stream; pass the stream to launch on");
     graph.launch(*g.stream);
   } else if (Py_TYPE(args[0]) == g_stream_type) {
-    graph.launch(*nb::inst_ptr<Stream>(args[0]));
+    graph.launch(nb::inst_ptr<PyStream>(args[0])->ref("Graph.launch"));
   } else {
     graph.launch(to_stream(nb::handle(args[0]), "Graph.launch"));
   }
@@ -175,7 +175,7 @@ void bind_graph(nb::module_& m) {
            }, "Names of the captured kernel launches, in node order.")
       .def("upload", [](PyGraph& g, nb::handle stream) {
              Graph& graph = g.ready("Graph.upload");
-             graph.upload(stream.is_none() ? *g.stream : to_stream(stream, "Graph.upload"));
+             graph.upload(stream.is_none() ? g.stream->ref() : to_stream(stream, "Graph.upload"));
            }, nb::arg("stream").none() = nb::none(),
            "Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).")
       .def("debug_dot_print", [](PyGraph& g, const std::string& path,
@@ -207,7 +207,7 @@ void bind_graph(nb::module_& m) {
              return reinterpret_cast<std::uintptr_t>(g.ready("Graph.handle").exec_handle());
            }, "The CUgraphExec handle as an int (0 after close()).")
       .def_prop_ro("stream", [](PyGraph& g) -> nb::object {
-             return g.stream ? nb::cast(*g.stream) : nb::none();
+             return g.stream ? stream_object(*g.stream) : nb::none();
            },
            "The default stream of launch() (the captured or building stream).")
       .def("__repr__", [](PyGraph& g) {
@@ -215,7 +215,7 @@ void bind_graph(nb::module_& m) {
                        : std::string("<nanocuda.Graph (empty)>");
       });
 
-  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
+  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   nb::handle graph_type = nb::type<PyGraph>();
   install_method(graph_type, &g_graph_launch_def);
   install_method(graph_type, &g_graph_update_def);

@@ -158,7 +158,10 @@ void bind_options(nb::module_& m) {
               "Make the graph launchable from device code (not with auto_free_on_launch).")
       .def_rw("use_node_priority", &GraphCompleteOptions::use_node_priority,
               "Run nodes at their own priorities rather than the launch stream's.")
-      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) { return o.upload_stream; },
+      .def_prop_ro("upload_stream", [](const GraphCompleteOptions& o) -> std::optional<PyStream> {
+                     if (!o.upload_stream) return std::nullopt;
+                     return PyStream::of(*o.upload_stream);
+                   },
               "Stream to upload the graph on right after instantiation (None: no upload).");
 
   auto dbg = nb::class_<GraphDebugPrintOptions>(m, "GraphDebugPrintOptions",
@@ -360,7 +363,7 @@ void bind_graph_builder(nb::module_& m) {
                    "True after close() (or once join() consumed this split() builder).")
       .def_prop_ro("is_join_required", &GraphBuilder::is_join_required,
                    "True for a split() builder not joined yet (the builder split() was called on never needs one).")
-      .def_prop_ro("stream", [](const GraphBuilder& b) { return b.stream(); },
+      .def_prop_ro("stream", [](const GraphBuilder& b) { return PyStream::of(b.stream()); },
                    "The stream being captured: queue work on it (torch too) to record it.")
       .def_prop_ro("graph_id", &GraphBuilder::graph_id,
                    "A process-unique number of this builder's graph (handles remember it).")
@@ -380,12 +383,12 @@ void bind_graph_builder(nb::module_& m) {
            });
 
   auto make = [](const Device& d) { return GraphBuilder::create(d); };
-  nb::handle device_type = nb::type<Device>(), stream_type = nb::type<Stream>();
+  nb::handle device_type = nb::type<Device>(), stream_type = nb::type<PyStream>();
   device_type.attr("create_graph_builder") = nb::cpp_function(
       make, nb::scope(device_type), nb::is_method(), nb::name("create_graph_builder"),
       "A GraphBuilder on a new stream of this device.");
   stream_type.attr("create_graph_builder") = nb::cpp_function(
-      [](const Stream& s) { return GraphBuilder::on_stream(s); }, nb::scope(stream_type), nb::is_method(),
+      [](const PyStream& s) { return GraphBuilder::on_stream(s.ref("Stream.create_graph_builder")); }, nb::scope(stream_type), nb::is_method(),
       nb::name("create_graph_builder"), "A GraphBuilder capturing this stream.");
 }
 

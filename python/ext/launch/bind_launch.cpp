@@ -37,16 +37,19 @@ PyTypeObject* g_kernel_type = nullptr;
 // Per-position type decisions for the general path (the GIL serializes its use).
 ArgSlot g_general_slots[ParamPacker::kMaxParamBytes / 4];
 
+// launch()'s stream when it is not a nanocuda Stream: adopted (a deprecation warning for
+// protocol-only objects, as cuda.core). Out of line: the plain-Stream call stays short.
+[[gnu::noinline]] StreamRef foreign_launch_stream(PyObject* obj) {
+  warn_foreign_stream(obj);
+  return to_stream(obj, "launch");
+}
+
 NANOCUDA_FASTCALL_BODY PyObject* launch_fastcall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs < 3)
     throw nb::type_error("launch(stream, config, kernel, *args): needs at least 3 arguments");
-  // A nanocuda Stream is used in place (no shared_ptr copy); others are adopted.
-  std::optional<Stream> adopted;
-  if (Py_TYPE(args[0]) != g_stream_type) {
-    warn_foreign_stream(args[0]);
-    adopted.emplace(to_stream(args[0], "launch"));
-  }
-  const Stream& stream = adopted ? *adopted : *nb::inst_ptr<Stream>(args[0]);
+  // A nanocuda Stream's view is read in place (no shared_ptr copy); others are adopted.
+  StreamRef stream = Py_TYPE(args[0]) == g_stream_type ? nb::inst_ptr<PyStream>(args[0])->ref("launch")
+                                                       : foreign_launch_stream(args[0]);
   if (!PyObject_TypeCheck(args[1], g_config_type))
     throw nb::type_error(("launch: config must be a nanocuda.LaunchConfig, got " +
                           std::string(Py_TYPE(args[1])->tp_name)).c_str());
@@ -90,8 +93,7 @@ PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t narg
     if (PyTuple_GET_SIZE(kwnames) != 1 ||
         PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "stream") != 0)
       throw nb::type_error("Launcher call: the only keyword argument is stream=");
-    std::optional<Stream> adopted;
-    StreamRef s = stream_arg(args[n], l->state->bound.stream(), "Launcher", adopted);
+    StreamRef s = stream_arg(args[n], l->state->bound.stream(), "Launcher");
     l->state->call(args, n, s, s.device_ordinal());
   } else {
     l->state->call(args, n, l->state->bound.stream(), l->state->bound_device);
@@ -139,7 +141,7 @@ PyTypeObject* g_launcher_type = nullptr;
 nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
                          nb::handle tensor_maps) {
   const Kernel& kernel = nb::cast<const Kernel&>(kernel_obj);
-  Stream s = stream.is_none() ? Stream::legacy(Device()) : to_stream(stream, "Kernel.bind");
+  StreamRef s = stream.is_none() ? StreamRef::legacy(Device()) : to_stream(stream, "Kernel.bind");
   auto state = std::make_unique<LaunchState>(kernel, config, s);
   if (!tensor_maps.is_none()) {
     const ParamLayout& layout = kernel.param_layout();
@@ -176,10 +178,10 @@ LaunchState& launcher_state(nb::handle launcher) {
   return *reinterpret_cast<LauncherObject*>(launcher.ptr())->state;
 }
 
-StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where, std::optional<Stream>& adopted) {
+StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where) {
   if (obj == Py_None) return fallback;
-  if (Py_TYPE(obj) == g_stream_type) return *nb::inst_ptr<Stream>(obj);
-  return adopted.emplace(to_stream(nb::handle(obj), where));
+  if (Py_TYPE(obj) == g_stream_type) return nb::inst_ptr<PyStream>(obj)->ref(where);
+  return to_stream(nb::handle(obj), where);
 }
 
 LaunchState::LaunchState(const Kernel& k, const LaunchConfig& c, StreamRef s)
@@ -267,7 +269,7 @@ void bind_launch(nb::module_& m) {
                    "True for programmatic dependent launch (overlaps the previous kernel's tail).")
       .def("__repr__", [](const LaunchConfig& c) { return "LaunchConfig" + c.describe(); });
 
-  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
+  g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   g_config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
   g_kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
   if (!g_kernel_type) throw std::runtime_error("bind_launch: Kernel must be bound first");

@@ -41,6 +41,6 @@ LaunchState& launcher_state(nanobind::handle launcher);
 
 // Views any stream-like object (a foreign one is adopted into `adopted`, which the view
 // needs alive); None gives `fallback`.
-StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where, std::optional<Stream>& adopted);
+StreamRef stream_arg(PyObject* obj, StreamRef fallback, const char* where);
 
 }  // namespace nanocuda::py

@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "launch/arg_pack.h"
+#include "nanocuda/core/kept_stream.h"
 #include "nanocuda/launch/graph.h"
 
 namespace nanocuda::py {
 
 struct PyGraph {
   std::optional<Graph> graph;
-  std::optional<Stream> stream;  // the captured stream; the default for launch()
+  std::optional<KeptStream> stream;  // the captured stream; the default for launch()
   bool capturing = false;
   bool closed = false;  // close() called (and no capture since)
   std::uint32_t epoch = 0;  // bumped when `graph` is replaced: graph[node] views' cached indexes expire
