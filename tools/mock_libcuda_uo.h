@@ -126,9 +126,20 @@ static void run_host_fns(void* s, int all) {
 }
 void nanocuda_mock_run_host_funcs(void) { run_host_fns(NULL, 1); }
 static CUresult ctx_sync(void) { ++nanocuda_mock_calls; run_host_fns(NULL, 1); return 0; }
+/* Page-locked memory is plain heap memory here; freeing it waits for the device's queued work,
+ * host functions included, as the driver's cuMemFreeHost does. */
+static CUresult host_alloc(void** p, size_t n, unsigned flags) {
+  (void)flags;
+  ++nanocuda_mock_calls;
+  *p = malloc(n ? n : 1);
+  return *p ? 0 : 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+}
+static CUresult free_host(void* p) { ++nanocuda_mock_calls; run_host_fns(NULL, 1); free(p); return 0; }
 static int host_fn_symbol(const char* symbol, void** fn) {
   if (!strcmp(symbol, "cuLaunchHostFunc")) *fn = (void*)host_func;
   else if (!strcmp(symbol, "cuCtxSynchronize")) *fn = (void*)ctx_sync;
+  else if (!strcmp(symbol, "cuMemFreeHost")) *fn = (void*)free_host;
+  else if (!strcmp(symbol, "cuMemHostAlloc")) *fn = (void*)host_alloc;
   else return 0;
   return 1;
 }

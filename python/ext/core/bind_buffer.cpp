@@ -313,10 +313,15 @@ void bind_buffer(nb::module_& m) {
                    "The host address as an int.")
       .def_prop_ro("size", &PinnedBuffer::size, "Size in bytes.")
       .def_prop_ro("is_closed", &PinnedBuffer::is_closed, "True once close() has freed the memory.")
-      .def("close", &PinnedBuffer::close, "Free the memory now (also on garbage collection).")
+      // cuMemFreeHost waits for the device's work: without the GIL, as a pending Python host callback needs it.
+      .def("close", &PinnedBuffer::close, nb::call_guard<nb::gil_scoped_release>(),
+           "Free the memory now (also on garbage collection).")
       .def("__len__", &PinnedBuffer::size)
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](PinnedBuffer& p, nb::args) { p.close(); })
+      .def("__exit__", [](PinnedBuffer& p, nb::args) {
+             nb::gil_scoped_release release;
+             p.close();
+           })
       .def("memoryview", [](nb::handle self) {
              auto& p = nb::cast<PinnedBuffer&>(self);
              PyObject* mv = PyMemoryView_FromMemory(static_cast<char*>(p.ptr()),

@@ -1,0 +1,40 @@
+"""Calls that wait for the device release the GIL: a queued Python host callback needs it (mock)."""
+import pytest
+
+# The mock runs queued host functions on a thread of their own when a call waits for the
+# device (stream/context sync, freeing page-locked memory), as the driver does.
+WAIT = """
+    import ctypes, os, threading
+    import nanocuda
+
+    lib = ctypes.CDLL(os.environ["NANOCUDA_LIBCUDA"])
+    fn, status = ctypes.c_void_p(), ctypes.c_int()
+    assert lib.cuGetProcAddress_v2(b"cuLaunchHostFunc", ctypes.byref(fn), 13000,
+                                   ctypes.c_ulonglong(0), ctypes.byref(status)) == 0
+    HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    launch_host_func = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, HostFn, ctypes.c_void_p)(fn.value)
+    calls = []
+    callback = HostFn(lambda data: calls.append(1))  # takes the GIL on the mock's thread
+    s = nanocuda.Stream()
+    pinned = nanocuda.PinnedBuffer(64)
+    assert launch_host_func(ctypes.c_void_p(int(s.handle)), callback, None) == 0
+    done = threading.Event()
+
+    def wait():
+        {call}
+        done.set()
+
+    threading.Thread(target=wait, daemon=True).start()
+    if not done.wait(20):
+        print("the wait deadlocked holding the GIL", flush=True)
+        os._exit(3)
+    assert calls == [1] and pinned.is_closed
+    print("ok")
+"""
+
+
+@pytest.mark.parametrize("call", ["pinned.close()", "pinned.__exit__(None, None, None)"])
+def test_freeing_pinned_memory_lets_a_pending_python_callback_run(mock_libcuda, call):
+    from mock_run import run_on_mock
+
+    run_on_mock(mock_libcuda, WAIT.replace("{call}", call))
