@@ -24,6 +24,13 @@ class Held:
         pass
 
 
+def with_callback(payload):
+    """A GraphDefinition with one host-callback node calling `payload`."""
+    g = GraphDefinition()
+    g.callback(payload)
+    return g
+
+
 def eventually(predicate, seconds=2.0):
     """The driver drops holds on its own terms; the release runs at the next pending call."""
     end = time.monotonic() + seconds
@@ -74,8 +81,7 @@ def nested(levels):
     """A callback `levels` child graphs deep: (outer definition, its child node, weak ref)."""
     held = Held()
     ref = weakref.ref(held)
-    g = GraphDefinition()
-    g.callback(held)
+    g = with_callback(held)
     node = None
     for _ in range(levels):
         outer = GraphDefinition()
@@ -207,11 +213,9 @@ def test_a_kernel_stays_with_an_embedded_copy():
 def test_an_update_lets_the_old_definitions_attachments_go():
     old, new = Held(), Held()
     ref_old, ref_new = weakref.ref(old), weakref.ref(new)
-    first = GraphDefinition()
-    first.callback(old)
+    first = with_callback(old)
     graph = first.instantiate()
-    second = GraphDefinition()
-    second.callback(new)
+    second = with_callback(new)
     del old, new
     graph.update(second)
     del first, second
@@ -224,8 +228,7 @@ def test_an_update_lets_the_old_definitions_attachments_go():
 def test_a_refused_update_keeps_what_the_graph_runs_and_holds_nothing_new():
     kept, refused = Held(), Held()
     ref_kept, ref_refused = weakref.ref(kept), weakref.ref(refused)
-    g = GraphDefinition()
-    g.callback(kept)
+    g = with_callback(kept)
     graph = g.instantiate()
     other = GraphDefinition()
     other.callback(refused)
@@ -245,11 +248,9 @@ def test_a_refused_update_keeps_what_the_graph_runs_and_holds_nothing_new():
 def test_a_definition_kept_after_an_update_keeps_its_own_attachments():
     held = Held()
     ref = weakref.ref(held)
-    first = GraphDefinition()
-    first.callback(held)
+    first = with_callback(held)
     graph = first.instantiate()
-    second = GraphDefinition()
-    second.callback(Held())
+    second = with_callback(Held())
     graph.update(second)
     del held
     gc.collect()
@@ -268,8 +269,7 @@ def test_an_update_from_an_embedding_definition_holds_the_embedded_copy():
     ref = weakref.ref(held)
     inner.callback(held)
     del held
-    shape = GraphDefinition()
-    shape.callback(Held())
+    shape = with_callback(Held())
     start = GraphDefinition()
     start.embed(shape)
     graph = start.instantiate()

@@ -13,7 +13,7 @@ import weakref
 import pytest
 
 import nanocuda
-from graph_lifetime_cases import MOCK, Held, eventually
+from graph_lifetime_cases import MOCK, Held, eventually, with_callback
 from nanocuda.graph import ChildGraphNode, GraphDefinition, HostCallbackNode
 
 
@@ -29,18 +29,18 @@ class Slow:
         self.calls.append(1)
 
 
-def launched_then_updated(stream, calls):
-    """A Graph whose definition's callback (a Slow, weakly referenced) is launched on `stream`,
-    then updated to another definition: (graph, weak ref to the old payload, the new definition)."""
-    old = Slow(calls)
+def launched_then_updated(stream, old, between=None):
+    """A Graph whose definition's callback `old` (then only weakly referenced) is launched on
+    `stream`, `between()` called, then updated to another definition: (graph, weak ref to `old`,
+    the new definition)."""
     ref = weakref.ref(old)
-    first = GraphDefinition()
-    first.callback(old)
+    first = with_callback(old)
     graph = first.instantiate()
-    second = GraphDefinition()
-    second.callback(Held())
+    second = with_callback(Held())
     del old
     graph.launch(stream)
+    if between:
+        between()
     graph.update(second)
     del first
     gc.collect()
@@ -57,7 +57,7 @@ def pending_host_functions():
 def test_an_update_keeps_the_old_attachments_until_the_earlier_launch_is_done():
     calls = []
     s = nanocuda.Stream()
-    graph, ref, second = launched_then_updated(s, calls)
+    graph, ref, second = launched_then_updated(s, Slow(calls))
     assert ref() is not None  # the launch before the update may still be calling it
     if MOCK:
         assert pending_host_functions() == 1  # the release waits behind the launch
@@ -70,11 +70,10 @@ def test_an_update_keeps_the_old_attachments_until_the_earlier_launch_is_done():
 def test_a_second_update_without_launches_releases_the_first_updates_set_at_once():
     calls = []
     s = nanocuda.Stream()
-    graph, ref, second = launched_then_updated(s, calls)
+    graph, ref, second = launched_then_updated(s, Slow(calls))
     held = Held()
     ref_second = weakref.ref(held)
-    third = GraphDefinition()
-    third.callback(held)
+    third = with_callback(held)
     del held
     graph.update(third)
     del second, third
@@ -88,7 +87,7 @@ def test_a_second_update_without_launches_releases_the_first_updates_set_at_once
 def test_closing_the_graph_with_a_release_pending_leaks_nothing():
     calls = []
     s = nanocuda.Stream()
-    graph, ref, second = launched_then_updated(s, calls)
+    graph, ref, second = launched_then_updated(s, Slow(calls))
     graph.close()
     del graph, second
     gc.collect()
@@ -101,8 +100,7 @@ def test_a_refused_update_queues_no_release():
     calls = []
     old = Slow(calls, 0.2)
     ref = weakref.ref(old)
-    g = GraphDefinition()
-    g.callback(old)
+    g = with_callback(old)
     graph = g.instantiate()
     other = GraphDefinition()
     other.callback(Held())
@@ -121,20 +119,10 @@ def test_a_refused_update_queues_no_release():
 
 
 def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
-    calls = []
     s = nanocuda.Stream()
-    old = Held()
-    ref = weakref.ref(old)
-    first = GraphDefinition()
-    first.callback(old)
-    graph = first.instantiate()
-    second = GraphDefinition()
-    second.callback(Held())
-    del old
-    graph.launch(s)
-    s.close()  # nothing left to queue the release on: the Graph keeps the old set
-    graph.update(second)
-    del first, second
+    # nothing left to queue the release on once the stream is closed: the Graph keeps the old set
+    graph, ref, second = launched_then_updated(s, Held(), between=s.close)
+    del second
     if MOCK:
         nanocuda.Device(0).sync()
     gc.collect()
@@ -146,8 +134,7 @@ def test_a_stream_closed_after_the_launch_keeps_the_old_set_with_the_graph():
 
 def test_closing_a_stream_with_a_pending_python_callback_completes():
     calls = []
-    g = GraphDefinition()
-    g.callback(Slow(calls, 0.3))
+    g = with_callback(Slow(calls, 0.3))
     graph = g.instantiate()
     s = nanocuda.Stream()
     graph.launch(s)

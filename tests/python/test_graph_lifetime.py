@@ -56,37 +56,3 @@ def test_a_release_that_cannot_be_queued_is_reported_and_waits_for_the_graph(moc
         assert ref() is None
         print("ok")
     """, NANOCUDA_MOCK_FAIL="cuLaunchHostFunc:2")
-
-
-def test_stream_close_waits_without_holding_the_gil_a_pending_python_callback_needs(mock_libcuda):
-    # The mock runs a stream's host functions on a thread of their own at its sync, as the
-    # driver does: a Python callback queued there needs the GIL while Stream.close waits.
-    from mock_run import run_on_mock
-
-    run_on_mock(mock_libcuda, """
-        import ctypes, os, threading
-        import nanocuda
-
-        lib = ctypes.CDLL(os.environ["NANOCUDA_LIBCUDA"])
-        fn, status = ctypes.c_void_p(), ctypes.c_int()
-        assert lib.cuGetProcAddress_v2(b"cuLaunchHostFunc", ctypes.byref(fn), 13000,
-                                       ctypes.c_ulonglong(0), ctypes.byref(status)) == 0
-        HostFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-        launch_host_func = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, HostFn, ctypes.c_void_p)(fn.value)
-        calls = []
-        callback = HostFn(lambda data: calls.append(1))  # takes the GIL on the mock's thread
-        s = nanocuda.Stream()
-        assert launch_host_func(ctypes.c_void_p(int(s.handle)), callback, None) == 0
-        done = threading.Event()
-
-        def close():
-            s.close()
-            done.set()
-
-        threading.Thread(target=close, daemon=True).start()
-        if not done.wait(20):
-            print("Stream.close deadlocked", flush=True)
-            os._exit(3)
-        assert calls == [1] and s.is_closed
-        print("ok")
-    """)

@@ -28,13 +28,15 @@ WAIT = """
     if not done.wait(20):
         print("the wait deadlocked holding the GIL", flush=True)
         os._exit(3)
-    assert calls == [1] and pinned.is_closed
+    assert calls == [1] and {closed}.is_closed
     print("ok")
 """
 
 
-@pytest.mark.parametrize("call", ["pinned.close()", "pinned.__exit__(None, None, None)"])
-def test_freeing_pinned_memory_lets_a_pending_python_callback_run(mock_libcuda, call):
+@pytest.mark.parametrize("call", ["s.close()", "s.__exit__(None, None, None)", "pinned.close()",
+                                  "pinned.__exit__(None, None, None)"])
+def test_a_wait_lets_a_pending_python_callback_run(mock_libcuda, call):
     from mock_run import run_on_mock
 
-    run_on_mock(mock_libcuda, WAIT.replace("{call}", call))
+    closed = call.split(".")[0]  # the object the call closes
+    run_on_mock(mock_libcuda, WAIT.replace("{call}", call).replace("{closed}", closed))

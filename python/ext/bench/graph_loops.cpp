@@ -136,10 +136,14 @@ std::int64_t build_explicit(const Kernel& k, std::uint64_t counter, int count) {
 }
 
 // cuGraphExecKernelNodeSetParams on every kernel node of `graph` with step(int*)-shaped
-// arguments (pointer `counter`): the per-node update without Python.
+// arguments (pointer `counter`): the per-node update without Python. kCheck: with the launch
+// policy's context check before each call, as every nanocuda update makes it (scripts/gpu-gupd:
+// what that check costs on a real driver; not a bench row).
+template <bool kCheck>
 std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
-  Graph& g = pg.ready("cpp_graph_update");
+  Graph& g = pg.ready(kCheck ? "cpp_graph_update_checked" : "cpp_graph_update");
   const auto& nodes = g.kernel_nodes();
+  [[maybe_unused]] CUcontext ctx = g.device().context()->handle();
   CurrentContext guard(*g.device().context());
   const auto& api = detail::driver();
   CUdeviceptr p = counter;
@@ -149,26 +153,7 @@ std::int64_t update_nodes(PyGraph& pg, std::uint64_t counter) {
     CUDA_KERNEL_NODE_PARAMS kp = n.params;
     kp.kernelParams = params;
     kp.extra = nullptr;
-    api.cuGraphExecKernelNodeSetParams(g.exec_handle(), n.node, &kp);
-  }
-  return ns_since(t0);
-}
-
-// update_nodes with the launch policy's context check before each call, as every nanocuda
-// update makes it (scripts/gpu-gupd: what that check costs on a real driver; not a bench row).
-std::int64_t update_nodes_checked(PyGraph& pg, std::uint64_t counter) {
-  Graph& g = pg.ready("cpp_graph_update_checked");
-  const auto& nodes = g.kernel_nodes();
-  CUcontext ctx = g.device().context()->handle();
-  const auto& api = detail::driver();
-  CUdeviceptr p = counter;
-  void* params[] = {&p};
-  auto t0 = Clock::now();
-  for (const auto& n : nodes) {
-    CUDA_KERNEL_NODE_PARAMS kp = n.params;
-    kp.kernelParams = params;
-    kp.extra = nullptr;
-    make_launch_context_current(ctx);
+    if constexpr (kCheck) make_launch_context_current(ctx);
     api.cuGraphExecKernelNodeSetParams(g.exec_handle(), n.node, &kp);
   }
   return ns_since(t0);
@@ -223,9 +208,9 @@ void bind_graph_loops(nb::module_& parent) {
         "Native capture of `count` launches + instantiate; nanoseconds (bench).");
   m.def("cpp_graph_build_explicit", &build_explicit, nb::arg("kernel"), nb::arg("counter"),
         nb::arg("count"), "Native cuGraphAddKernelNode x `count` + instantiate; nanoseconds (bench).");
-  m.def("cpp_graph_update", &update_nodes, nb::arg("graph"), nb::arg("counter"),
+  m.def("cpp_graph_update", &update_nodes<false>, nb::arg("graph"), nb::arg("counter"),
         "Native cuGraphExecKernelNodeSetParams over every kernel node; nanoseconds (bench).");
-  m.def("cpp_graph_update_checked", &update_nodes_checked, nb::arg("graph"), nb::arg("counter"),
+  m.def("cpp_graph_update_checked", &update_nodes<true>, nb::arg("graph"), nb::arg("counter"),
         "cpp_graph_update with the context check nanocuda's updates make before each call; nanoseconds.");
   g_graph_type = reinterpret_cast<PyTypeObject*>(nb::type<PyGraph>().ptr());
   add_function(m, &g_update_node_def);
