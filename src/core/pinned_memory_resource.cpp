@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "hidden_wait.h"
+#include "device_wait.h"
 #include "nanocuda/core/buffer.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
@@ -188,7 +188,7 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamR
     pool_released();
     return;
   }
-  detail::HiddenWait wait;
+  detail::DeviceWait wait;
   stream.sync();  // a copy in flight may still read or write it
   NANOCUDA_CALL(cuMemFreeHost,
                 [&] { return "PinnedMemoryResource::deallocate(" + std::to_string(size) + " bytes)"; },

@@ -1,5 +1,5 @@
 // The embedding runtime's hooks around the core's hidden waits (core/wait_hooks.h).
-#include "hidden_wait.h"
+#include "device_wait.h"
 
 namespace nanocuda {
 
@@ -10,8 +10,8 @@ WaitHooks g_hooks;
 void set_wait_hooks(WaitHooks hooks) noexcept { g_hooks = hooks; }
 
 namespace detail {
-HiddenWait::HiddenWait() noexcept : token_(g_hooks.before ? g_hooks.before() : nullptr) {}
-HiddenWait::~HiddenWait() {
+DeviceWait::DeviceWait() noexcept : token_(g_hooks.before ? g_hooks.before() : nullptr) {}
+DeviceWait::~DeviceWait() {
   if (g_hooks.after) g_hooks.after(token_);
 }
 }  // namespace detail

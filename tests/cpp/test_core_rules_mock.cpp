@@ -114,7 +114,7 @@ void count_after(void* token) noexcept {
   if (token == &g_before) ++g_after;
 }
 
-TEST(CoreRulesMock, HiddenWaitsRunTheHooks) {
+TEST(CoreRulesMock, WaitsForTheDeviceRunTheHooks) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
   nanocuda::set_wait_hooks({&count_before, &count_after});
   {
@@ -124,13 +124,18 @@ TEST(CoreRulesMock, HiddenWaitsRunTheHooks) {
     EXPECT_EQ(g_after, 1);
   }  // the destructor's free too
   EXPECT_EQ(g_before, 2);
+  StreamRef s = stream_on(0, 0xC10);
+  s.sync();
+  EXPECT_EQ(g_before, 3);
   auto host = std::make_shared<nanocuda::PinnedMemoryResource>(Device(0));  // no pool: freeing waits
-  Buffer(host, 64, stream_on(0, 0xC10)).close();
-  EXPECT_EQ(g_before, 3);
-  { Buffer device_memory(64, stream_on(0, 0xC10)); }  // stream-ordered: no wait
-  EXPECT_EQ(g_before, 3);
-  EXPECT_EQ(g_after, 3);
+  Buffer(host, 64, s).close();  // around the stream sync and cuMemFreeHost, and the sync itself
+  EXPECT_EQ(g_before, 5);
+  { Buffer device_memory(64, s); }  // stream-ordered: no wait
+  EXPECT_EQ(g_before, 5);
+  EXPECT_EQ(g_after, 5);
   nanocuda::set_wait_hooks({});
+  s.sync();
+  EXPECT_EQ(g_before, 5);
 }
 
 }  // namespace

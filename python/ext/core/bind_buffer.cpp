@@ -95,8 +95,8 @@ StreamRef stream_or(nb::handle stream, const PyBuffer* hint, const char* where) 
   return StreamRef::default_for(Device());
 }
 
-// The core's hidden waits (freeing page-locked or managed memory, in close() or a destructor)
-// drop the GIL: a pending Python host callback needs it to finish. Not while the interpreter
+// The core's waits for the device (syncs, and frees that wait, in close() or a destructor) drop
+// the GIL: a pending Python host callback needs it to finish. Not while the interpreter
 // finalizes, when only its own thread may take the GIL back.
 bool finalizing() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
