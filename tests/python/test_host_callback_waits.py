@@ -42,9 +42,9 @@ def test_a_wait_lets_a_pending_python_callback_run(mock_libcuda, call):
     run_on_mock(mock_libcuda, WAIT.replace("{call}", call).replace("{closed}", closed))
 
 
-# The waits inside a free nobody called by name: garbage collection of a PinnedBuffer, and the
+# The waits inside a free nobody called by name (garbage collection of a PinnedBuffer, the
 # synchronous frees of Buffers from a PinnedMemoryResource or ManagedMemoryResource without a
-# pool (cuMemFreeHost / the stream sync before cuMemFree), at close, with-exit or collection.
+# pool, at close, with-exit or collection) and the syncs: the core's wait hooks drop the GIL.
 HIDDEN = WAIT.replace("""    pinned = nanocuda.PinnedBuffer(64)
 """, """    objs = {"pinned": nanocuda.PinnedBuffer(64),
             "host": nanocuda.PinnedMemoryResource().allocate(64, stream=s),
@@ -59,6 +59,8 @@ HIDDEN = WAIT.replace("""    pinned = nanocuda.PinnedBuffer(64)
     ("del objs['host']", "'host' not in objs"),
     ("objs['managed'].close()", "objs['managed'].is_closed"),
     ("del objs['managed']", "'managed' not in objs"),
+    ("s.sync()", "not s.is_closed"),                    # the core's syncs drop it too
+    ("nanocuda.Device(0).sync()", "not s.is_closed"),
 ])
 def test_a_hidden_wait_lets_a_pending_python_callback_run(mock_libcuda, call, check):
     from mock_run import run_on_mock
