@@ -95,22 +95,12 @@ StreamRef stream_or(nb::handle stream, const PyBuffer* hint, const char* where) 
   return StreamRef::default_for(Device());
 }
 
-// The core's waits for the device (syncs, and frees that wait, in close() or a destructor) drop
-// the GIL: a pending Python host callback needs it to finish. Not while the interpreter
-// finalizes, when only its own thread may take the GIL back.
 bool finalizing() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsFinalizing();
 #else
   return _Py_IsFinalizing();
 #endif
-}
-void* release_gil() noexcept {
-  if (!Py_IsInitialized() || !PyGILState_Check() || finalizing()) return nullptr;
-  return PyEval_SaveThread();
-}
-void restore_gil(void* state) noexcept {
-  if (state) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
 }
 
 PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
@@ -123,7 +113,15 @@ PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
 }  // namespace
 
 void bind_buffer(nb::module_& m) {
-  set_wait_hooks({&release_gil, &restore_gil});
+  // The core's waits for the device (syncs, frees that wait, also in destructors) drop the GIL,
+  // which a pending Python host callback needs; not while the interpreter finalizes (only its
+  // own thread may take the GIL back then).
+  set_wait_hooks({[]() noexcept -> void* {
+                    return Py_IsInitialized() && PyGILState_Check() && !finalizing() ? PyEval_SaveThread() : nullptr;
+                  },
+                  [](void* state) noexcept {
+                    if (state) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
+                  }});
   nb::class_<PyBuffer>(m, "Buffer",
                        "Device memory from the device's stream-ordered pool. Exports __dlpack__ "
                        "and __cuda_array_interface__, so torch.from_dlpack(buf) and "
