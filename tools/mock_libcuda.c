@@ -38,6 +38,12 @@ static CUresult launch_on(void* f, unsigned gx, unsigned gy, unsigned gz, unsign
 static CUresult memcpy_on(unsigned long long dst, unsigned long long src, size_t n, void* s) {
   (void)dst; (void)src; (void)n; ++nanocuda_mock_calls; nanocuda_mock_last_stream = s; return 0;
 }
+/* cuMemcpyPeerAsync calls: the tests check that a copy between two devices' buffers is a peer copy. */
+unsigned long long nanocuda_mock_peer_copies = 0;
+static CUresult memcpy_peer_on(unsigned long long dst, void* dc, unsigned long long src, void* sc, size_t n, void* s) {
+  (void)dst; (void)dc; (void)src; (void)sc; (void)n;
+  ++nanocuda_mock_calls; ++nanocuda_mock_peer_copies; nanocuda_mock_last_stream = s; return 0;
+}
 static CUresult count_one(int* n) {
   ++nanocuda_mock_calls;
   const char* spec = getenv("NANOCUDA_MOCK_DEVICES");
@@ -368,6 +374,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;
   else if (!strcmp(symbol, "cuLaunchKernel")) *fn = (void*)launch_on;
   else if (!strcmp(symbol, "cuMemcpyAsync")) *fn = (void*)memcpy_on;
+  else if (!strcmp(symbol, "cuMemcpyPeerAsync")) *fn = (void*)memcpy_peer_on;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuKernelGetFunction")) *fn = (void*)handle2;
   else if (!strcmp(symbol, "cuDeviceGetMemPool")) *fn = (void*)handle;

@@ -48,6 +48,7 @@
 #include "nanocuda/compile/program_options.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/core/stream_ref.h"
+#include "nanocuda/core/wait_hooks.h"
 #include "nanocuda/core/kept_stream.h"
 #include "nanocuda/tma/bound_tensor_map.h"
 #include "nanocuda/tma/tensor_geometry.h"

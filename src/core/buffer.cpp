@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 
+#include "nanocuda/core/copy.h"
 #include "nanocuda/core/memory_resource.h"
 #include "nanocuda/core/peer_access.h"
 #include "nanocuda/driver/check.h"
@@ -132,6 +134,41 @@ void Buffer::set_deallocation_stream(StreamRef stream) {
     check_same_device("Buffer::set_deallocation_stream", "the stream", stream.device_ordinal(), "the buffer",
                       stream_.device().ordinal());
   stream_ = stream;
+}
+
+namespace {
+// The one copy between two Buffers: the driver needs both contexts when the devices differ.
+void copy_between(const Buffer& dst, const Buffer& src, std::size_t size, StreamRef stream) {
+  if (dst.device().ordinal() != src.device().ordinal())
+    copy_peer_async(dst.ptr(), dst.device(), src.ptr(), src.device(), size, stream);
+  else
+    copy_async(dst.ptr(), src.ptr(), size, stream);
+}
+
+void check_same_size(const Buffer& dst, const Buffer& src, const char* call) {
+  if (dst.size() != src.size())
+    throw ValueError(call, "the buffers differ in size (" + std::to_string(src.size()) + " bytes to " +
+                               std::to_string(dst.size()) + ")");
+}
+}  // namespace
+
+void Buffer::copy_from(const Buffer& src, StreamRef stream) {
+  check_same_size(*this, src, "Buffer::copy_from");
+  copy_between(*this, src, size_, stream);
+}
+
+void Buffer::copy_from(const Buffer& src, std::size_t size, StreamRef stream) {
+  if (size > size_ || size > src.size())
+    throw ValueError("Buffer::copy_from", "size " + std::to_string(size) + " is past the end of the " +
+                                              (size > size_ ? "destination (" + std::to_string(size_)
+                                                            : "source (" + std::to_string(src.size())) +
+                                              " bytes)");
+  copy_between(*this, src, size, stream);
+}
+
+void Buffer::copy_to(Buffer& dst, StreamRef stream) const {
+  check_same_size(dst, *this, "Buffer::copy_to");
+  copy_between(dst, *this, size_, stream);
 }
 
 void Buffer::close() { close(stream_.ref()); }

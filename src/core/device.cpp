@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "device_wait.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/driver/driver_version.h"
 #include "nanocuda/driver/error.h"
@@ -228,6 +229,7 @@ std::optional<Context> Device::push_context(const Context& ctx) const {
 }
 
 void Device::sync() const {
+  detail::DeviceWait wait;
   CurrentContext guard(*context());
   NANOCUDA_CALL(cuCtxSynchronize, [&] { return device_text(ordinal_); });
 }

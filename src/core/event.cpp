@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "device_wait.h"
 #include "nanocuda/driver/check.h"
 #include "nanocuda/core/stream_ref.h"
 
@@ -63,6 +64,7 @@ void Event::record(StreamRef stream) {
 }
 
 void Event::sync() const {
+  detail::DeviceWait wait;
   NANOCUDA_CALL(cuEventSynchronize, [&] { return describe(); }, checked_handle("Event::sync"));
 }
 

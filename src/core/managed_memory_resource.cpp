@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "device_wait.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
 
@@ -125,6 +126,7 @@ void ManagedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, Stream
                   ptr, stream.handle());
     return;
   }
+  detail::DeviceWait wait;
   stream.sync();  // cuMemFree is not stream-ordered
   CurrentContext guard(*device_.context());
   NANOCUDA_CALL(cuMemFree, [&] { return describe() + ".deallocate(" + std::to_string(size) + " bytes)"; }, ptr);

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "device_wait.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -31,6 +32,7 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
 PinnedBuffer::~PinnedBuffer() {
   if (!ptr_) return;
   if (const auto* api = detail::loaded_driver()) {
+    detail::DeviceWait wait;  // cuMemFreeHost waits for the device's work
     if (CUresult rc = api->cuMemFreeHost(ptr_); rc != CUDA_SUCCESS)
       detail::record_deferred_error(rc, "cuMemFreeHost", "PinnedBuffer");
   }
@@ -44,6 +46,7 @@ void* PinnedBuffer::ptr() const {
 
 void PinnedBuffer::close() {
   if (!ptr_) return;
+  detail::DeviceWait wait;  // cuMemFreeHost waits for the device's work
   NANOCUDA_CALL(cuMemFreeHost, [&] { return "PinnedBuffer(" + std::to_string(size_) + " bytes)"; },
                 ptr_);
   ptr_ = nullptr;

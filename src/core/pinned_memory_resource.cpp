@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "device_wait.h"
 #include "nanocuda/core/buffer.h"
 #include "nanocuda/core/stream.h"
 #include "nanocuda/driver/check.h"
@@ -187,6 +188,7 @@ void PinnedMemoryResource::deallocate(CUdeviceptr ptr, std::size_t size, StreamR
     pool_released();
     return;
   }
+  detail::DeviceWait wait;
   stream.sync();  // a copy in flight may still read or write it
   NANOCUDA_CALL(cuMemFreeHost,
                 [&] { return "PinnedMemoryResource::deallocate(" + std::to_string(size) + " bytes)"; },

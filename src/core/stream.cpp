@@ -39,11 +39,13 @@ Stream Stream::create(const Device& device, bool non_blocking, int priority) {
   return Stream(std::move(state));
 }
 
-Stream Stream::create_green(const Context& context, int priority) {
+Stream Stream::create_green(const Context& context, int priority, bool non_blocking) {
   const int ordinal = context.device_ordinal();
   if (!context.is_green())
     throw std::runtime_error("Stream::create_green: only supported on green contexts (device " +
                              std::to_string(ordinal) + "'s primary context: use Stream::create)");
+  if (!non_blocking)
+    throw ValueError("Stream::create_green", "streams of a green context must be non-blocking (non_blocking = true)");
   if (context.is_closed())
     throw std::runtime_error("Stream::create_green: the green context on device " + std::to_string(ordinal) +
                              " is closed");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nanocuda/core/event.h"
+#include "device_wait.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -87,6 +88,7 @@ bool StreamRef::is_non_blocking() const {
 }
 
 void StreamRef::sync() const {
+  detail::DeviceWait wait;
   CurrentContext guard(context());
   NANOCUDA_CALL(cuStreamSynchronize, [&] { return describe(); }, handle());
 }

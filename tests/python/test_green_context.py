@@ -102,7 +102,8 @@ def test_green_context_and_streams_on_mock(mock_libcuda):
     ctx = d.create_context(ContextOptions(resources=[groups[0]]))
     assert ctx.is_green and not ctx.is_closed and ctx.handle != d.context.handle
     assert ctx.resources.sm.sm_count == 8  # the mock's green partition
-    raises(lambda: ctx.create_stream(StreamOptions(nonblocking=False)), ValueError, "must be non-blocking")
+    raises(lambda: ctx.create_stream(StreamOptions(nonblocking=False)), ValueError,  # the core's rule, Python words
+           "Context.create_stream: streams of a green context must be non-blocking (StreamOptions(nonblocking=True))")
     s = ctx.create_stream()
     assert s.context == ctx and s.context.is_green
     assert s.resources.sm.sm_count == ctx.resources.sm.sm_count

@@ -40,3 +40,29 @@ def test_a_wait_lets_a_pending_python_callback_run(mock_libcuda, call):
 
     closed = call.split(".")[0]  # the object the call closes
     run_on_mock(mock_libcuda, WAIT.replace("{call}", call).replace("{closed}", closed))
+
+
+# The waits inside a free nobody called by name (garbage collection of a PinnedBuffer, the
+# synchronous frees of Buffers from a PinnedMemoryResource or ManagedMemoryResource without a
+# pool, at close, with-exit or collection) and the syncs: the core's wait hooks drop the GIL.
+HIDDEN = WAIT.replace("""    pinned = nanocuda.PinnedBuffer(64)
+""", """    objs = {"pinned": nanocuda.PinnedBuffer(64),
+            "host": nanocuda.PinnedMemoryResource().allocate(64, stream=s),
+            "managed": nanocuda.ManagedMemoryResource(0).allocate(64, stream=s)}
+""").replace("{closed}.is_closed", "{check}")
+
+
+@pytest.mark.parametrize("call, check", [
+    ("del objs['pinned']", "'pinned' not in objs"),
+    ("objs['host'].close()", "objs['host'].is_closed"),
+    ("objs['host'].__exit__(None, None, None)", "objs['host'].is_closed"),
+    ("del objs['host']", "'host' not in objs"),
+    ("objs['managed'].close()", "objs['managed'].is_closed"),
+    ("del objs['managed']", "'managed' not in objs"),
+    ("s.sync()", "not s.is_closed"),                    # the core's syncs drop it too
+    ("nanocuda.Device(0).sync()", "not s.is_closed"),
+])
+def test_a_hidden_wait_lets_a_pending_python_callback_run(mock_libcuda, call, check):
+    from mock_run import run_on_mock
+
+    run_on_mock(mock_libcuda, HIDDEN.replace("{call}", call).replace("{check}", check))

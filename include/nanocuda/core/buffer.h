@@ -49,6 +49,17 @@ class Buffer {
   // `stream` after any work: the caller does. ValueError when closed, when `stream` is
   // closed or belongs to another device.
   void set_deallocation_stream(StreamRef stream);
+  // Copies all of `src` into this buffer in the order of `stream` (default: this buffer's
+  // stream, as cuda.core); ValueError unless both hold the same number of bytes. Between
+  // buffers of two devices it is a peer copy (cuMemcpyPeerAsync), else cuMemcpyAsync.
+  void copy_from(const Buffer& src, StreamRef stream);
+  void copy_from(const Buffer& src) { copy_from(src, stream()); }
+  // The first `size` bytes of `src` over this buffer's first `size` bytes, chosen the same
+  // way; ValueError when `size` is past the end of either.
+  void copy_from(const Buffer& src, std::size_t size, StreamRef stream);
+  // The copy the other way: all of this buffer into `dst` (default stream: dst's).
+  void copy_to(Buffer& dst, StreamRef stream) const;
+  void copy_to(Buffer& dst) const { copy_to(dst, dst.stream()); }
   // Frees the memory in the order of `stream` (default: the allocating stream).
   void close();
   void close(StreamRef stream);

@@ -23,9 +23,10 @@ class Stream {
   // A new stream on `device`. Non-blocking (no implicit sync with the legacy stream) by
   // default; lower `priority` numbers run first (see Device::stream_priority_range()).
   static Stream create(const Device& device, bool non_blocking = true, int priority = 0);
-  // A new non-blocking stream on green context `context` (cuGreenCtxStreamCreate); throws
-  // for a primary or closed context.
-  static Stream create_green(const Context& context, int priority = 0);
+  // A new stream on green context `context` (cuGreenCtxStreamCreate); throws for a primary
+  // or closed context, and ValueError for non_blocking = false (the driver makes green
+  // contexts' streams non-blocking only).
+  static Stream create_green(const Context& context, int priority = 0, bool non_blocking = true);
 
   Stream(std::nullptr_t) = delete;  // a stream is never made from 0 by accident
 

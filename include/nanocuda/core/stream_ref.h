@@ -35,6 +35,9 @@ class StreamRef {
   [[nodiscard]] static StreamRef from_handle(CUstream handle, int device_ordinal = -1);
   // The legacy default stream of `device`.
   [[nodiscard]] static StreamRef legacy(const Device& device) { return StreamRef(CU_STREAM_LEGACY, device); }
+  // The stream a call queues on when its caller names none: the legacy default stream of
+  // `device`, cuda.core's default, so code ported from it orders its work the same way.
+  [[nodiscard]] static StreamRef default_for(const Device& device) { return legacy(device); }
   // The per-thread default stream of `device` (each host thread's own implicit stream, which
   // does not synchronize with other streams).
   [[nodiscard]] static StreamRef per_thread(const Device& device) { return StreamRef(CU_STREAM_PER_THREAD, device); }

@@ -14,6 +14,7 @@
 #include "nanocuda/core/copy.h"
 #include "nanocuda/core/event.h"
 #include "nanocuda/core/pinned_buffer.h"
+#include "nanocuda/core/wait_hooks.h"
 #include "core/py_buffer.h"
 #include "core/py_device.h"
 #include "core/py_memory_resource.h"
@@ -91,22 +92,15 @@ Span span_of(nb::handle obj, const char* where, bool writable) {
 StreamRef stream_or(nb::handle stream, const PyBuffer* hint, const char* where) {
   if (!stream.is_none()) return to_stream(stream, where);
   if (hint) return hint->buffer.stream();
-  return StreamRef::legacy(Device());
+  return StreamRef::default_for(Device());
 }
 
-// cuda.core's Buffer.copy_to/copy_from: the same number of bytes, in the order of `stream`
-// (default: the destination's allocating stream); between two GPUs it is a peer copy.
-void buffer_copy(PyBuffer& dst, PyBuffer& src, nb::handle stream, const char* call) {
-  if (dst.buffer.size() != src.buffer.size())
-    throw nb::value_error((std::string(call) + ": the buffers differ in size (" +
-                           std::to_string(src.buffer.size()) + " bytes to " +
-                           std::to_string(dst.buffer.size()) + ")").c_str());
-  StreamRef s = stream.is_none() ? dst.buffer.stream() : to_stream(stream, call);
-  if (dst.buffer.device().ordinal() != src.buffer.device().ordinal())
-    copy_peer_async(dst.buffer.ptr(), dst.buffer.device(), src.buffer.ptr(), src.buffer.device(),
-                    src.buffer.size(), s);
-  else
-    copy_async(dst.buffer.ptr(), src.buffer.ptr(), src.buffer.size(), s);
+bool finalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
 }
 
 PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
@@ -119,6 +113,15 @@ PyBuffer& as_buffer(nb::handle obj, const char* call, const char* what) {
 }  // namespace
 
 void bind_buffer(nb::module_& m) {
+  // The core's waits for the device (syncs, frees that wait, also in destructors) drop the GIL,
+  // which a pending Python host callback needs; not while the interpreter finalizes (only its
+  // own thread may take the GIL back then).
+  set_wait_hooks({[]() noexcept -> void* {
+                    return Py_IsInitialized() && PyGILState_Check() && !finalizing() ? PyEval_SaveThread() : nullptr;
+                  },
+                  [](void* state) noexcept {
+                    if (state) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
+                  }});
   nb::class_<PyBuffer>(m, "Buffer",
                        "Device memory from the device's stream-ordered pool. Exports __dlpack__ "
                        "and __cuda_array_interface__, so torch.from_dlpack(buf) and "
@@ -135,7 +138,7 @@ void bind_buffer(nb::module_& m) {
              DType dt = dtype.is_none() ? DType{} : parse_dtype(dtype);
              StreamRef s = !stream.is_none()
                             ? to_stream(stream, "Buffer")
-                            : StreamRef::legacy(Device(device_ordinal_arg(device, "Buffer")));
+                            : StreamRef::default_for(Device(device_ordinal_arg(device, "Buffer")));
              if (!stream.is_none() && !device.is_none())
                check_same_device("Buffer", "the stream", s.device().ordinal(), "device=",
                                  device_ordinal_arg(device, "Buffer"));
@@ -179,12 +182,16 @@ void bind_buffer(nb::module_& m) {
                out = mr ? nb::cast(mr).attr("allocate")(b.buffer.size(), nb::arg("stream") = s)
                         : allocate_on_device(b.buffer.device(), nb::int_(b.buffer.size()), s);
              }
-             buffer_copy(as_buffer(out, "Buffer.copy_to", "dst"), b, stream, "Buffer.copy_to");
+             PyBuffer& d = as_buffer(out, "Buffer.copy_to", "dst");
+             if (stream.is_none()) b.buffer.copy_to(d.buffer);
+             else b.buffer.copy_to(d.buffer, to_stream(stream, "Buffer.copy_to"));
              return out;
            }, nb::arg("dst") = nb::none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Copy this buffer into `dst` (a new buffer when None) in the order of `stream`; returns dst.")
       .def("copy_from", [](PyBuffer& b, nb::handle src, nb::handle stream) {
-             buffer_copy(b, as_buffer(src, "Buffer.copy_from", "src"), stream, "Buffer.copy_from");
+             const Buffer& from = as_buffer(src, "Buffer.copy_from", "src").buffer;
+             if (stream.is_none()) b.buffer.copy_from(from);
+             else b.buffer.copy_from(from, to_stream(stream, "Buffer.copy_from"));
            }, nb::arg("src").none(), nb::kw_only(), nb::arg("stream") = nb::none(),
            "Copy `src` (a Buffer of the same size) into this buffer in the order of `stream`.")
       .def("fill", [](PyBuffer& b, nb::handle value, nb::handle width, nb::handle stream) {
@@ -213,7 +220,7 @@ void bind_buffer(nb::module_& m) {
              AddressInfo where = resource ? AddressInfo{} : describe_address(address, "Buffer.from_handle");
              int mr_device = resource ? resource_device_id(*resource) : where.device;
              int ordinal = mr_device >= 0 ? mr_device : device_ordinal_arg(nb::none(), "Buffer.from_handle");
-             StreamRef s = stream.is_none() ? StreamRef::legacy(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
+             StreamRef s = stream.is_none() ? StreamRef::default_for(Device(ordinal)) : to_stream(stream, "Buffer.from_handle");
              if (!stream.is_none() && resource && mr_device >= 0)
                check_same_device("Buffer.from_handle", "the stream", s.device().ordinal(), "mr", ordinal);
              Buffer b = Buffer::adopt(static_cast<CUdeviceptr>(address), n, s, resource);
@@ -313,15 +320,10 @@ void bind_buffer(nb::module_& m) {
                    "The host address as an int.")
       .def_prop_ro("size", &PinnedBuffer::size, "Size in bytes.")
       .def_prop_ro("is_closed", &PinnedBuffer::is_closed, "True once close() has freed the memory.")
-      // cuMemFreeHost waits for the device's work: without the GIL, as a pending Python host callback needs it.
-      .def("close", &PinnedBuffer::close, nb::call_guard<nb::gil_scoped_release>(),
-           "Free the memory now (also on garbage collection).")
+      .def("close", &PinnedBuffer::close, "Free the memory now (also on garbage collection).")
       .def("__len__", &PinnedBuffer::size)
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](PinnedBuffer& p, nb::args) {
-             nb::gil_scoped_release release;
-             p.close();
-           })
+      .def("__exit__", [](PinnedBuffer& p, nb::args) { p.close(); })
       .def("memoryview", [](nb::handle self) {
              auto& p = nb::cast<PinnedBuffer&>(self);
              PyObject* mv = PyMemoryView_FromMemory(static_cast<char*>(p.ptr()),
@@ -350,15 +352,10 @@ void bind_buffer(nb::module_& m) {
                                    std::to_string(d.size) + " bytes) or src (" +
                                    std::to_string(sr.size) + " bytes)").c_str());
           if (n == 0) return;  // empty arrays (their pointers may be null): nothing to do
-          if (nb::isinstance<PyBuffer>(dst) && nb::isinstance<PyBuffer>(src)) {
-            const Device& dd = nb::cast<PyBuffer&>(dst).buffer.device();
-            const Device& sd = nb::cast<PyBuffer&>(src).buffer.device();
-            if (dd.ordinal() != sd.ordinal()) {  // between two GPUs: cuMemcpyPeerAsync
-              copy_peer_async(d.ptr, dd, sr.ptr, sd, n, s);
-              return;
-            }
-          }
-          copy_async(d.ptr, sr.ptr, n, s);
+          if (nb::isinstance<PyBuffer>(dst) && nb::isinstance<PyBuffer>(src))  // the core picks peer or local
+            nb::cast<PyBuffer&>(dst).buffer.copy_from(nb::cast<PyBuffer&>(src).buffer, n, s);
+          else
+            copy_async(d.ptr, sr.ptr, n, s);
         },
         nb::arg("dst").none(), nb::arg("src").none(), nb::kw_only(), nb::arg("size") = nb::none(),
         nb::arg("stream") = nb::none(),

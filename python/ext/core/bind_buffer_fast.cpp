@@ -130,7 +130,7 @@ nb::object wrap_buffer(Buffer buffer) {
 
 StreamRef stream_for(nb::handle stream, int ordinal, const char* call) {
   if (!stream.is_none()) return to_stream(stream, call);
-  return StreamRef::legacy(ordinal < 0 ? Device() : Device(ordinal));
+  return StreamRef::default_for(ordinal < 0 ? Device() : Device(ordinal));
 }
 
 namespace {

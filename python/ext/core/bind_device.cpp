@@ -190,11 +190,10 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("properties", &properties_of, "DeviceProperties: every attribute, cached.")
       .def_prop_ro("context", [](const Device& d) { return *d.context(); },
                    "The device's primary context (retained on first use).")
-      .def_prop_ro("default_stream", [](const Device& d) { return PyStream(StreamRef::legacy(d)); },
+      .def_prop_ro("default_stream", [](const Device& d) { return PyStream(StreamRef::default_for(d)); },
                    "The legacy default stream of this device.")
       // set_current(ctx=None): bind_green_context.cpp (it also takes a green Context).
-      .def("sync", &Device::sync, nb::call_guard<nb::gil_scoped_release>(),
-           "Wait for all work on the device.")
+      .def("sync", &Device::sync, "Wait for all work on the device.")
       .def("create_stream", &create_stream, nb::arg("obj") = nb::none(), nb::arg("options") = nb::none(),
            "A new Stream on this device with StreamOptions(nonblocking=True, priority=None) (a "
            "dict or None also work), or `obj` (anything with __cuda_stream__) adopted.")

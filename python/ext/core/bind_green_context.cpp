@@ -56,12 +56,10 @@ Context create_context(const Device& d, nb::handle options) {
 PyStream context_create_stream(const Context& c, nb::handle options) {
   check_option_names(options, "Context.create_stream", {"nonblocking", "priority"});
   if (!c.is_green()) return PyStream(Stream::create_green(c));  // raises: only green contexts
-  if (!bool_option(options, "nonblocking", true))
-    throw nb::value_error("Context.create_stream: streams of a green context must be non-blocking "
-                          "(StreamOptions(nonblocking=True))");
+  bool non_blocking = bool_option(options, "nonblocking", true);
   nb::object priority = option(options, "priority");
-  int prio = priority.is_none() ? 0 : nb::cast<int>(priority);
-  return PyStream(Stream::create_green(c, prio));
+  int prio = priority.is_none() || !non_blocking ? 0 : nb::cast<int>(priority);  // a blocking one fails first
+  return PyStream(Stream::create_green(c, prio, non_blocking));  // the core refuses a blocking one
 }
 
 // Per thread, the Context objects set_current(ctx) pushed, by handle (weakly), so the one a

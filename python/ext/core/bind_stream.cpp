@@ -91,8 +91,7 @@ void bind_stream(nb::module_& m) {
                    "True when it does not synchronize with the legacy default stream.")
       .def_prop_ro("is_nonblocking", [](const PyStream& s) { return s.ref("Stream.is_nonblocking").is_non_blocking(); },
                    "cuda.core's name for is_non_blocking.")
-      .def("sync", [](const PyStream& s) { s.ref("Stream.sync").sync(); }, nb::call_guard<nb::gil_scoped_release>(),
-           "Block until all queued work is done.")
+      .def("sync", [](const PyStream& s) { s.ref("Stream.sync").sync(); }, "Block until all queued work is done.")
       .def("query", [](const PyStream& s) { return s.ref("Stream.query").query(); }, "True when all queued work has completed.")
       .def("wait", [](const PyStream& ps, nb::handle event_or_stream) {
              StreamRef s = ps.ref("Stream.wait");
@@ -124,14 +123,9 @@ void bind_stream(nb::module_& m) {
            nb::arg("timing") = false,
            "Record `event` here (or a new Event made from EventOptions `options`; timing=True "
            "is short for enable_timing) and return it.")
-      // The wait releases the GIL: a pending Python host callback needs it to finish.
-      .def("close", &PyStream::close, nb::call_guard<nb::gil_scoped_release>(),
-           "Wait for the stream's work, then destroy it (if owned).")
+      .def("close", &PyStream::close, "Wait for the stream's work, then destroy it (if owned).")
       .def("__enter__", [](PyStream& s) -> PyStream& { return s; }, nb::rv_policy::reference)
-      .def("__exit__", [](PyStream& s, nb::args) {
-             nb::gil_scoped_release release;
-             s.close();
-           })
+      .def("__exit__", [](PyStream& s, nb::args) { s.close(); })
       .def("__cuda_stream__", [](const PyStream& s) {
              return nb::make_tuple(0, reinterpret_cast<uint64_t>(s.ref("Stream.__cuda_stream__").handle()));
            }, "The CUDA stream protocol: (version, handle).")
@@ -153,8 +147,7 @@ void bind_event(nb::module_& m) {
            nb::arg("blocking_sync") = false)
       .def("record", [](Event& e, nb::handle stream) { e.record(to_stream(stream, "Event.record")); },
            nb::arg("stream").none(), "Record on `stream`.")
-      .def("sync", &Event::sync, nb::call_guard<nb::gil_scoped_release>(),
-           "Block until the recorded work is done.")
+      .def("sync", &Event::sync, "Block until the recorded work is done.")
       .def("query", &Event::query, "True once the recorded work has completed.")
       .def("elapsed_time", [](const Event& start, const Event& end) {
              return end.elapsed_time_since(start);

@@ -86,6 +86,11 @@ constexpr Rename kRenames[] = {
     {"nanocuda::backend_flags", "ProgramOptions.as_bytes"},  // ext22: compile option rules in the core
 };
 
+// C++ arguments a core message names that a Python caller passes another way.
+constexpr Rename kArguments[] = {
+    {"(non_blocking = true)", "(StreamOptions(nonblocking=True))"},  // Stream::create_green
+};
+
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
@@ -140,6 +145,8 @@ std::string python_words(std::string_view message) {
     out += python_call_name(message.substr(i, end - i));
     i = end;
   }
+  for (const Rename& r : kArguments)
+    if (std::size_t at = out.find(r.cxx); at != std::string::npos) out.replace(at, r.cxx.size(), r.python);
   return out;
 }
 

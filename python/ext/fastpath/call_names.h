@@ -11,7 +11,8 @@ namespace nanocuda::py {
 [[nodiscard]] std::string python_call_name(std::string_view cxx);
 
 // `message` with every C++ call name in it (a `Class::member` token, or a table entry such as
-// "nanocuda::fill_async") spelled the Python way.
+// "nanocuda::fill_async") spelled the Python way, and the C++ arguments it names
+// ("(non_blocking = true)") as a Python caller passes them.
 [[nodiscard]] std::string python_words(std::string_view message);
 
 }  // namespace nanocuda::py

@@ -141,7 +141,7 @@ PyTypeObject* g_launcher_type = nullptr;
 nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::handle stream,
                          nb::handle tensor_maps) {
   const Kernel& kernel = nb::cast<const Kernel&>(kernel_obj);
-  StreamRef s = stream.is_none() ? StreamRef::legacy(Device()) : to_stream(stream, "Kernel.bind");
+  StreamRef s = stream.is_none() ? StreamRef::default_for(Device()) : to_stream(stream, "Kernel.bind");
   auto state = std::make_unique<LaunchState>(kernel, config, s);
   if (!tensor_maps.is_none()) {
     const ParamLayout& layout = kernel.param_layout();
