@@ -366,8 +366,9 @@ class StridedMemoryView:
 
 
 def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:
-    if not isinstance(src, StridedMemoryView):
-        raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(src).__name__}")
+    for view in (dst, src):  # copy_to's other view is the destination
+        if not isinstance(view, StridedMemoryView):
+            raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(view).__name__}")
     if dst.shape != src.shape or dst._item != src._item:
         raise ValueError(f"{call}: the views differ: shape {src.shape} of {src._item}-byte elements "
                          f"into shape {dst.shape} of {dst._item}-byte elements")

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -79,7 +80,11 @@ int location_of(nb::handle location, int fallback) {
     if (s == "cpu" || s == "host") return -1;
     throw nb::value_error(("ManagedMemoryResource: location '" + s + "' is not \"cpu\", \"host\" or a device").c_str());
   }
-  return nb::cast<int>(location.attr("__index__")());
+  nb::object index = nb::getattr(location, "__index__", nb::none());  // an int, a Device
+  if (index.is_none() || PyBool_Check(location.ptr()))
+    throw nb::type_error(("ManagedMemoryResource: location must be a Device, a device ordinal, \"cpu\" or None, got " +
+                          std::string(Py_TYPE(location.ptr())->tp_name)).c_str());
+  return static_cast<int>(int_arg(index(), "ManagedMemoryResource", "location", -1, INT_MAX));
 }
 
 const PyBuffer& open_buffer(nb::handle obj, const char* call) {

@@ -9,6 +9,7 @@
 
 #include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
+#include "core/py_size.h"
 #include "fastpath/cupy_array.h"
 #include "fastpath/torch_tensor.h"
 #include "fastpath/type_cache.h"
@@ -280,7 +281,8 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
     case Kind::Int: {
       if (!allow_int) break;
       uint64_t p = PyLong_AsUnsignedLongLong(obj.ptr());
-      if (p == static_cast<uint64_t>(-1) && PyErr_Occurred()) throw nb::python_error();
+      if (p == static_cast<uint64_t>(-1) && PyErr_Occurred()) [[unlikely]]  // < 0 or past 64 bits: say so, named
+        return PyErr_Clear(), size_arg(obj, where, "a device address");  // (not Python's bare OverflowError)
       return p;
     }
     case Kind::Torch: {

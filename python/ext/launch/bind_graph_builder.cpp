@@ -107,7 +107,7 @@ CUgraphConditionalHandle handle_of(const GraphBuilder& b, nb::handle h, const ch
     throw nb::type_error((std::string(where) + ": expected a handle from "
                           "create_conditional_handle(), got " + Py_TYPE(h.ptr())->tp_name).c_str());
   if (nb::hasattr(h, "graph_id")) b.require_graph(nb::cast<std::uint64_t>(h.attr("graph_id")), where);
-  return nb::cast<CUgraphConditionalHandle>(h);
+  return static_cast<CUgraphConditionalHandle>(size_arg(h, where, "handle"));
 }
 
 nb::tuple as_tuple(const std::vector<GraphBuilder>& v) {

@@ -20,7 +20,7 @@ from .._nanocuda import _internal
 from ._graph_node import (
     _CLASS_OF_TYPE, AllocNode, ChildGraphNode, ConditionalNode, EmptyNode, EventRecordNode, EventWaitNode,
     FreeNode, GraphNode, HostCallbackNode, IfElseNode, IfNode, KernelNode, MemcpyNode, MemsetNode,
-    SwitchNode, WhileNode,
+    SwitchNode, WhileNode, ordinal,
 )
 
 _new_object, _weakref = object.__new__, weakref.ref
@@ -295,8 +295,8 @@ class GraphDefinition:
         if mt not in _MEMORY_TYPES:
             raise ValueError(f"'{memory_type}' is not a valid GraphMemoryType. Must be one of: "
                              + ", ".join(repr(t) for t in _MEMORY_TYPES))
-        dev = self._core.device.device_id if device is None else int(getattr(device, "device_id", device))
-        peers = [int(getattr(p, "device_id", p)) for p in (peer_access or ())]
+        dev = self._core.device.device_id if device is None else ordinal(device, "GraphDefinition.allocate", "device")
+        peers = [ordinal(p, "GraphDefinition.allocate", "peer_access") for p in peer_access or ()]
         return self._new(self._core.add_alloc(deps, size, dev, mt, peers), AllocNode)
 
     def _deallocate(self, deps, dptr):

@@ -1,0 +1,21 @@
+"""Argument checks the graph package's Python calls share: each error names the call and the rule."""
+
+from __future__ import annotations
+
+
+def ordinal(device, call: str, what: str) -> int:
+    """A device ordinal from a Device (its device_id) or an int."""
+    value = getattr(device, "device_id", device)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{call}: {what} must be a Device or an int ordinal, got {type(device).__name__}")
+    if value < 0:
+        raise ValueError(f"{call}: {what} must be a device ordinal >= 0, got {value}")
+    return value
+
+
+def items(value, call: str, what: str) -> list:
+    """The elements of an iterable argument, as a list."""
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{call}: {what} must be an iterable, got {type(value).__name__}") from None
