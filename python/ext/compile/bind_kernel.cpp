@@ -69,11 +69,7 @@ size_t smem_of(const nb::handle& positional, const nb::handle& keyword, const ch
   if (PyBool_Check(v.ptr()) || !nb::hasattr(v, "__index__"))
     throw TypeError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory is a number of bytes (an int), got " +
                     Py_TYPE(v.ptr())->tp_name);
-  long long bytes = nb::cast<long long>(v.attr("__index__")());
-  if (bytes < 0)
-    throw ValueError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory must be >= 0 bytes, got " +
-                     std::to_string(bytes));
-  return static_cast<size_t>(bytes);
+  return size_arg(v.attr("__index__")(), (std::string("KernelOccupancy.") + call).c_str(), "the dynamic shared memory");
 }
 
 // A cuda.bindings CUoccupancyB2DSize (a C function size_t(int)), or nullptr for anything else.

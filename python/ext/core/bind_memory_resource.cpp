@@ -84,7 +84,7 @@ int location_of(nb::handle location, int fallback) {
   if (index.is_none() || PyBool_Check(location.ptr()))
     throw nb::type_error(("ManagedMemoryResource: location must be a Device, a device ordinal, \"cpu\" or None, got " +
                           std::string(Py_TYPE(location.ptr())->tp_name)).c_str());
-  return static_cast<int>(int_arg(index(), "ManagedMemoryResource", "location", -1, INT_MAX));
+  return static_cast<int>(int_arg(index(), "ManagedMemoryResource", "location", INT_MIN, INT_MAX));
 }
 
 const PyBuffer& open_buffer(nb::handle obj, const char* call) {

@@ -7,6 +7,7 @@
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
+#include <climits>
 #include <optional>
 #include <string>
 
@@ -151,7 +152,7 @@ nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::
       throw nb::type_error((std::string("Kernel.bind: tensor_maps must be a dict {parameter index: TensorMap}, got ") +
                             Py_TYPE(tensor_maps.ptr())->tp_name).c_str());
     for (auto [key, value] : nb::borrow<nb::dict>(tensor_maps)) {
-      std::size_t i = size_arg(key, "Kernel.bind", "a tensor_maps key (a parameter index)");
+      auto i = static_cast<std::size_t>(int_arg(key, "Kernel.bind", "a tensor_maps key (a parameter index)", 0, INT_MAX));
       std::string at = "Kernel.bind: tensor_maps[" + std::to_string(i) + "]";
       if (i >= layout.count())
         throw nb::value_error((at + ": kernel '" + kernel.name() + "' has only " +

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 def ordinal(device, call: str, what: str) -> int:
     """A device ordinal from a Device (its device_id) or an int."""
-    value = getattr(device, "device_id", device)
+    from .._nanocuda import Device  # a Buffer or Stream has a device_id too, but is no device
+
+    value = device.device_id if isinstance(device, Device) else device
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{call}: {what} must be a Device or an int ordinal, got {type(device).__name__}")
     if value < 0:
@@ -18,4 +20,4 @@ def items(value, call: str, what: str) -> list:
     try:
         return list(value)
     except TypeError:
-        raise TypeError(f"{call}: {what} must be an iterable, got {type(value).__name__}") from None
+        raise TypeError(f"{call}: {what} must be an iterable ({type(value).__name__} is not iterable)") from None

@@ -401,6 +401,8 @@ class ConditionalNode(GraphNode):
     @property
     def branches(self) -> tuple:
         """The body graphs, as GraphDefinitions."""
+        if not self.is_valid:
+            self._checked()  # says the node was destroyed (.then would be an IndexError)
         return tuple(type(self._graph)._view(b, self._graph._tree) for b in self._extra("bodies", ()))
 
 
