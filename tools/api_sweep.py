@@ -378,12 +378,15 @@ def _drive(indices: list, env: dict, cwd: str) -> dict:
     while left:
         p = subprocess.run([sys.executable, __file__, "--child", ",".join(map(str, left))],
                            capture_output=True, text=True, env=env, cwd=cwd, timeout=3600)
-        current = None
+        current, started = None, False
         for line in p.stdout.splitlines():
+            started = started or line.startswith("S ")
             if line.startswith("S "):
                 current = int(line[2:])
             elif line.startswith("R ") and current is not None:
                 results[current] = json.loads(line[2:]); current = None
+        if not started and p.returncode != 0:  # set-up failed: every child would, so stop here
+            raise RuntimeError(f"api_sweep: a child died before its first call: {p.stderr[-3000:]}")
         if current is None:  # finished, or died outside a call: blame the next call, go on
             left = [i for i in left if i not in results]
             if left:

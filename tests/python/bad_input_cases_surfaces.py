@@ -289,6 +289,8 @@ CASES = [
     ("sweep-get-kernel-int", "kern(); nanocuda.Program('extern \"C\" __global__ void k() {}', 'c++', options=nanocuda.ProgramOptions(arch='sm_90')).compile('cubin').get_kernel(-1)", T, r"ObjectCode.get_kernel: name must be a str or bytes, got int", True),
     ("sweep-occupancy-smem-huge", "kern().occupancy.max_potential_block_size(2**70, 1024)", V, r"KernelOccupancy.max_potential_block_size: the dynamic shared memory \d+ does not fit in 64 bits", True),
     ("sweep-accessed-by-none", "b = nanocuda.ManagedBuffer(4096); b.accessed_by = None", T, r"ManagedBuffer.accessed_by: expected an iterable of locations", True),
+    ("sweep-dot-print-path-buffer", "g = nanocuda.graph.GraphDefinition(); g.empty(); g.debug_dot_print(buf)", T, r"GraphDefinition.debug_dot_print: path must be a str or an os.PathLike, got Buffer", True),  # wrote a file named '<Buffer ...>'
+    ("sweep-deallocate-buffer-size-object", "mr = dev.memory_resource; b = mr.allocate(64, s); mr.deallocate(b, object())", T, r"MemoryResource.deallocate: size must be an int", True),  # was ignored
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),

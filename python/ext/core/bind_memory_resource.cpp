@@ -111,6 +111,7 @@ void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::hand
     if (b.buffer.memory_resource().get() != &mr)
       throw nb::value_error(("MemoryResource.deallocate: " + b.buffer.describe() + " was not allocated by " +
                              mr.describe()).c_str());
+    if (!size.is_none()) size_arg(size, "MemoryResource.deallocate");  // checked; the Buffer knows its size
     if (stream.is_none()) b.buffer.close();
     else b.buffer.close(to_stream(stream, "MemoryResource.deallocate"));
     return;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 def ordinal(device, call: str, what: str) -> int:
     """A device ordinal from a Device (its device_id) or an int."""
@@ -21,3 +23,10 @@ def items(value, call: str, what: str) -> list:
         return list(value)
     except TypeError:
         raise TypeError(f"{call}: {what} must be an iterable ({type(value).__name__} is not iterable)") from None
+
+
+def path_arg(path, call: str) -> str:
+    """A file path from a str or an os.PathLike."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{call}: path must be a str or an os.PathLike, got {type(path).__name__}")
+    return os.fsdecode(os.fspath(path))

@@ -17,6 +17,7 @@ from .._nanocuda import (
     LaunchConfig,
 )
 from .._nanocuda import _internal
+from ._checks import path_arg
 from ._graph_node import (
     _CLASS_OF_TYPE, AllocNode, ChildGraphNode, ConditionalNode, EmptyNode, EventRecordNode, EventWaitNode,
     FreeNode, GraphNode, HostCallbackNode, IfElseNode, IfNode, KernelNode, MemcpyNode, MemsetNode,
@@ -419,12 +420,11 @@ class GraphDefinition:
 
     def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
         """Write the graph as GraphViz DOT to `path`."""
-        if options is None:
-            options = GraphDebugPrintOptions()
-        elif not isinstance(options, GraphDebugPrintOptions):
+        if options is not None and not isinstance(options, GraphDebugPrintOptions):
             raise TypeError(f"GraphDefinition.debug_dot_print: options must be a GraphDebugPrintOptions "
                             f"or None, got {type(options).__name__}")
-        self._core.debug_dot_print(str(path), options)
+        path = path_arg(path, "GraphDefinition.debug_dot_print")  # str() of any object was a file name
+        self._core.debug_dot_print(path, GraphDebugPrintOptions() if options is None else options)
 
 
 # Each builder method of GraphDefinition adds an entry node: the entry node's method.
