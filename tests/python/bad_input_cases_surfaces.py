@@ -291,6 +291,9 @@ CASES = [
     ("sweep-accessed-by-none", "b = nanocuda.ManagedBuffer(4096); b.accessed_by = None", T, r"ManagedBuffer.accessed_by: expected an iterable of locations", True),
     ("sweep-dot-print-path-buffer", "g = nanocuda.graph.GraphDefinition(); g.empty(); g.debug_dot_print(buf)", T, r"GraphDefinition.debug_dot_print: path must be a str or an os.PathLike, got Buffer", True),  # wrote a file named '<Buffer ...>'
     ("sweep-deallocate-buffer-size-object", "mr = dev.memory_resource; b = mr.allocate(64, s); mr.deallocate(b, object())", T, r"MemoryResource.deallocate: size must be an int", True),  # was ignored
+    ("sweep-graph-allocate-peers-int", "nanocuda.graph.GraphDefinition().allocate(64, peer_access=5)", T, r"GraphDefinition.allocate: peer_access must be an iterable", True),
+    ("sweep-get-attributes-device-object", "kern().get_attributes(object())", T, r"Kernel.get_attributes: device_id must be an int ordinal", True),  # was an AttributeError
+    ("sweep-occupancy-device-huge", "kern().occupancy.max_potential_block_size(0, 1024, device=2**70)", V, r"KernelOccupancy: device_id must be a non-negative ordinal", True),  # was bad_cast's text
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),

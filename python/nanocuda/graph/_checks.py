@@ -17,6 +17,11 @@ def ordinal(device, call: str, what: str) -> int:
     return value
 
 
+def ordinals(values, call: str, what: str) -> list:
+    """Device ordinals from an iterable of Devices or ints."""
+    return [ordinal(v, call, what) for v in items(values, call, what)]
+
+
 def items(value, call: str, what: str) -> list:
     """The elements of an iterable argument, as a list."""
     try:

@@ -17,11 +17,11 @@ from .._nanocuda import (
     LaunchConfig,
 )
 from .._nanocuda import _internal
-from ._checks import path_arg
+from ._checks import ordinal, ordinals, path_arg
 from ._graph_node import (
     _CLASS_OF_TYPE, AllocNode, ChildGraphNode, ConditionalNode, EmptyNode, EventRecordNode, EventWaitNode,
     FreeNode, GraphNode, HostCallbackNode, IfElseNode, IfNode, KernelNode, MemcpyNode, MemsetNode,
-    SwitchNode, WhileNode, ordinal,
+    SwitchNode, WhileNode,
 )
 
 _new_object, _weakref = object.__new__, weakref.ref
@@ -297,7 +297,7 @@ class GraphDefinition:
             raise ValueError(f"'{memory_type}' is not a valid GraphMemoryType. Must be one of: "
                              + ", ".join(repr(t) for t in _MEMORY_TYPES))
         dev = self._core.device.device_id if device is None else ordinal(device, "GraphDefinition.allocate", "device")
-        peers = [ordinal(p, "GraphDefinition.allocate", "peer_access") for p in peer_access or ()]
+        peers = ordinals(peer_access or (), "GraphDefinition.allocate", "peer_access")
         return self._new(self._core.add_alloc(deps, size, dev, mt, peers), AllocNode)
 
     def _deallocate(self, deps, dptr):

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .._nanocuda import _internal
 from ._adjacency_set_proxy import AdjacencySetProxy
-from ._checks import items, ordinal
+from ._checks import items
 
 __all__ = [
     "AllocNode", "ChildGraphNode", "ConditionalNode", "EmptyNode", "EventRecordNode",
