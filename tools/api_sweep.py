@@ -103,6 +103,8 @@ def closed(name):
 BAD = {"none": "None", "neg": "-1", "huge": "2**70", "float": "1.5", "str": "'x'", "bytes": "b'x'",
        "object": "object()", "list": "[]", "wrong-class": "F['LaunchConfig']",
        "neg-huge": "-2**70", "nan": "float('nan')", "tuple-huge": "(2**70, 2**70, 2**70)",
+       "tuple-neg": "(-1, -1, -1)", "tuple-none": "(None, None)", "dict": "{'x': 1}",
+       "live-event": "F['Event']", "live-definition": "F['GraphDefinition']",
        "closed-buffer": "closed('Buffer')", "closed-stream": "closed('Stream')",
        "closed-event": "closed('Event')", "closed-graph": "closed('Graph')",
        "destroyed-node": "closed('EmptyNode')", "closed-builder": "closed('GraphBuilder')"}
@@ -241,6 +243,9 @@ def _class_calls(modname: str, name: str, cls, instance) -> list:
         elif callable(getattr(cls, attr, None)):
             out += _call_variants(["instance", name, attr], getattr(cls, attr))
             out.append(["instance", name, attr, "closed-call"])
+            n_pos = len(params(getattr(cls, attr))[0])
+            out += [["instance", name, attr, "closed-pos", i, bad] for i in range(min(n_pos, 2))
+                    for bad in ("none", "neg", "wrong-class")]
     return out
 
 
@@ -266,7 +271,7 @@ def run_one(ns: dict, call: list):
     if kind == "code":
         exec(owner, ns); return None
     target, fn = _resolve(ns, call)
-    if variant in ("get", "closed-get", "set", "closed-call"):
+    if variant in ("get", "closed-get", "set", "closed-call", "closed-pos"):
         obj = ns["closed"](owner) if variant.startswith("closed") else F[owner]
         if obj is None:
             return "skipped"
@@ -277,7 +282,11 @@ def run_one(ns: dict, call: list):
         if variant == "set":
             setattr(obj, attr, ev(BAD[call[4]])); return None
         pos, kwonly, _ = params(fn)
-        getattr(obj, attr)(*[ev(GOOD.get(n, "None")) for n, d in pos if not d]); return None
+        args = [ev(GOOD.get(n, "None")) for n, d in pos if not d]
+        if variant == "closed-pos":  # a bad value, on a closed object
+            args += [ev(GOOD.get(n, "None")) for n, d in pos[len(args):call[4] + 1]]
+            args[call[4]] = ev(BAD[call[5]])
+        getattr(obj, attr)(*args); return None
     pos, kwonly, varargs = params(fn)
     good = [ev(GOOD.get(n, "None")) for n, d in pos if not d]
     kw = {n: ev(GOOD.get(n, "None")) for n, d in kwonly if not d}

@@ -414,7 +414,7 @@ class _ViewableArg:
 def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:
     """Decorator: the positional arguments at `arg_indices` get a .view(stream_ptr) method
     returning their StridedMemoryView (cuda.core.utils.args_viewable_as_strided_memory)."""
-    if isinstance(arg_indices, int) or not all(isinstance(i, int) for i in arg_indices):
+    if not isinstance(arg_indices, (tuple, list)) or not all(isinstance(i, int) for i in arg_indices):
         raise TypeError("args_viewable_as_strided_memory: arg_indices must be a tuple of ints")
 
     def decorator(func: Callable) -> Callable:

@@ -294,6 +294,10 @@ CASES = [
     ("sweep-graph-allocate-peers-int", "nanocuda.graph.GraphDefinition().allocate(64, peer_access=5)", T, r"GraphDefinition.allocate: peer_access must be an iterable", True),
     ("sweep-get-attributes-device-object", "kern().get_attributes(object())", T, r"Kernel.get_attributes: device_id must be an int ordinal", True),  # was an AttributeError
     ("sweep-occupancy-device-huge", "kern().occupancy.max_potential_block_size(0, 1024, device=2**70)", V, r"KernelOccupancy: device_id must be a non-negative ordinal", True),  # was bad_cast's text
+    ("sweep-graph-pred-ints", "n = nanocuda.graph.GraphDefinition().empty(); n.pred = (1, 2)", T, r"GraphNode.pred: expected a GraphNode, got int", True),
+    ("sweep-cubin-names-int", "nanocuda.workflow.cubin_kernel_names(5)", T, r"cubin_kernel_names: cubin must be bytes, got int", False),  # bytes(5): five zeros
+    ("sweep-example-path-none", "nanocuda.workflow.example_path(None)", T, r"example_path: name must be a str \(a file name\), got NoneType", False),
+    ("sweep-viewable-float", "nanocuda.utils.args_viewable_as_strided_memory(5.0)", T, r"args_viewable_as_strided_memory: arg_indices must be a tuple of ints", False),
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),
