@@ -298,6 +298,9 @@ CASES = [
     ("sweep-cubin-names-int", "nanocuda.workflow.cubin_kernel_names(5)", T, r"cubin_kernel_names: cubin must be bytes, got int", False),  # bytes(5): five zeros
     ("sweep-example-path-none", "nanocuda.workflow.example_path(None)", T, r"example_path: name must be a str \(a file name\), got NoneType", False),
     ("sweep-viewable-float", "nanocuda.utils.args_viewable_as_strided_memory(5.0)", T, r"args_viewable_as_strided_memory: arg_indices must be a tuple of ints", False),
+    ("sweep-set-max-smem-negative", "kern().set_max_dynamic_shared_memory(-1)", V, r"Kernel.set_max_dynamic_shared_memory: bytes must be >= 0, got -1", True),  # the mock took it
+    ("sweep-occupancy-block-size-zero", "kern().occupancy.max_active_blocks_per_multiprocessor(0)", V, r"KernelOccupancy.max_active_blocks_per_multiprocessor: block_size must be >= 1, got 0", True),
+    ("sweep-occupancy-limit-negative", "kern().occupancy.max_potential_block_size(0, -1)", V, r"KernelOccupancy.max_potential_block_size: block_size_limit must be >= 0, got -1", True),
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),
