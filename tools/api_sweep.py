@@ -130,7 +130,8 @@ SELF_TEST = [["code", "import os; os.abort()", "crash", "self-test"],  # (no san
              ["code", "int('x')", "raise", "self-test"]]
 LEAK = re.compile(r"nanocuda::|std::|nb::|bad_cast|basic_string")
 DOCUMENTED = ("TypeError", "ValueError", "IndexError", "KeyError", "OverflowError",
-              "NotImplementedError", "AttributeError", "NanocudaError", "NvmlError", "OSError")
+              "NotImplementedError", "AttributeError", "NanocudaError", "NvmlError", "OSError",
+              "BufferError")  # StridedMemoryView's, as cuda.core's
 FAILING = ("crash", "hang", "system-error", "cxx-leak")
 
 

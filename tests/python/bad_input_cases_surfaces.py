@@ -301,6 +301,7 @@ CASES = [
     ("sweep-set-max-smem-negative", "kern().set_max_dynamic_shared_memory(-1)", V, r"Kernel.set_max_dynamic_shared_memory: bytes must be >= 0, got -1", True),  # the mock took it
     ("sweep-occupancy-block-size-zero", "kern().occupancy.max_active_blocks_per_multiprocessor(0)", V, r"KernelOccupancy.max_active_blocks_per_multiprocessor: block_size must be >= 1, got 0", True),
     ("sweep-occupancy-limit-negative", "kern().occupancy.max_potential_block_size(0, -1)", V, r"KernelOccupancy.max_potential_block_size: block_size_limit must be >= 0, got -1", True),
+    ("sweep-ipc-import-mr-none", "nanocuda.Buffer.from_ipc_descriptor(None, None)", T, r"^Argument 'mr' has incorrect type \(expected DeviceMemoryResource, got NoneType\) in Buffer.from_ipc_descriptor", True),  # cuda.core's start, then the call
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),

@@ -50,10 +50,11 @@ std::array<unsigned char, 16> uuid_arg(nb::handle obj, const char* call, bool no
                         ", got " + Py_TYPE(obj.ptr())->tp_name).c_str());
 }
 
-// cuda.core's wording for an argument of the wrong class (its users match on it).
+// cuda.core's wording for an argument of the wrong class (its users match on how it starts);
+// the call it was passed to (Buffer.from_ipc_descriptor, the one user) comes after.
 [[noreturn]] void wrong_type(const char* arg, const char* expected, nb::handle got) {
   throw nb::type_error((std::string("Argument '") + arg + "' has incorrect type (expected " + expected +
-                        ", got " + Py_TYPE(got.ptr())->tp_name + ")").c_str());
+                        ", got " + Py_TYPE(got.ptr())->tp_name + ") in Buffer.from_ipc_descriptor").c_str());
 }
 
 // Ours, or cuda.core's own IPCBufferDescriptor read through its pickled form
