@@ -345,6 +345,8 @@ def classify(call: list, res: dict) -> str:
         return "cxx-leak"
     if not any(t in mro for t in DOCUMENTED):
         return "odd-type"
+    if mro[0] == "AttributeError" and call[2] not in msg and "setter" not in msg and "set attribute" not in msg:
+        return "odd-type"  # an AttributeError is for the attribute asked for, not one read inside
     owner, attr = call[1].rpartition(".")[2], call[2]
     if attr.strip("_") not in msg and owner not in msg and "incompatible function arguments" not in msg:
         return "unnamed"
