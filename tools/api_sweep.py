@@ -12,6 +12,7 @@ import argparse
 import collections
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -313,8 +314,7 @@ def child(indices: list) -> None:
     import faulthandler
     import warnings
     warnings.simplefilter("ignore")
-    ns = {}
-    exec(SETUP, ns)
+    exec(SETUP, ns := {})
     calls = enumerate_calls(ns)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     for i in indices:
@@ -428,13 +428,10 @@ def main() -> int:
     ap.add_argument("--self-test", action="store_true", help="also run a crash, a hang and an error first")
     a = ap.parse_args()
     if a.list:
-        ns = {}
-        exec(SETUP, ns)
-        print(json.dumps(enumerate_calls(ns)))
-        return 0
+        exec(SETUP, ns := {})
+        return print(json.dumps(enumerate_calls(ns))) or 0
     if a.child is not None:
-        child([int(i) for i in a.child.split(",") if i])
-        return 0
+        return child([int(i) for i in a.child.split(",") if i]) or 0
     rep = sweep(a.every, a.jobs, self_test=a.self_test)
     print(f"api sweep: {rep['run']} of {rep['total']} calls")
     for kind, items in sorted(rep["by_kind"].items()):
@@ -443,8 +440,7 @@ def main() -> int:
             for it in items[:40]:
                 print(f"    {describe(it['call'])}: {it.get('raised') or ''} {(it.get('message') or it.get('detail') or '')[:200]!r}")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rep, f, indent=1)
+        pathlib.Path(a.json).write_text(json.dumps(rep, indent=1))
     return 1 if any(rep["by_kind"].get(k) for k in FAILING) else 0
 
 
