@@ -13,4 +13,6 @@ def cubin_kernel_names(cubin: bytes) -> list[str]:
     """
     from ._nanocuda import _internal
 
+    if not isinstance(cubin, (bytes, bytearray, memoryview)):  # bytes(5) would be five zeros
+        raise TypeError(f"cubin_kernel_names: cubin must be bytes, got {type(cubin).__name__}")
     return _internal.cubin_kernel_names(bytes(cubin))

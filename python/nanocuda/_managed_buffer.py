@@ -165,6 +165,8 @@ class ManagedBuffer(Buffer):
     @accessed_by.setter
     def accessed_by(self, locations: Iterable[Location]) -> None:
         call = "ManagedBuffer.accessed_by"
+        if not hasattr(locations, "__iter__"):
+            raise TypeError(f"{call}: expected an iterable of locations (Devices or Host()), got {type(locations).__name__}")
         wanted = []
         for loc in locations:  # every entry checked before anything changes
             pair = _location(call, loc)

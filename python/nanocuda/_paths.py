@@ -17,6 +17,8 @@ def include_dir() -> str:
 
 def example_path(name: str) -> str:
     """An example kernel file ("hopper_gemm.cu"): installed with the package, or the checkout's."""
+    if not isinstance(name, str):
+        raise TypeError(f"example_path: name must be a str (a file name), got {type(name).__name__}")
     here = os.path.dirname(os.path.abspath(__file__))
     for folder in (os.path.join(here, "examples"),
                    os.path.join(here, os.pardir, os.pardir, "examples", "kernels")):

@@ -366,8 +366,9 @@ class StridedMemoryView:
 
 
 def _copy_views(call: str, dst: StridedMemoryView, src: Any, stream: Any, blocking: Optional[bool]) -> None:
-    if not isinstance(src, StridedMemoryView):
-        raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(src).__name__}")
+    for view in (dst, src):  # copy_to's other view is the destination
+        if not isinstance(view, StridedMemoryView):
+            raise TypeError(f"{call}: the other view must be a StridedMemoryView, got {type(view).__name__}")
     if dst.shape != src.shape or dst._item != src._item:
         raise ValueError(f"{call}: the views differ: shape {src.shape} of {src._item}-byte elements "
                          f"into shape {dst.shape} of {dst._item}-byte elements")
@@ -413,7 +414,7 @@ class _ViewableArg:
 def args_viewable_as_strided_memory(arg_indices: tuple) -> Callable:
     """Decorator: the positional arguments at `arg_indices` get a .view(stream_ptr) method
     returning their StridedMemoryView (cuda.core.utils.args_viewable_as_strided_memory)."""
-    if isinstance(arg_indices, int) or not all(isinstance(i, int) for i in arg_indices):
+    if not isinstance(arg_indices, (tuple, list)) or not all(isinstance(i, int) for i in arg_indices):
         raise TypeError("args_viewable_as_strided_memory: arg_indices must be a tuple of ints")
 
     def decorator(func: Callable) -> Callable:

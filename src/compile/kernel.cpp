@@ -157,6 +157,8 @@ KernelAttributes Kernel::attributes(const Device& device) const {
 }
 
 void Kernel::set_max_dynamic_shared_memory(int bytes, const Device& device) const {
+  if (bytes < 0)
+    throw ValueError("Kernel::set_max_dynamic_shared_memory", "bytes must be >= 0, got " + std::to_string(bytes));
   NANOCUDA_CALL(cuKernelSetAttribute, [&] { return describe(); },
                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, state_->handle,
                 device.handle());
@@ -170,6 +172,9 @@ void Kernel::set_preferred_shared_memory_carveout(int percent, const Device& dev
 
 int Kernel::max_active_blocks_per_multiprocessor(int block_size, std::size_t dynamic_shared_memory,
                                                  const Device& device) const {
+  if (block_size < 1)
+    throw ValueError("Kernel::max_active_blocks_per_multiprocessor", "block_size must be >= 1, got " +
+                     std::to_string(block_size));
   CUfunction fn = function(*device.context());
   CurrentContext guard(*device.context());
   int blocks = 0;
@@ -181,6 +186,9 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, std::size_t dyn
 std::pair<int, int> Kernel::max_potential_block_size(std::size_t dynamic_shared_memory,
                                                      int block_size_limit,
                                                      const Device& device) const {
+  if (block_size_limit < 0)  // 0: no limit
+    throw ValueError("Kernel::max_potential_block_size", "block_size_limit must be >= 0, got " +
+                     std::to_string(block_size_limit));
   CUfunction fn = function(*device.context());
   CurrentContext guard(*device.context());
   int min_grid = 0, block = 0;
@@ -193,6 +201,9 @@ std::pair<int, int> Kernel::max_potential_block_size_for(CUoccupancyB2DSize bloc
                                                          const Device& device) const {
   if (block_to_smem == nullptr)
     throw ValueError("Kernel::max_potential_block_size_for", "the block-size-to-shared-memory callback is null");
+  if (block_size_limit < 0)  // 0: no limit
+    throw ValueError("Kernel::max_potential_block_size_for", "block_size_limit must be >= 0, got " +
+                     std::to_string(block_size_limit));
   CUfunction fn = function(*device.context());
   CurrentContext guard(*device.context());
   int min_grid = 0, block = 0;

@@ -262,6 +262,46 @@ CASES = [
     ("res-linear-closed-buffer", "b = nanocuda.Buffer(64, stream=s); b.close(); ResourceDescriptor.from_linear(b, format='float32', num_channels=1)", V, r"ResourceDescriptor.from_linear: the Buffer is closed", True),
     ("smv-from-buffer-closed", "b = nanocuda.Buffer(64, stream=s); b.close(); StridedMemoryView.from_buffer(b, (4,), dtype=np.uint8)", V, r"StridedMemoryView.from_buffer: the Buffer is closed", True),
     ("batch-closed-buffer", "m = managed(); m.close(); prefetch_batch(s, [m], dev)", V, r"prefetch_batch: .*closed", True),
+    # --- found by tools/api_sweep.py (test_api_sweep.py): crashes, then errors that named no call ---
+    ("sweep-graph-exit-not-capturing", "g = nanocuda.graph.GraphDefinition(); g.empty(); g.instantiate().__exit__(None, None, None)", V, r"Graph.__exit__: the graph is not capturing", True),  # crashed
+    ("sweep-graph-upload-no-stream", "g = nanocuda.graph.GraphDefinition(); g.empty(); g.instantiate().upload()", T, r"Graph.upload: this graph was not captured on a stream", True),  # crashed
+    ("sweep-graph-allocate-device-str", "nanocuda.graph.GraphDefinition().allocate(64, device='x')", T, r"GraphDefinition.allocate: device must be a Device or an int ordinal, got str", True),
+    ("sweep-graph-allocate-device-buffer", "nanocuda.graph.GraphDefinition().allocate(64, device=buf)", T, r"GraphDefinition.allocate: device must be a Device or an int ordinal, got Buffer", True),
+    ("sweep-graph-allocate-device-negative", "nanocuda.graph.GraphDefinition().allocate(64, device=-1)", V, r"GraphDefinition.allocate: device must be a device ordinal >= 0, got -1", True),
+    ("sweep-graph-pred-none", "n = nanocuda.graph.GraphDefinition().empty(); n.pred = None", T, r"GraphNode.pred: the new pred must be an iterable", True),
+    ("sweep-graph-kernel-update-args-int", "g = nanocuda.graph.GraphDefinition(); g.launch(cfg, kern(), buf, buf, buf, 4).update(args=5)", T, r"KernelNode.update: args must be an iterable", True),
+    ("sweep-graph-then-destroyed", "g = nanocuda.graph.GraphDefinition(); n = g.if_then(g.create_condition(default_value=1)); n.destroy(); n.then", V, r"IfNode: the node was destroyed", True),
+    ("sweep-smv-copy-to-none", "StridedMemoryView.from_any_interface(np.zeros(4, np.float32), stream_ptr=-1).copy_to(None)", T, r"StridedMemoryView.copy_to: the other view must be a StridedMemoryView, got NoneType", False),
+    ("sweep-builder-if-then-negative", "builder().if_then(-1)", V, r"GraphBuilder.if_then: handle must be >= 0, got -1", True),  # was bad_cast's text
+    ("sweep-builder-while-huge", "builder().while_loop(2**70)", V, r"GraphBuilder.while_loop: handle \d+ does not fit in 64 bits", True),
+    ("sweep-bind-tensor-maps-int", "kern().bind(cfg, tensor_maps=5)", T, r"Kernel.bind: tensor_maps must be a dict \{parameter index: TensorMap\}, got int", True),
+    ("sweep-bind-tensor-maps-key-str", "kern().bind(cfg, tensor_maps={'a': 1})", T, r"Kernel.bind: a tensor_maps key \(a parameter index\) must be an int", True),
+    ("sweep-prefetch-location-object", "nanocuda.ManagedMemoryResource(0).prefetch(managed(), object(), stream=s)", T, r"ManagedMemoryResource: location must be a Device, a device ordinal", True),
+    ("sweep-prefetch-location-huge", "nanocuda.ManagedMemoryResource(0).prefetch(managed(), 2**70, stream=s)", V, r"ManagedMemoryResource: location must be in \[", True),
+    ("sweep-replace-address-negative", "TensorMap.from_bytes(bytes(128)).replace_address(-16)", V, r"TensorMap.replace_address: a device address must be >= 0, got -16", False),
+    ("sweep-replace-address-huge", "TensorMap.from_bytes(bytes(128)).replace_address(2**70)", V, r"TensorMap.replace_address: a device address \d+ does not fit in 64 bits", False),
+    ("sweep-builder-memcpy-negative", "builder().memcpy(-1, buf, 64)", V, r"GraphBuilder.memcpy: a device address must be >= 0, got -1", True),
+    ("sweep-closed-stream-buffer", "t = nanocuda.Stream(); t.close(); nanocuda.Buffer(64, stream=t)", V, r"^Buffer: the stream is closed", True),  # was StreamRef.handle's
+    ("sweep-closed-stream-record", "t = nanocuda.Stream(); t.close(); dev.create_event().record(t)", V, r"^Event.record: the stream is closed", True),
+    ("sweep-builder-as-stream-not-building", "buf.set_deallocation_stream(dev.create_graph_builder())", V, r"^Buffer.set_deallocation_stream: GraphBuilder.__cuda_stream__: .* is not building", True),
+    ("sweep-peer-negative", "dev.can_access_peer(-1)", V, r"^Device.can_access_peer: device_id must be a non-negative ordinal, got -1", True),  # was "IPC: "
+    ("sweep-ipc-event-negative", "nanocuda.Event.create_ipc(-1)", V, r"^Event.create_ipc: device_id must be a non-negative ordinal", True),
+    ("sweep-get-kernel-int", "kern(); nanocuda.Program('extern \"C\" __global__ void k() {}', 'c++', options=nanocuda.ProgramOptions(arch='sm_90')).compile('cubin').get_kernel(-1)", T, r"ObjectCode.get_kernel: name must be a str or bytes, got int", True),
+    ("sweep-occupancy-smem-huge", "kern().occupancy.max_potential_block_size(2**70, 1024)", V, r"KernelOccupancy.max_potential_block_size: the dynamic shared memory \d+ does not fit in 64 bits", True),
+    ("sweep-accessed-by-none", "b = nanocuda.ManagedBuffer(4096); b.accessed_by = None", T, r"ManagedBuffer.accessed_by: expected an iterable of locations", True),
+    ("sweep-dot-print-path-buffer", "g = nanocuda.graph.GraphDefinition(); g.empty(); g.debug_dot_print(buf)", T, r"GraphDefinition.debug_dot_print: path must be a str or an os.PathLike, got Buffer", True),  # wrote a file named '<Buffer ...>'
+    ("sweep-deallocate-buffer-size-object", "mr = dev.memory_resource; b = mr.allocate(64, s); mr.deallocate(b, object())", T, r"MemoryResource.deallocate: size must be an int", True),  # was ignored
+    ("sweep-graph-allocate-peers-int", "nanocuda.graph.GraphDefinition().allocate(64, peer_access=5)", T, r"GraphDefinition.allocate: peer_access must be an iterable", True),
+    ("sweep-get-attributes-device-object", "kern().get_attributes(object())", T, r"Kernel.get_attributes: device_id must be an int ordinal", True),  # was an AttributeError
+    ("sweep-occupancy-device-huge", "kern().occupancy.max_potential_block_size(0, 1024, device=2**70)", V, r"KernelOccupancy: device_id must be a non-negative ordinal", True),  # was bad_cast's text
+    ("sweep-graph-pred-ints", "n = nanocuda.graph.GraphDefinition().empty(); n.pred = (1, 2)", T, r"GraphNode.pred: expected a GraphNode, got int", True),
+    ("sweep-cubin-names-int", "nanocuda.workflow.cubin_kernel_names(5)", T, r"cubin_kernel_names: cubin must be bytes, got int", False),  # bytes(5): five zeros
+    ("sweep-example-path-none", "nanocuda.workflow.example_path(None)", T, r"example_path: name must be a str \(a file name\), got NoneType", False),
+    ("sweep-viewable-float", "nanocuda.utils.args_viewable_as_strided_memory(5.0)", T, r"args_viewable_as_strided_memory: arg_indices must be a tuple of ints", False),
+    ("sweep-set-max-smem-negative", "kern().set_max_dynamic_shared_memory(-1)", V, r"Kernel.set_max_dynamic_shared_memory: bytes must be >= 0, got -1", True),  # the mock took it
+    ("sweep-occupancy-block-size-zero", "kern().occupancy.max_active_blocks_per_multiprocessor(0)", V, r"KernelOccupancy.max_active_blocks_per_multiprocessor: block_size must be >= 1, got 0", True),
+    ("sweep-occupancy-limit-negative", "kern().occupancy.max_potential_block_size(0, -1)", V, r"KernelOccupancy.max_potential_block_size: block_size_limit must be >= 0, got -1", True),
+    ("sweep-ipc-import-mr-none", "nanocuda.Buffer.from_ipc_descriptor(None, None)", T, r"^Argument 'mr' has incorrect type \(expected DeviceMemoryResource, got NoneType\) in Buffer.from_ipc_descriptor", True),  # cuda.core's start, then the call
     # --- pickling what cannot cross processes ---
     ("pickle-opaque-array", "pickle.dumps(arr())", T, r"cannot pickle a nanocuda.texture.OpaqueArray", True),
     ("pickle-texture", "pickle.dumps(tex())", T, r"cannot pickle a nanocuda.texture.TextureObject", True),

@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "compile/compile_bindings.h"
+#include "core/py_device.h"
 #include "nanocuda/compile/aot_manifest.h"
 #include "nanocuda/compile/cubin_info.h"
 #include "nanocuda/compile/fatbin.h"
@@ -27,8 +28,8 @@ namespace nb = nanobind;
 
 namespace nanocuda::py {
 
-Device to_device(const nb::handle& device) {
-  return device.is_none() ? Device() : Device(nb::cast<int>(device.attr("__index__")()));
+Device to_device(const nb::handle& device, const char* call) {
+  return device.is_none() ? Device() : Device(device_ordinal_arg(device, call));
 }
 
 std::string fspath(const nb::handle& path) {

@@ -69,11 +69,7 @@ size_t smem_of(const nb::handle& positional, const nb::handle& keyword, const ch
   if (PyBool_Check(v.ptr()) || !nb::hasattr(v, "__index__"))
     throw TypeError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory is a number of bytes (an int), got " +
                     Py_TYPE(v.ptr())->tp_name);
-  long long bytes = nb::cast<long long>(v.attr("__index__")());
-  if (bytes < 0)
-    throw ValueError(std::string("KernelOccupancy.") + call + ": the dynamic shared memory must be >= 0 bytes, got " +
-                     std::to_string(bytes));
-  return static_cast<size_t>(bytes);
+  return size_arg(v.attr("__index__")(), (std::string("KernelOccupancy.") + call).c_str(), "the dynamic shared memory");
 }
 
 // A cuda.bindings CUoccupancyB2DSize (a C function size_t(int)), or nullptr for anything else.
@@ -102,8 +98,8 @@ const LaunchConfig& launch_config_of(const nb::handle& config, const char* call)
 
 // A device from a `stream=` (its device) or `device=` keyword; the default Device() when neither.
 Device device_of(const nb::handle& stream, const nb::handle& device) {
-  if (!device.is_none()) return to_device(device);
-  if (!stream.is_none() && nb::hasattr(stream, "device")) return to_device(stream.attr("device"));
+  if (!device.is_none()) return to_device(device, "KernelOccupancy");
+  if (!stream.is_none() && nb::hasattr(stream, "device")) return to_device(stream.attr("device"), "KernelOccupancy");
   return Device();
 }
 
@@ -145,7 +141,7 @@ void bind_kernel(nb::module_& m) {
              if (device.is_none() || PyBool_Check(device.ptr()) || !nb::hasattr(device, "__index__"))
                throw TypeError("KernelAttributes[device]: device must be a nanocuda.Device or an ordinal int, got " +
                                std::string(Py_TYPE(device.ptr())->tp_name));
-             return AttributesView{v.kernel, to_device(device)};
+             return AttributesView{v.kernel, to_device(device, "KernelAttributes[device]")};
            },
            nb::arg("device").none(), "The same kernel's attributes on `device` (a Device or an ordinal).");
 
@@ -153,7 +149,7 @@ void bind_kernel(nb::module_& m) {
       .def("max_active_blocks_per_multiprocessor",
            [](const Occupancy& o, int block_size, nb::object smem, nb::object smem_kw, nb::object device) {
              return o.kernel.max_active_blocks_per_multiprocessor(
-                 block_size, smem_of(smem, smem_kw, "max_active_blocks_per_multiprocessor"), to_device(device));
+                 block_size, smem_of(smem, smem_kw, "max_active_blocks_per_multiprocessor"), to_device(device, "KernelOccupancy"));
            },
            nb::arg("block_size"), nb::arg("dynamic_shared_memory_size") = nb::none(), nb::kw_only(),
            nb::arg("dynamic_shared_memory") = nb::none(), nb::arg("device") = nb::none(),
@@ -161,11 +157,11 @@ void bind_kernel(nb::module_& m) {
       .def("max_potential_block_size",
            [](const Occupancy& o, nb::object smem, int limit, nb::object smem_kw, nb::object device) {
              if (CUoccupancyB2DSize fn = b2d_callback_of(smem_kw.is_none() ? smem : smem_kw)) {
-               auto [grid, block] = o.kernel.max_potential_block_size_for(fn, limit, to_device(device));
+               auto [grid, block] = o.kernel.max_potential_block_size_for(fn, limit, to_device(device, "KernelOccupancy"));
                return block_size_result_type()(grid, block);
              }
              auto [grid, block] = o.kernel.max_potential_block_size(
-                 smem_of(smem, smem_kw, "max_potential_block_size"), limit, to_device(device));
+                 smem_of(smem, smem_kw, "max_potential_block_size"), limit, to_device(device, "KernelOccupancy"));
              return block_size_result_type()(grid, block);
            },
            nb::arg("dynamic_shared_memory_needed") = nb::none(), nb::arg("block_size_limit") = 0,
@@ -174,7 +170,7 @@ void bind_kernel(nb::module_& m) {
            "is bytes, or a cuda.bindings CUoccupancyB2DSize callback of the block size.")
       .def("available_dynamic_shared_memory_per_block",
            [](const Occupancy& o, int blocks, int block_size, nb::object device) {
-             return o.kernel.available_dynamic_shared_memory_per_block(blocks, block_size, to_device(device));
+             return o.kernel.available_dynamic_shared_memory_per_block(blocks, block_size, to_device(device, "KernelOccupancy"));
            },
            nb::arg("num_blocks_per_multiprocessor"), nb::arg("block_size"), nb::kw_only(),
            nb::arg("device") = nb::none(), "Dynamic shared memory per block, bytes, at that occupancy.")
@@ -230,18 +226,18 @@ void bind_kernel(nb::module_& m) {
                    "[ParamInfo(offset, size), ...] of each parameter, in bytes (named tuples).")
       .def_prop_ro("attributes", [](const Kernel& k) { return AttributesView{k, Device()}; },
                    "KernelAttributes on the current device; attributes[device] for others.")
-      .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d)}; },
+      .def("get_attributes", [](const Kernel& k, nb::object d) { return AttributesView{k, to_device(d, "Kernel.get_attributes")}; },
            nb::arg("device") = nb::none(), "KernelAttributes on `device` (default: the current device).")
       // Kernel.from_handle is bound with the other cuda.core object protocols (core/bind_protocols.cpp).
       .def_prop_ro("occupancy", [](const Kernel& k) { return Occupancy{k}; },
                    "KernelOccupancy: occupancy queries for this kernel.")
       .def("set_max_dynamic_shared_memory",
-           [](const Kernel& k, int bytes, nb::object d) { k.set_max_dynamic_shared_memory(bytes, to_device(d)); },
+           [](const Kernel& k, int bytes, nb::object d) { k.set_max_dynamic_shared_memory(bytes, to_device(d, "Kernel.set_max_dynamic_shared_memory")); },
            nb::arg("bytes"), nb::kw_only(), nb::arg("device") = nb::none(),
            "Allow launches with up to `bytes` of dynamic shared memory (above 48 KiB needs this).")
       .def("set_preferred_shared_memory_carveout",
            [](const Kernel& k, int percent, nb::object d) {
-             k.set_preferred_shared_memory_carveout(percent, to_device(d));
+             k.set_preferred_shared_memory_carveout(percent, to_device(d, "Kernel.set_preferred_shared_memory_carveout"));
            },
            nb::arg("percent"), nb::kw_only(), nb::arg("device") = nb::none(),
            "Preferred shared-memory share of L1/shared, 0-100 percent (a hint).");

@@ -79,6 +79,9 @@ void set_program_options_attr(nb::handle self, nb::str name, nb::handle value) {
 
 std::string kernel_name(const nb::handle& name) {
   if (nb::isinstance<nb::bytes>(name)) return nb::borrow<nb::bytes>(name).c_str();
+  if (!nb::isinstance<nb::str>(name))  // nb::cast would throw std::bad_cast
+    throw nb::type_error((std::string("ObjectCode.get_kernel: name must be a str or bytes, got ") +
+                          Py_TYPE(name.ptr())->tp_name).c_str());
   return nb::cast<std::string>(name);
 }
 

@@ -16,7 +16,7 @@ void bind_kernel(nanobind::module_& m);   // KernelAttributes, KernelOccupancy, 
 void bind_program(nanobind::module_& m);  // ProgramOptions, ObjectCode, Program, LinkerOptions, Linker
 
 // None -> Device() (the current device, else 0), else the object's __index__ (an int or a Device).
-Device to_device(const nanobind::handle& device);
+Device to_device(const nanobind::handle& device, const char* call = "Kernel");
 // os.fspath(path) as a std::string.
 std::string fspath(const nanobind::handle& path);
 // One folder or flag (str or os.PathLike) or an iterable of them: a str is never split.

@@ -50,10 +50,11 @@ std::array<unsigned char, 16> uuid_arg(nb::handle obj, const char* call, bool no
                         ", got " + Py_TYPE(obj.ptr())->tp_name).c_str());
 }
 
-// cuda.core's wording for an argument of the wrong class (its users match on it).
+// cuda.core's wording for an argument of the wrong class (its users match on how it starts);
+// the call it was passed to (Buffer.from_ipc_descriptor, the one user) comes after.
 [[noreturn]] void wrong_type(const char* arg, const char* expected, nb::handle got) {
   throw nb::type_error((std::string("Argument '") + arg + "' has incorrect type (expected " + expected +
-                        ", got " + Py_TYPE(got.ptr())->tp_name + ")").c_str());
+                        ", got " + Py_TYPE(got.ptr())->tp_name + ") in Buffer.from_ipc_descriptor").c_str());
 }
 
 // Ours, or cuda.core's own IPCBufferDescriptor read through its pickled form
@@ -75,8 +76,8 @@ IpcBufferDescriptor descriptor_arg(nb::handle desc) {
   wrong_type("ipc_descriptor", "IPCBufferDescriptor", desc);
 }
 
-Device device_of(nb::handle device) {
-  return Device(device_ordinal_arg(device, "IPC"));
+Device device_of(nb::handle device, const char* call = "IPC") {
+  return Device(device_ordinal_arg(device, call));
 }
 
 // One pool kind's IPC members (DeviceMemoryResource, PinnedMemoryResource): the same rules
@@ -100,9 +101,9 @@ void bind_pool_ipc(const char* name, bool device_first) {
   std::string call = std::string(name) + ".from_allocation_handle";
   auto import = [call, name](nb::handle device, nb::handle handle) {
     if (nb::isinstance<IpcAllocationHandle>(handle))
-      return R::from_allocation_handle(device_of(device), nb::cast<const IpcAllocationHandle&>(handle));
+      return R::from_allocation_handle(device_of(device, "from_allocation_handle"), nb::cast<const IpcAllocationHandle&>(handle));
     if (PyLong_Check(handle.ptr()) && !PyBool_Check(handle.ptr()))
-      return R::from_allocation_fd(device_of(device),
+      return R::from_allocation_fd(device_of(device, "from_allocation_handle"),
                                    static_cast<int>(int_arg(handle, call.c_str(), "alloc_handle", LLONG_MIN, INT32_MAX)));
     throw nb::type_error((call + ": alloc_handle must be an IPCAllocationHandle of a " + name +
                           " or a file descriptor (int), got " + std::string(Py_TYPE(handle.ptr())->tp_name)).c_str());
@@ -269,7 +270,7 @@ void bind_ipc(nb::module_& m) {
 
   nb::handle event = nb::type<Event>();
   event.attr("create_ipc") = staticmethod(nb::cpp_function(
-      [](nb::handle device, bool blocking_sync) { return create_ipc_event(device_of(device), blocking_sync); },
+      [](nb::handle device, bool blocking_sync) { return create_ipc_event(device_of(device, "Event.create_ipc"), blocking_sync); },
       nb::name("create_ipc"), nb::scope(event), nb::arg("device") = nb::none(), nb::kw_only(),
       nb::arg("blocking_sync") = false,
       "A new interprocess event (timing disabled, not yet recorded: record it once), which other "
@@ -285,7 +286,7 @@ void bind_ipc(nb::module_& m) {
       "cuda.core's name: the event's 64-byte interprocess handle (for Event.from_ipc_descriptor).");
   event.attr("from_ipc_descriptor") = staticmethod(nb::cpp_function(
       [](nb::bytes handle, nb::handle device, bool blocking_sync) {
-        return import_ipc_event(device_of(device), {handle.c_str(), handle.size()}, blocking_sync);
+        return import_ipc_event(device_of(device, "Event.from_ipc_descriptor"), {handle.c_str(), handle.size()}, blocking_sync);
       },
       nb::name("from_ipc_descriptor"), nb::scope(event), nb::arg("handle"), nb::arg("device") = nb::none(),
       nb::kw_only(), nb::arg("blocking_sync") = false,
@@ -294,16 +295,16 @@ void bind_ipc(nb::module_& m) {
 
   nb::handle device = nb::type<Device>();
   device.attr("can_access_peer") = nb::cpp_function(
-      [](const Device& d, nb::handle peer) { return can_access_peer(d, device_of(peer)); }, nb::is_method(),
+      [](const Device& d, nb::handle peer) { return can_access_peer(d, device_of(peer, "Device.can_access_peer")); }, nb::is_method(),
       nb::name("can_access_peer"), nb::scope(device), nb::arg("peer").none(),
       "Whether this device's kernels can use `peer`'s memory directly (False for itself).");
   device.attr("enable_peer_access") = nb::cpp_function(
-      [](const Device& d, nb::handle peer) { enable_peer_access(d, device_of(peer)); }, nb::is_method(),
+      [](const Device& d, nb::handle peer) { enable_peer_access(d, device_of(peer, "Device.enable_peer_access")); }, nb::is_method(),
       nb::name("enable_peer_access"), nb::scope(device), nb::arg("peer").none(),
       "Let this device's kernels use memory allocated on `peer` (idempotent; ValueError when the "
       "hardware cannot).");
   device.attr("disable_peer_access") = nb::cpp_function(
-      [](const Device& d, nb::handle peer) { disable_peer_access(d, device_of(peer)); }, nb::is_method(),
+      [](const Device& d, nb::handle peer) { disable_peer_access(d, device_of(peer, "Device.disable_peer_access")); }, nb::is_method(),
       nb::name("disable_peer_access"), nb::scope(device), nb::arg("peer").none(), "Undo enable_peer_access (idempotent).");
 }
 

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -79,7 +80,11 @@ int location_of(nb::handle location, int fallback) {
     if (s == "cpu" || s == "host") return -1;
     throw nb::value_error(("ManagedMemoryResource: location '" + s + "' is not \"cpu\", \"host\" or a device").c_str());
   }
-  return nb::cast<int>(location.attr("__index__")());
+  nb::object index = nb::getattr(location, "__index__", nb::none());  // an int, a Device
+  if (index.is_none() || PyBool_Check(location.ptr()))
+    throw nb::type_error(("ManagedMemoryResource: location must be a Device, a device ordinal, \"cpu\" or None, got " +
+                          std::string(Py_TYPE(location.ptr())->tp_name)).c_str());
+  return static_cast<int>(int_arg(index(), "ManagedMemoryResource", "location", INT_MIN, INT_MAX));
 }
 
 const PyBuffer& open_buffer(nb::handle obj, const char* call) {
@@ -106,6 +111,7 @@ void py_deallocate(nb::handle self, nb::handle target, nb::handle size, nb::hand
     if (b.buffer.memory_resource().get() != &mr)
       throw nb::value_error(("MemoryResource.deallocate: " + b.buffer.describe() + " was not allocated by " +
                              mr.describe()).c_str());
+    if (!size.is_none()) size_arg(size, "MemoryResource.deallocate");  // checked; the Buffer knows its size
     if (stream.is_none()) b.buffer.close();
     else b.buffer.close(to_stream(stream, "MemoryResource.deallocate"));
     return;

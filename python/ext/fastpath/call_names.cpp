@@ -44,6 +44,8 @@ constexpr Rename kRenames[] = {
     {"MipmappedArray::create", "Device.create_mipmapped_array"},
     {"MipmappedArray::level", "MipmappedArray.get_level"},
     {"Kernel::max_potential_block_size_for", "KernelOccupancy.max_potential_block_size"},
+    {"Kernel::max_potential_block_size", "KernelOccupancy.max_potential_block_size"},
+    {"Kernel::max_active_blocks_per_multiprocessor", "KernelOccupancy.max_active_blocks_per_multiprocessor"},
     {"DeviceMemoryResource::register_mapped", "DeviceMemoryResource.register"},
     {"PinnedMemoryResource::register_mapped", "PinnedMemoryResource.register"},
     {"DeviceMemoryResource::export_buffer", "Buffer.get_ipc_descriptor"},

@@ -9,6 +9,7 @@
 
 #include "nanocuda/core/address_device.h"
 #include "core/py_buffer.h"
+#include "core/py_size.h"
 #include "fastpath/cupy_array.h"
 #include "fastpath/torch_tensor.h"
 #include "fastpath/type_cache.h"
@@ -280,7 +281,8 @@ uint64_t device_pointer(nb::handle obj, int device, const char* where, bool allo
     case Kind::Int: {
       if (!allow_int) break;
       uint64_t p = PyLong_AsUnsignedLongLong(obj.ptr());
-      if (p == static_cast<uint64_t>(-1) && PyErr_Occurred()) throw nb::python_error();
+      if (p == static_cast<uint64_t>(-1) && PyErr_Occurred()) [[unlikely]]  // < 0 or past 64 bits: say so, named
+        return PyErr_Clear(), size_arg(obj, where, "a device address");  // (not Python's bare OverflowError)
       return p;
     }
     case Kind::Torch: {
@@ -362,7 +364,7 @@ uint64_t stream_handle_int(nb::handle v, const std::string& where, const char* w
 // The one conversion of Python objects to streams. A bare int is refused: an int is not a
 // stream, and a wrong one crashes the driver; adopting a raw handle is Stream.from_handle(h).
 StreamRef to_stream(nb::handle obj, const char* where) {
-  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj).ref(where);
+  if (nb::isinstance<PyStream>(obj)) return open_stream_ref(obj, where);
   std::string call(where);
   if (PyLong_Check(obj.ptr()))
     raise_type(call + ": stream must be a Stream (or a torch/CuPy stream, or an object with "
@@ -370,7 +372,7 @@ StreamRef to_stream(nb::handle obj, const char* where) {
                "; wrap a raw CUstream handle with nanocuda.Stream.from_handle(h)");
   uint64_t handle = 0;
   if (nb::hasattr(obj, "__cuda_stream__")) {
-    nb::object t = obj.attr("__cuda_stream__")();
+    nb::object t = call_cuda_stream(obj, call);
     // The protocol: (version 0, handle int).
     if (!PyTuple_Check(t.ptr()) || PyTuple_GET_SIZE(t.ptr()) != 2)
       raise_type(call + ": " + py_type_name(obj) + ".__cuda_stream__() must return a (version, handle) "

@@ -160,6 +160,8 @@ void bind_graph(nb::module_& m) {
              return nb::borrow(self);
            })
       .def("__exit__", [](PyGraph& g, nb::handle exc_type, nb::handle, nb::handle) -> bool {
+             if (!g.capturing || !g.stream)  // a direct call: no with-block is open
+               throw nb::value_error("Graph.__exit__: the graph is not capturing; use `with graph.capture(stream):`");
              g.capturing = false;
              Graph captured = Graph::end_capture(*g.stream);
              if (!exc_type.is_none()) return false;  // discard the partial graph, re-raise
@@ -175,6 +177,8 @@ void bind_graph(nb::module_& m) {
            }, "Names of the captured kernel launches, in node order.")
       .def("upload", [](PyGraph& g, nb::handle stream) {
              Graph& graph = g.ready("Graph.upload");
+             if (stream.is_none() && !g.stream)  // instantiated from a GraphDefinition
+               throw nb::type_error("Graph.upload: this graph was not captured on a stream; pass the stream to upload on");
              graph.upload(stream.is_none() ? g.stream->ref() : to_stream(stream, "Graph.upload"));
            }, nb::arg("stream").none() = nb::none(),
            "Upload the graph's device work on `stream` ahead of its first launch (cuGraphUpload).")

@@ -107,7 +107,7 @@ CUgraphConditionalHandle handle_of(const GraphBuilder& b, nb::handle h, const ch
     throw nb::type_error((std::string(where) + ": expected a handle from "
                           "create_conditional_handle(), got " + Py_TYPE(h.ptr())->tp_name).c_str());
   if (nb::hasattr(h, "graph_id")) b.require_graph(nb::cast<std::uint64_t>(h.attr("graph_id")), where);
-  return nb::cast<CUgraphConditionalHandle>(h);
+  return static_cast<CUgraphConditionalHandle>(size_arg(h, where, "handle"));
 }
 
 nb::tuple as_tuple(const std::vector<GraphBuilder>& v) {
@@ -374,7 +374,7 @@ void bind_graph_builder(nb::module_& m) {
               "sharing the builder's graph, so explicit nodes can be added to a captured graph.")
       .def("__cuda_stream__", [](const GraphBuilder& b) {
              if (!b.is_building())
-               throw nb::value_error(("launch: " + b.describe() + " is not building; call "
+               throw nb::value_error(("GraphBuilder.__cuda_stream__: " + b.describe() + " is not building; call "
                                       "begin_building() before launching into it").c_str());
              return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(b.stream().handle()));
            }, "(0, stream handle) while building, so launches record into the graph.")

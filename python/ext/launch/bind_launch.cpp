@@ -7,11 +7,13 @@
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
+#include <climits>
 #include <optional>
 #include <string>
 
 #include "bindings.h"
 #include "interop/interop.h"
+#include "core/py_size.h"
 #include "launch/launch_config_args.h"
 #include "launch/launch_state.h"
 #include "fastpath/fastcall.h"
@@ -146,8 +148,11 @@ nb::object make_launcher(nb::handle kernel_obj, const LaunchConfig& config, nb::
   if (!tensor_maps.is_none()) {
     const ParamLayout& layout = kernel.param_layout();
     state->bound_maps.resize(layout.count());
-    for (auto [key, value] : nb::cast<nb::dict>(tensor_maps)) {
-      std::size_t i = nb::cast<std::size_t>(key);
+    if (!nb::isinstance<nb::dict>(tensor_maps))
+      throw nb::type_error((std::string("Kernel.bind: tensor_maps must be a dict {parameter index: TensorMap}, got ") +
+                            Py_TYPE(tensor_maps.ptr())->tp_name).c_str());
+    for (auto [key, value] : nb::borrow<nb::dict>(tensor_maps)) {
+      auto i = static_cast<std::size_t>(int_arg(key, "Kernel.bind", "a tensor_maps key (a parameter index)", 0, INT_MAX));
       std::string at = "Kernel.bind: tensor_maps[" + std::to_string(i) + "]";
       if (i >= layout.count())
         throw nb::value_error((at + ": kernel '" + kernel.name() + "' has only " +

@@ -16,7 +16,8 @@ class AdjacencySetProxy(MutableSet):
 
     def _edge(self, other: GraphNode) -> tuple[int, int]:
         if not _is_node(other):
-            raise TypeError(f"expected a GraphNode, got {type(other).__name__}")
+            side = "succ" if self._succ else "pred"  # the edge set of node.succ / node.pred
+            raise TypeError(f"GraphNode.{side}: expected a GraphNode, got {type(other).__name__}")
         # A destroyed node's stale handle goes to the core, which refuses it (CudaError) as
         # the driver does; only the entry node, which has no handle, is refused here.
         a, b = self._node._handle, other._handle

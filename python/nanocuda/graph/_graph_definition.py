@@ -17,6 +17,7 @@ from .._nanocuda import (
     LaunchConfig,
 )
 from .._nanocuda import _internal
+from ._checks import ordinal, ordinals, path_arg
 from ._graph_node import (
     _CLASS_OF_TYPE, AllocNode, ChildGraphNode, ConditionalNode, EmptyNode, EventRecordNode, EventWaitNode,
     FreeNode, GraphNode, HostCallbackNode, IfElseNode, IfNode, KernelNode, MemcpyNode, MemsetNode,
@@ -295,8 +296,8 @@ class GraphDefinition:
         if mt not in _MEMORY_TYPES:
             raise ValueError(f"'{memory_type}' is not a valid GraphMemoryType. Must be one of: "
                              + ", ".join(repr(t) for t in _MEMORY_TYPES))
-        dev = self._core.device.device_id if device is None else int(getattr(device, "device_id", device))
-        peers = [int(getattr(p, "device_id", p)) for p in (peer_access or ())]
+        dev = self._core.device.device_id if device is None else ordinal(device, "GraphDefinition.allocate", "device")
+        peers = ordinals(peer_access or (), "GraphDefinition.allocate", "peer_access")
         return self._new(self._core.add_alloc(deps, size, dev, mt, peers), AllocNode)
 
     def _deallocate(self, deps, dptr):
@@ -419,12 +420,11 @@ class GraphDefinition:
 
     def debug_dot_print(self, path: str, options: GraphDebugPrintOptions | None = None) -> None:
         """Write the graph as GraphViz DOT to `path`."""
-        if options is None:
-            options = GraphDebugPrintOptions()
-        elif not isinstance(options, GraphDebugPrintOptions):
+        if options is not None and not isinstance(options, GraphDebugPrintOptions):
             raise TypeError(f"GraphDefinition.debug_dot_print: options must be a GraphDebugPrintOptions "
                             f"or None, got {type(options).__name__}")
-        self._core.debug_dot_print(str(path), options)
+        path = path_arg(path, "GraphDefinition.debug_dot_print")  # str() of any object was a file name
+        self._core.debug_dot_print(path, GraphDebugPrintOptions() if options is None else options)
 
 
 # Each builder method of GraphDefinition adds an entry node: the entry node's method.

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from .._nanocuda import _internal
 from ._adjacency_set_proxy import AdjacencySetProxy
+from ._checks import items
 
 __all__ = [
     "AllocNode", "ChildGraphNode", "ConditionalNode", "EmptyNode", "EventRecordNode",
@@ -134,7 +135,7 @@ class GraphNode:
 
     @pred.setter
     def pred(self, value: Iterable[GraphNode]) -> None:
-        new = list(value)  # first: `node.pred |= s` assigns this node's own (live) view back
+        new = items(value, "GraphNode.pred", "the new pred")  # first: `node.pred |= s` assigns this node's own view back
         proxy = self.pred
         proxy.clear()
         for n in new:
@@ -147,7 +148,7 @@ class GraphNode:
 
     @succ.setter
     def succ(self, value: Iterable[GraphNode]) -> None:
-        new = list(value)  # first: `node.succ |= s` assigns this node's own (live) view back
+        new = items(value, "GraphNode.succ", "the new succ")  # first: `node.succ |= s` assigns this node's own view back
         proxy = self.succ
         proxy.clear()
         for n in new:
@@ -262,7 +263,7 @@ class KernelNode(GraphNode):
             args = self._extra("args")
             if args is None:
                 raise ValueError("KernelNode.update: the node's arguments are unknown; pass args")
-        self._graph._set_kernel(self, config or self.config, kernel or self.kernel, tuple(args))
+        self._graph._set_kernel(self, config or self.config, kernel or self.kernel, tuple(items(args, "KernelNode.update", "args")))
 
 
 class AllocNode(GraphNode):
@@ -400,6 +401,8 @@ class ConditionalNode(GraphNode):
     @property
     def branches(self) -> tuple:
         """The body graphs, as GraphDefinitions."""
+        if not self.is_valid:
+            self._checked()  # says the node was destroyed (.then would be an IndexError)
         return tuple(type(self._graph)._view(b, self._graph._tree) for b in self._extra("bodies", ()))
 
 
