@@ -171,16 +171,20 @@ void Buffer::copy_to(Buffer& dst, StreamRef stream) const {
   copy_between(dst, *this, size_, stream);
 }
 
-void Buffer::close() { close(stream_.ref()); }
+void Buffer::close() {
+  if (ptr_ == 0) return;
+  StreamRef stream = stream_.ref();
+  // A closed allocating stream was synchronized when it closed, so the legacy stream is a
+  // safe place to free.
+  free_in_order(stream.is_closed() ? StreamRef(CU_STREAM_LEGACY, stream_.device()) : stream);
+}
 
 void Buffer::close(StreamRef stream) {
   if (ptr_ == 0) return;
-  // A closed allocating stream was synchronized when it closed, so the legacy stream is a
-  // safe place to free.
-  if (stream.is_closed()) [[unlikely]] {
-    free_in_order(StreamRef(CU_STREAM_LEGACY, stream_.device()));
-    return;
-  }
+  // A stream the caller names must still exist: its handle may already be another stream's.
+  if (stream.is_closed()) [[unlikely]]
+    throw ValueError("Buffer::close", stream.describe() + ": the stream is closed; pass an open stream "
+                     "or none (the allocating stream)");
   free_in_order(stream);
 }
 

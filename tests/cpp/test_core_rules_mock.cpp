@@ -49,6 +49,21 @@ StreamRef stream_on(int device, std::uintptr_t handle) {
   return StreamRef(reinterpret_cast<CUstream>(handle), Device(device));
 }
 
+TEST(CoreRulesMock, BufferCloseRefusesAClosedStreamItIsGiven) {
+  if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
+  Stream s = Stream::create(Device(0));
+  Stream other = Stream::create(Device(0));
+  Buffer b(64, s);
+  other.close();
+  auto [call, what] = value_error_of([&] { b.close(other); });
+  EXPECT_EQ(call, "Buffer::close");
+  EXPECT_NE(what.find("the stream is closed"), std::string::npos) << what;
+  EXPECT_FALSE(b.is_closed());  // nothing freed
+  s.close();
+  b.close();  // its own stream closed: freed on the legacy stream
+  EXPECT_TRUE(b.is_closed());
+}
+
 TEST(CoreRulesMock, BufferCopiesCheckSizesInCppWords) {
   if (!on_mock()) GTEST_SKIP() << "runs under ctest, on tools/mock_libcuda.c";
   Buffer a(64, stream_on(0, 0xA10)), small(32, stream_on(0, 0xA10));

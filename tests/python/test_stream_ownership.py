@@ -81,6 +81,19 @@ def test_closed_owned_stream_is_a_clear_error_through_every_use_on_mock(mock_lib
         raises(lambda: Buffer(64, stream=s), ValueError, "closed")
         raises(lambda: nanocuda.launch(s, cfg, k, 0, 0, 0, 1), ValueError, "closed")
         raises(lambda: s.sync(), ValueError, "closed")
+        # Every call that takes the closed Stream names itself (the exact-Stream fast paths too),
+        # and a Buffer is not freed on a stream named closed (its handle may be another's now).
+        dev = nanocuda.Device()
+        raises(lambda: dev.allocate(64, stream=s), ValueError, "Device.allocate: ", "closed")
+        raises(lambda: dev.memory_resource.allocate(64, stream=s), ValueError, "MemoryResource.allocate: ", "closed")
+        raises(lambda: nanocuda.PinnedMemoryResource().allocate(64, stream=s), ValueError, "allocate: ", "closed")
+        live = Stream()
+        b = Buffer(64, stream=live)
+        raises(lambda: b.close(s), ValueError, "Buffer.close: ", "closed")
+        assert not b.is_closed  # refused before freeing anything
+        live.close()
+        b.close()  # the allocating stream is closed now: freed on the legacy stream, as documented
+        assert b.is_closed
         print("ok")
     """, prelude=PRELUDE, version="13.0")
 

@@ -60,7 +60,8 @@ class Buffer {
   // The copy the other way: all of this buffer into `dst` (default stream: dst's).
   void copy_to(Buffer& dst, StreamRef stream) const;
   void copy_to(Buffer& dst) const { copy_to(dst, dst.stream()); }
-  // Frees the memory in the order of `stream` (default: the allocating stream).
+  // Frees the memory in the order of `stream` (default: the allocating stream, or the legacy
+  // stream once that one is closed); ValueError when a `stream` given is closed.
   void close();
   void close(StreamRef stream);
   // Gives up the memory without freeing it; the Buffer reads as closed.

@@ -28,7 +28,7 @@ class PyStream {
   // The view passed down; a closed foreign stream is refused here, naming `call` (a closed
   // owned one by the view's own check, where it is used).
   [[nodiscard]] StreamRef ref(const char* call = "Stream") const {
-    if (foreign_closed_) [[unlikely]]
+    if (is_closed()) [[unlikely]]  // owned (closed with close()) or foreign (marked closed)
       throw_closed(call);
     return ref_;
   }
