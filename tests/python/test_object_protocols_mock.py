@@ -206,8 +206,14 @@ def test_wrong_types_are_type_errors_on_mock(mock_libcuda):
     k = Kernel.from_handle(0x1234)
     raises(lambda: k.occupancy.max_potential_block_size(..., 0), TypeError,
            "KernelOccupancy.max_potential_block_size: the dynamic shared memory is a number of bytes")
-    # a conversion with no converter of its own yet: a TypeError (errors.cpp), never std::bad_cast
-    raises(lambda: Buffer(64, shape="ab"), TypeError, "cannot convert")
+    # shape: an int or a sequence of ints (numpy's ints too), each error naming the call
+    raises(lambda: Buffer(64, shape="ab"), TypeError, "Buffer: shape must be an int or a sequence of ints, got str")
+    raises(lambda: Buffer(64, shape=(2, "a")), TypeError, "Buffer: each dimension of shape must be an int, got 'a'")
+    raises(lambda: Buffer(64, shape=(True,)), TypeError, "Buffer: each dimension of shape must be an int")
+    raises(lambda: Buffer(64, shape=(2**70,)), ValueError, "too large")
+    import numpy as np
+    assert Buffer(64, shape=np.int64(8), dtype="float64").shape == (8,)
+    assert Buffer(64, shape=[np.int32(4), 4], dtype="float32").shape == (4, 4)
     print("ok")
     """)
 

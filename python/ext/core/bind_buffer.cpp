@@ -35,14 +35,30 @@ uint64_t address_for_python(const PyBuffer& b) {
   return address;
 }
 
+// One dimension: an int or anything with __index__ (numpy's ints), never a bool.
+int64_t dimension_of(nb::handle d) {
+  if (PyBool_Check(d.ptr()) || !PyIndex_Check(d.ptr()))
+    throw nb::type_error(("Buffer: each dimension of shape must be an int, got " +
+                          nb::cast<std::string>(nb::repr(d))).c_str());
+  nb::object i = nb::steal(PyNumber_Index(d.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow) throw nb::value_error(("Buffer: dimension " + nb::cast<std::string>(nb::repr(d)) + " of shape is too large").c_str());
+  return v;
+}
+
 std::vector<int64_t> shape_of(nb::handle shape, std::size_t nbytes, const DType& dtype) {
   std::vector<int64_t> out;
   if (shape.is_none()) {
     out.push_back(static_cast<int64_t>(nbytes / dtype.itemsize()));
-  } else if (PyLong_Check(shape.ptr())) {
-    out.push_back(nb::cast<int64_t>(shape));
+  } else if (PyIndex_Check(shape.ptr()) && !PyBool_Check(shape.ptr())) {
+    out.push_back(dimension_of(shape));
+  } else if (PySequence_Check(shape.ptr()) && !PyUnicode_Check(shape.ptr()) && !PyBytes_Check(shape.ptr())) {
+    for (auto s : shape) out.push_back(dimension_of(s));
   } else {
-    for (auto s : shape) out.push_back(nb::cast<int64_t>(s));
+    throw nb::type_error(("Buffer: shape must be an int or a sequence of ints, got " +
+                          std::string(Py_TYPE(shape.ptr())->tp_name)).c_str());
   }
   return out;
 }

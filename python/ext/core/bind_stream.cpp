@@ -113,6 +113,8 @@ void bind_stream(nb::module_& m) {
                if (!nb::isinstance<Event>(event))
                  throw nb::type_error(("Stream.record: event must be a nanocuda.Event or None, got " +
                                        std::string(Py_TYPE(event.ptr())->tp_name)).c_str());
+               if (!options.is_none())  // options only make a new event: silently dropping them would surprise
+                 throw nb::value_error("Stream.record: options make a new Event; pass an event or options, not both");
                nb::cast<Event&>(event).record(s);
                return nb::borrow(event);
              }
