@@ -66,7 +66,7 @@ def test_bad_calls_raise_what_the_python_update_raised(mock_libcuda):
         raises(TypeError, "ExecutableKernelNode.update() takes 1 positional argument", lambda: v.update((a,)))
         raises(TypeError, "ExecutableKernelNode.update() got an unexpected keyword argument 'argz'",
                lambda: v.update(argz=(a,)))
-        raises(TypeError, "not iterable", lambda: v.update(args=5))
+        raises(TypeError, "ExecutableKernelNode.update: args must be a tuple or list", lambda: v.update(args=5))
         print("ok")
     """)
 

@@ -89,6 +89,12 @@ class ExecutableKernelNode(_Switchable):
         n = self._node
         if args is None:
             raise ValueError("ExecutableKernelNode.update: args are required (args=() for none)")
+        if not isinstance(args, (tuple, list)):
+            try:
+                args = tuple(args)
+            except TypeError:
+                raise TypeError("ExecutableKernelNode.update: args must be a tuple or list of the kernel's "
+                                f"arguments, got {type(args).__name__}") from None
         handle = n._checked()
         if config is None and kernel is None:  # the node keeps its kernel and configuration here
             _internal.graph_exec_update_args(self._exec, handle, tuple(args))
