@@ -28,7 +28,8 @@ class PyStream {
   // The view passed down; a closed foreign stream is refused here, naming `call` (a closed
   // owned one by the view's own check, where it is used).
   [[nodiscard]] StreamRef ref(const char* call = "Stream") const {
-    if (is_closed()) [[unlikely]]  // owned (closed with close()) or foreign (marked closed)
+    // Owned and closed with close() (the state's flag, read inline), or foreign and marked closed.
+    if (foreign_closed_ || ref_.is_closed()) [[unlikely]]
       throw_closed(call);
     return ref_;
   }
