@@ -83,7 +83,6 @@ REASON = {
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
     "cuda.core.system.nvml": "an NVML query nanocuda.system does not make yet (it has devices, memory, PCI, "
                              "affinity, P-states, processes, MIG, InfoROM and device events)",
-    "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's scope",
 }
 NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
 
@@ -130,9 +129,6 @@ def cuda_core_rows():
     for name in public(cuda.core.utils):
         obj = getattr(cuda.core.utils, name)
         why = None
-        if name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
-                      "MemcpyOverlapMode", "MemcpySrcAccessOrder"):
-            why = REASON["cuda.core.utils.batch"]
         if inspect.isclass(obj) and name == "StridedMemoryView":
             add_class("cuda.core.utils", f"utils.{name}", obj, "utils.StridedMemoryView")
         else:
