@@ -7,8 +7,10 @@
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "bindings.h"
 #include "interop/interop.h"
@@ -249,6 +251,26 @@ void bind_launch(nb::module_& m) {
            "clusters, as in cuda.core (grid=4, cluster=2 runs 8 blocks); cooperative "
            "(cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: "
            "programmatic_stream_serialization).")
+      // Reached only when the keywords above do not fit (valid calls take the overload above):
+      // nanobind's own message would list C++ signatures, so name the rule in Python terms.
+      .def("__init__",
+           [](LaunchConfig*, nb::args args, nb::kwargs kwargs) {
+             if (args.size() != 0)
+               throw nb::type_error("LaunchConfig: takes keyword arguments only, e.g. LaunchConfig(grid=4, block=128)");
+             std::string unknown;
+             static constexpr std::string_view kKnown[] = {
+                 "grid", "block", "shared_mem", "cluster", "cooperative", "pdl", "shmem_size",
+                 "cooperative_launch", "is_cooperative", "programmatic_stream_serialization"};
+             for (auto [key, value] : kwargs) {
+               std::string k = nb::cast<std::string>(key);
+               if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
+                 unknown += (unknown.empty() ? "'" : ", '") + k + "'";
+             }
+             throw nb::type_error(("LaunchConfig: unknown argument " + unknown +
+                                   "; it takes grid, block, shared_mem (shmem_size), cluster, cooperative "
+                                   "(is_cooperative), pdl (programmatic_stream_serialization); a stream goes to "
+                                   "launch(stream, config, kernel, *args)").c_str());
+           })
       .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); },
                    "Blocks per grid, (x, y, z); clusters per grid when cluster is set.")
       .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
