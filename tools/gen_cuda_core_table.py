@@ -307,6 +307,14 @@ def status(qual, owner, member, why, extra, branch_label):
 
 
 PRIVATE_HEADING = "## cuda.core tests out of scope: private modules and packaging"
+# Hand-written (the results of running cuda.core's examples on the GPU): kept as it is, last.
+EXAMPLES_HEADING = "## cuda.core's examples"
+
+
+def kept_examples_section() -> str:
+    text = OUT.read_text() if OUT.exists() else ""
+    at = text.find("\n" + EXAMPLES_HEADING + "\n")
+    return text[at:].rstrip("\n") + "\n" if at >= 0 else ""
 
 
 def private_tests_section() -> list[str]:
@@ -336,7 +344,7 @@ def write_private_section_only() -> None:
     """Replaces (or appends) just the private-tests section, leaving the name table as it is."""
     text = OUT.read_text()
     head = text.split("\n" + PRIVATE_HEADING + "\n")[0].rstrip("\n")
-    OUT.write_text(head + "\n" + "\n".join(private_tests_section()) + "\n")
+    OUT.write_text(head + "\n" + "\n".join(private_tests_section()) + "\n" + kept_examples_section())
 
 
 def main() -> None:
@@ -388,7 +396,7 @@ def main() -> None:
             section = s
         lines.append(f"| `{q}` | {text} |")
     lines += private_tests_section()
-    OUT.write_text("\n".join(lines) + "\n")
+    OUT.write_text("\n".join(lines) + "\n" + kept_examples_section())
     print(f"{OUT}: {present}/{len(rows)}")
 
 
