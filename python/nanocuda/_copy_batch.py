@@ -9,7 +9,7 @@ from typing import Optional, Union
 from ._host import Host
 from ._managed_buffer import _location
 from ._nanocuda import Buffer, Device, GraphBuilder, _internal
-from .typing import _StrEnum
+from ._str_enum import _StrEnum
 
 __all__ = ["CopyOptions", "MemcpyOverlapMode", "MemcpySrcAccessOrder", "copy_batch"]
 

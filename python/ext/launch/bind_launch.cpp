@@ -8,13 +8,18 @@
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "bindings.h"
 #include "interop/interop.h"
 #include "launch/launch_config_args.h"
+#include "launch/py_graph.h"
+#include "nanocuda/launch/host_launch.h"
 #include "launch/launch_state.h"
 #include "fastpath/fastcall.h"
 #include "tma/py_tensor_map.h"
@@ -291,6 +296,30 @@ void bind_launch(nb::module_& m) {
                    "True for programmatic dependent launch (overlaps the previous kernel's tail).")
       .def("__repr__", [](const LaunchConfig& c) { return "LaunchConfig" + c.describe(); });
 
+  internal_module(m).def("host_launch",
+         [](nb::handle stream, nb::handle fn, const char* call) {
+           StreamRef s = to_stream(stream, call);
+           if (nb::isinstance<nb::tuple>(fn)) {  // (CUhostFn address, data address, what to keep): a ctypes function
+             auto parts = nb::cast<nb::tuple>(fn);
+             PyObject* keep = parts[2].ptr();
+             Py_INCREF(keep);
+             std::shared_ptr<void> held(keep, [](void* p) {  // released on the driver's thread
+               if (!Py_IsInitialized()) return;
+               PyGILState_STATE gil = PyGILState_Ensure();
+               Py_DECREF(static_cast<PyObject*>(p));
+               PyGILState_Release(gil);
+             });
+             host_launch(s, reinterpret_cast<CUhostFn>(nb::cast<std::uintptr_t>(parts[0])),
+                         reinterpret_cast<void*>(nb::cast<std::uintptr_t>(parts[1])), std::move(held), call);
+             return;
+           }
+           CUhostFn run = nullptr;
+           std::shared_ptr<void> cb = make_py_callback(fn, &run);
+           host_launch(s, run, cb.get(), cb, call);
+         },
+         nb::arg("stream"), nb::arg("fn"), nb::arg("call"),
+         "cuLaunchHostFunc once after the stream's earlier work: fn() with the GIL, or a ctypes "
+         "function's (address, data, keep) from nanocuda.graph._host_fn_parts.");
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   g_config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
   g_kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
