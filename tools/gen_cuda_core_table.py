@@ -83,7 +83,6 @@ REASON = {
     "cuda.core.texture": "texture and surface objects are outside nanocuda's scope",
     "cuda.core.system.nvml": "an NVML query nanocuda.system does not make yet (it has devices, memory, PCI, "
                              "affinity, P-states, processes, MIG, InfoROM and device events)",
-    "cuda.core.utils.batch": "batched copies/prefetches are outside nanocuda's scope",
 }
 NVML_FREE_SYSTEM = {"get_num_devices", "get_driver_version", "get_driver_version_full", "get_user_mode_driver_version"}
 
@@ -130,9 +129,6 @@ def cuda_core_rows():
     for name in public(cuda.core.utils):
         obj = getattr(cuda.core.utils, name)
         why = None
-        if name in ("copy_batch", "discard_batch", "discard_prefetch_batch", "prefetch_batch", "CopyOptions",
-                      "MemcpyOverlapMode", "MemcpySrcAccessOrder"):
-            why = REASON["cuda.core.utils.batch"]
         if inspect.isclass(obj) and name == "StridedMemoryView":
             add_class("cuda.core.utils", f"utils.{name}", obj, "utils.StridedMemoryView")
         else:
@@ -311,6 +307,14 @@ def status(qual, owner, member, why, extra, branch_label):
 
 
 PRIVATE_HEADING = "## cuda.core tests out of scope: private modules and packaging"
+# Hand-written (the results of running cuda.core's examples on the GPU): kept as it is, last.
+EXAMPLES_HEADING = "## cuda.core's examples"
+
+
+def kept_examples_section() -> str:
+    text = OUT.read_text() if OUT.exists() else ""
+    at = text.find("\n" + EXAMPLES_HEADING + "\n")
+    return text[at:].rstrip("\n") + "\n" if at >= 0 else ""
 
 
 def private_tests_section() -> list[str]:
@@ -340,7 +344,7 @@ def write_private_section_only() -> None:
     """Replaces (or appends) just the private-tests section, leaving the name table as it is."""
     text = OUT.read_text()
     head = text.split("\n" + PRIVATE_HEADING + "\n")[0].rstrip("\n")
-    OUT.write_text(head + "\n" + "\n".join(private_tests_section()) + "\n")
+    OUT.write_text(head + "\n" + "\n".join(private_tests_section()) + "\n" + kept_examples_section())
 
 
 def main() -> None:
@@ -392,7 +396,7 @@ def main() -> None:
             section = s
         lines.append(f"| `{q}` | {text} |")
     lines += private_tests_section()
-    OUT.write_text("\n".join(lines) + "\n")
+    OUT.write_text("\n".join(lines) + "\n" + kept_examples_section())
     print(f"{OUT}: {present}/{len(rows)}")
 
 

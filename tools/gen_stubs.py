@@ -206,6 +206,12 @@ def main() -> None:
     # Takes nb::args only to refuse arguments with its own message: the stub says it takes none.
     text = text.replace("    def get_all_devices(*args, **kwargs) -> tuple:",
                         "    def get_all_devices() -> tuple[Device, ...]:")
+    # LaunchConfig's (*args, **kwargs) overload exists only to word the error for arguments the
+    # keyword overload does not take: the stub keeps the one real signature.
+    text = text.replace("    @overload\n    def __init__(self, *args, **kwargs) -> None: ...\n\n", "")
+    text = text.replace("    @overload\n    def __init__(self, *, grid:", "    def __init__(self, *, grid:")
+    if "@overload" not in text:
+        text = text.replace("from typing import overload\n", "")
     # The aliases go after stubgen's imports, before the first class.
     first = re.search(r"^class ", text, flags=re.M).start()
     text = text[:first] + ALIASES.read_text() + "\n" + text[first:] + "\n" + HANDWRITTEN.read_text()

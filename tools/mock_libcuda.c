@@ -334,6 +334,7 @@ static CUresult fail(void) { return fail_code; }
 #include "mock_libcuda_gmem.h"
 #include "mock_libcuda_launch.h"
 #include "mock_libcuda_kset.h"
+#include "mock_libcuda_batch.h"
 
 CUresult cuInit(unsigned flags) { (void)flags; return 0; }
 
@@ -373,6 +374,7 @@ CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int v, unsigned long
   else if (!strcmp(symbol, "cuLibraryGetKernel")) *fn = (void*)handle;
   else if (!strcmp(symbol, "cuLaunchKernel") && getenv("NANOCUDA_MOCK_LAUNCH_FRAMES")) *fn = (void*)launch_frames;
   else if (!strcmp(symbol, "cuLaunchKernel")) *fn = (void*)launch_on;
+  else if (batch_symbol(symbol, fn)) {} /* mock_libcuda_batch.h */
   else if (!strcmp(symbol, "cuMemcpyAsync")) *fn = (void*)memcpy_on;
   else if (!strcmp(symbol, "cuMemcpyPeerAsync")) *fn = (void*)memcpy_peer_on;
   else if (!strcmp(symbol, "cuLibraryLoadData")) *fn = (void*)handle;

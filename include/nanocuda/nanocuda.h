@@ -31,6 +31,7 @@
 #include "nanocuda/launch/graph.h"
 #include "nanocuda/launch/graph_builder.h"
 #include "nanocuda/launch/graph_topology.h"
+#include "nanocuda/launch/host_launch.h"
 #include "nanocuda/launch/launch_config.h"
 #include "nanocuda/launch/param_buffer.h"
 #include "nanocuda/compile/param_layout.h"

@@ -86,6 +86,7 @@ from . import _memory_resource  # noqa: F401  (Python MemoryResource subclasses 
 from ._strided_memory_view import StridedMemoryView, args_viewable_as_strided_memory
 from . import graph, system, utils
 from .graph import GraphCompleteOptions  # cuda.core's: checks upload_stream on use (graph/__init__.py)
+from ._host_launch import host_launch
 from . import _ipc
 
 _ipc.register()  # Buffers of IPC-enabled pools and IPC events pickle through multiprocessing
@@ -159,6 +160,7 @@ __all__ = [
     "compile_cache_enabled",
     "copy",
     "launch",
+    "host_launch",
     "driver_library",
     "driver_version",
     "include_dir",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, SupportsInt, Union, runtime_checkable
 
@@ -52,13 +51,7 @@ class IsStreamType(Protocol):
     def __cuda_stream__(self) -> tuple[int, int]: ...
 
 
-if hasattr(enum, "StrEnum"):
-    _StrEnum = enum.StrEnum
-else:  # Python 3.10: the same behaviour (str(member) is its value)
-
-    class _StrEnum(str, enum.Enum):
-        def __str__(self) -> str:
-            return str(self.value)
+from ._str_enum import _StrEnum  # also used by modules `import nanocuda` loads (this one it must not)
 
 
 # The enums are str subclasses: each member equals the string nanocuda's calls already take,

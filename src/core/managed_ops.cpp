@@ -1,10 +1,12 @@
-// Managed-memory range operations: batched prefetch/discard, advice and its queries.
+// Batched memory operations: managed prefetch/discard, advice and its queries, batched copies.
 #include "nanocuda/core/managed_ops.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "nanocuda/core/address_device.h"
 #include "nanocuda/core/device.h"
+#include "nanocuda/core/graph_memory_resource.h"
 #include "nanocuda/driver/check.h"
 
 namespace nanocuda {
@@ -162,6 +164,63 @@ void discard_prefetch_batch(const std::vector<ManagedRange>& ranges, const std::
   NANOCUDA_CALL(cuMemDiscardAndPrefetchBatchAsync, [&] { return std::string(call) + " on " + stream.describe(); },
                 ptrs.data(), sizes.data(), ptrs.size(), t.locations.data(), t.first_index.data(), t.locations.size(),
                 0ull, stream.handle());
+}
+
+CUmemcpySrcAccessOrder src_access_order_from_name(std::string_view name, const char* call) {
+  if (name == "stream") return CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  if (name == "during_api_call") return CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL;
+  if (name == "any") return CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
+  throw ValueError(call, "unknown source access order '" + std::string(name) +
+                             "' (expected 'stream', 'during_api_call' or 'any')");
+}
+
+void copy_batch(const std::vector<BatchCopy>& copies, const std::vector<BatchCopyAttributes>& attrs,
+                StreamRef stream, const char* call) {
+  if (copies.empty()) return;
+  if (attrs.size() != 1 && attrs.size() != copies.size())
+    throw ValueError(std::string(call) + ": " + std::to_string(attrs.size()) + " options for " +
+                     std::to_string(copies.size()) + " copies; the length must be 1 or the number of copies");
+  for (std::size_t i = 0; i < copies.size(); ++i)
+    if (copies[i].size != copies[i].dst_size)
+      throw ValueError(std::string(call) + ": copy " + std::to_string(i) + " has a " + std::to_string(copies[i].size) +
+                       "-byte source and a " + std::to_string(copies[i].dst_size) +
+                       "-byte destination; the sizes must match");
+  if (is_capturing(stream))
+    throw std::runtime_error(std::string(call) + ": " + stream.describe() +
+                             " is capturing a graph, and a batched copy has no graph node; capture "
+                             "Buffer.copy_to per buffer instead");
+  // Runs of equal attributes share one driver entry (attrsIdxs holds each run's first copy).
+  std::vector<CUmemcpyAttributes> table;
+  std::vector<std::size_t> first_index;
+  bool sync_after = false;
+  auto attr = [&](std::size_t i) -> const BatchCopyAttributes& { return attrs[attrs.size() == 1 ? 0 : i]; };
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const BatchCopyAttributes& a = attr(i);
+    sync_after = sync_after || a.src_access_order == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL;
+    if (i > 0 && a == attr(i - 1)) continue;
+    CUmemcpyAttributes d{};
+    d.srcAccessOrder = a.src_access_order;
+    if (a.src_hint) d.srcLocHint = to_driver(*a.src_hint, call);
+    if (a.dst_hint) d.dstLocHint = to_driver(*a.dst_hint, call);
+    d.flags = a.prefer_overlap ? CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE : CU_MEMCPY_FLAG_DEFAULT;
+    table.push_back(d);
+    first_index.push_back(i);
+  }
+  const auto& api = detail::driver();
+  CurrentContext guard(stream.context());
+  CUstream h = stream.handle();
+  if (!detail::entry_point_available(api.cuMemcpyBatchAsync) || h == nullptr || h == CU_STREAM_LEGACY) {
+    for (std::size_t i = 0; i < copies.size(); ++i)
+      NANOCUDA_CALL(cuMemcpyAsync, [&] { return std::string(call) + ": copy " + std::to_string(i); }, copies[i].dst,
+                    copies[i].src, copies[i].size, h);
+    if (sync_after) NANOCUDA_CALL(cuStreamSynchronize, [&] { return std::string(call) + " on " + stream.describe(); }, h);
+    return;
+  }
+  std::vector<CUdeviceptr> dsts, srcs;
+  std::vector<std::size_t> sizes;
+  for (const auto& c : copies) dsts.push_back(c.dst), srcs.push_back(c.src), sizes.push_back(c.size);
+  NANOCUDA_CALL(cuMemcpyBatchAsync, [&] { return std::string(call) + " on " + stream.describe(); }, dsts.data(),
+                srcs.data(), sizes.data(), copies.size(), table.data(), first_index.data(), table.size(), h);
 }
 
 void advise(const ManagedRange& range, CUmem_advise advice, const std::optional<MemoryLocation>& location,

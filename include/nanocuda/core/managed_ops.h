@@ -1,4 +1,4 @@
-// Managed-memory range operations: batched prefetch and discard, and the advice in force.
+// Batched memory operations: managed-memory prefetch/discard and advice, and batched copies.
 #pragma once
 
 #include <cuda.h>
@@ -53,6 +53,38 @@ void discard_batch(const std::vector<ManagedRange>& ranges, StreamRef stream, co
 // Discards, then prefetches to the locations (cuMemDiscardAndPrefetchBatchAsync, CUDA 13).
 void discard_prefetch_batch(const std::vector<ManagedRange>& ranges, const std::vector<MemoryLocation>& locations,
                             StreamRef stream, const char* call);
+
+// One copy of a batch: `size` bytes from `src` to `dst`, whose capacity `dst_size` must be
+// the same (copy_batch checks: ValueError).
+struct BatchCopy {
+  CUdeviceptr dst = 0;
+  CUdeviceptr src = 0;
+  std::size_t size = 0;
+  std::size_t dst_size = 0;
+};
+
+// How one copy of a batch may read its source, and hints for where its operands live.
+struct BatchCopyAttributes {
+  CUmemcpySrcAccessOrder src_access_order = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  std::optional<MemoryLocation> src_hint;
+  std::optional<MemoryLocation> dst_hint;
+  bool prefer_overlap = false;  // CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE
+  bool operator==(const BatchCopyAttributes&) const = default;
+};
+
+// The access order called `name` ("stream", "during_api_call", "any"); ValueError naming
+// `call` for another name.
+[[nodiscard]] CUmemcpySrcAccessOrder src_access_order_from_name(std::string_view name, const char* call);
+
+// Queues the copies on `stream` (the batch as a whole is stream-ordered; copies within it are
+// not ordered, so they must not overlap): `attrs` holds one entry for all the copies or one
+// per copy (ValueError otherwise). One cuMemcpyBatchAsync where the driver has it (CUDA 13)
+// and the stream is a created one; on a driver without it, or on the legacy default stream
+// (which cuMemcpyBatchAsync refuses), one cuMemcpyAsync per copy, then a stream sync when a
+// copy asked for DURING_API_CALL (its source must be read before the call returns). A
+// capturing stream is refused (std::runtime_error): the driver has no graph node for it.
+void copy_batch(const std::vector<BatchCopy>& copies, const std::vector<BatchCopyAttributes>& attrs,
+                StreamRef stream, const char* call);
 
 // cuMemAdvise for one range: SET/UNSET_READ_MOSTLY (no location), SET/UNSET_PREFERRED_LOCATION
 // and SET/UNSET_ACCESSED_BY (a device or the host; ValueError for NUMA kinds there).

@@ -149,6 +149,7 @@ namespace nanocuda::detail {
   X(cuMemPrefetchBatchAsync, 13000)             \
   X(cuMemDiscardBatchAsync, 13000)              \
   X(cuMemDiscardAndPrefetchBatchAsync, 13000)   \
+  X(cuMemcpyBatchAsync, 13000)                  \
   X(cuMemGetAllocationGranularity, 10020)        \
   X(cuMemCreate, 10020)                          \
   X(cuMemRelease, 10020)                         \

@@ -1,5 +1,5 @@
 // Python glue for managed-memory range operations (ManagedBuffer, utils.prefetch_batch and
-// friends): locations arrive as (kind, id) pairs from nanocuda._managed_buffer.
+// friends) and utils.copy_batch: locations arrive as (kind, id) pairs from nanocuda._managed_buffer.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
@@ -93,6 +93,28 @@ void bind_managed_ops(nb::module_& m) {
          },
          nb::arg("stream"), nb::arg("buffers"), nb::arg("locations"), nb::arg("call"),
          "cuMemDiscardAndPrefetchBatchAsync over Buffers.");
+  in.def("copy_batch",
+         [](nb::handle stream, nb::handle srcs, nb::handle dsts, nb::handle options, const char* call) {
+           StreamRef s = to_stream(stream, call);
+           std::vector<BatchCopy> copies;
+           nb::list src_list = nb::list(srcs), dst_list = nb::list(dsts);
+           for (std::size_t i = 0; i < src_list.size() && i < dst_list.size(); ++i) {
+             ManagedRange from = range_of(src_list[i], call), to = range_of(dst_list[i], call);
+             copies.push_back({to.ptr, from.ptr, from.size, to.size});
+           }
+           std::vector<BatchCopyAttributes> attrs;
+           for (nb::handle o : options) {  // (access order name, src hint, dst hint, prefer overlap)
+             BatchCopyAttributes a;
+             a.src_access_order = src_access_order_from_name(nb::cast<std::string>(o[0]), call);
+             if (!o[1].is_none()) a.src_hint = location_arg(o[1], call);
+             if (!o[2].is_none()) a.dst_hint = location_arg(o[2], call);
+             a.prefer_overlap = nb::cast<bool>(o[3]);
+             attrs.push_back(a);
+           }
+           copy_batch(copies, attrs, s, call);
+         },
+         nb::arg("stream"), nb::arg("srcs"), nb::arg("dsts"), nb::arg("options"), nb::arg("call"),
+         "cuMemcpyBatchAsync over paired Buffers; options: one (order, src hint, dst hint, overlap) or one per copy.");
   in.def("managed_advise",
          [](nb::handle buffer, const std::string& advice, nb::handle location, const char* call) {
            ManagedRange r = range_of(buffer, call);

@@ -7,14 +7,21 @@
 
 #include <structmember.h>  // PyMemberDef (T_PYSSIZET, READONLY) on Python < 3.12
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "bindings.h"
 #include "interop/interop.h"
 #include "core/py_size.h"
 #include "launch/launch_config_args.h"
+#include "launch/py_graph.h"
+#include "nanocuda/launch/host_launch.h"
 #include "launch/launch_state.h"
 #include "fastpath/fastcall.h"
 #include "tma/py_tensor_map.h"
@@ -254,6 +261,26 @@ void bind_launch(nb::module_& m) {
            "clusters, as in cuda.core (grid=4, cluster=2 runs 8 blocks); cooperative "
            "(cuda.core: is_cooperative); pdl: programmatic dependent launch (cuda.core: "
            "programmatic_stream_serialization).")
+      // Reached only when the keywords above do not fit (valid calls take the overload above):
+      // nanobind's own message would list C++ signatures, so name the rule in Python terms.
+      .def("__init__",
+           [](LaunchConfig*, nb::args args, nb::kwargs kwargs) {
+             if (args.size() != 0)
+               throw nb::type_error("LaunchConfig: takes keyword arguments only, e.g. LaunchConfig(grid=4, block=128)");
+             std::string unknown;
+             static constexpr std::string_view kKnown[] = {
+                 "grid", "block", "shared_mem", "cluster", "cooperative", "pdl", "shmem_size",
+                 "cooperative_launch", "is_cooperative", "programmatic_stream_serialization"};
+             for (auto [key, value] : kwargs) {
+               std::string k = nb::cast<std::string>(key);
+               if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
+                 unknown += (unknown.empty() ? "'" : ", '") + k + "'";
+             }
+             throw nb::type_error(("LaunchConfig: unknown argument " + unknown +
+                                   "; it takes grid, block, shared_mem (shmem_size), cluster, cooperative "
+                                   "(is_cooperative), pdl (programmatic_stream_serialization); a stream goes to "
+                                   "launch(stream, config, kernel, *args)").c_str());
+           })
       .def_prop_ro("grid", [](const LaunchConfig& c) { return from_dim3(c.grid); },
                    "Blocks per grid, (x, y, z); clusters per grid when cluster is set.")
       .def_prop_ro("block", [](const LaunchConfig& c) { return from_dim3(c.block); }, "Threads per block, (x, y, z).")
@@ -274,6 +301,30 @@ void bind_launch(nb::module_& m) {
                    "True for programmatic dependent launch (overlaps the previous kernel's tail).")
       .def("__repr__", [](const LaunchConfig& c) { return "LaunchConfig" + c.describe(); });
 
+  internal_module(m).def("host_launch",
+         [](nb::handle stream, nb::handle fn, const char* call) {
+           StreamRef s = to_stream(stream, call);
+           if (nb::isinstance<nb::tuple>(fn)) {  // (CUhostFn address, data address, what to keep): a ctypes function
+             auto parts = nb::cast<nb::tuple>(fn);
+             PyObject* keep = parts[2].ptr();
+             Py_INCREF(keep);
+             std::shared_ptr<void> held(keep, [](void* p) {  // released on the driver's thread
+               if (!Py_IsInitialized()) return;
+               PyGILState_STATE gil = PyGILState_Ensure();
+               Py_DECREF(static_cast<PyObject*>(p));
+               PyGILState_Release(gil);
+             });
+             host_launch(s, reinterpret_cast<CUhostFn>(nb::cast<std::uintptr_t>(parts[0])),
+                         reinterpret_cast<void*>(nb::cast<std::uintptr_t>(parts[1])), std::move(held), call);
+             return;
+           }
+           CUhostFn run = nullptr;
+           std::shared_ptr<void> cb = make_py_callback(fn, &run);
+           host_launch(s, run, cb.get(), cb, call);
+         },
+         nb::arg("stream"), nb::arg("fn"), nb::arg("call"),
+         "cuLaunchHostFunc once after the stream's earlier work: fn() with the GIL, or a ctypes "
+         "function's (address, data, keep) from nanocuda.graph._host_fn_parts.");
   g_stream_type = reinterpret_cast<PyTypeObject*>(nb::type<PyStream>().ptr());
   g_config_type = reinterpret_cast<PyTypeObject*>(nb::type<LaunchConfig>().ptr());
   g_kernel_type = reinterpret_cast<PyTypeObject*>(nb::type<Kernel>().ptr());
