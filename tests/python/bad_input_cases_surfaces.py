@@ -282,6 +282,7 @@ CASES = [
     ("sweep-replace-address-huge", "TensorMap.from_bytes(bytes(128)).replace_address(2**70)", V, r"TensorMap.replace_address: a device address \d+ does not fit in 64 bits", False),
     ("sweep-builder-memcpy-negative", "builder().memcpy(-1, buf, 64)", V, r"GraphBuilder.memcpy: a device address must be >= 0, got -1", True),
     ("sweep-closed-stream-buffer", "t = nanocuda.Stream(); t.close(); nanocuda.Buffer(64, stream=t)", V, r"^Buffer: the stream is closed", True),  # was StreamRef.handle's
+    ("buffer-copy-to-new-bad-stream", "nanocuda.Buffer(64, stream=s).copy_to(stream=dev.create_event())", T, r"^Buffer.copy_to: expected a stream", True),
     ("stream-record-event-and-options", "s.record(dev.create_event(), {'enable_timing': True})", V, r"^Stream.record: options make a new Event; pass an event or options, not both", True),
     ("sweep-closed-stream-record", "t = nanocuda.Stream(); t.close(); dev.create_event().record(t)", V, r"^Event.record: the stream is closed", True),
     ("sweep-builder-as-stream-not-building", "buf.set_deallocation_stream(dev.create_graph_builder())", V, r"^Buffer.set_deallocation_stream: GraphBuilder.__cuda_stream__: .* is not building", True),

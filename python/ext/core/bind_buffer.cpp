@@ -192,6 +192,7 @@ void bind_buffer(nb::module_& m) {
       .def("copy_to", [](nb::handle self, nb::handle dst, nb::handle stream) -> nb::object {
              auto& b = nb::cast<PyBuffer&>(self);
              nb::object out = nb::borrow(dst);
+             if (!stream.is_none()) (void)to_stream(stream, "Buffer.copy_to");  // checked before any allocation
              if (dst.is_none()) {  // a new buffer from the same resource (or the device's)
                nb::object s = stream.is_none() ? stream_object(b.buffer.stream()) : nb::borrow(stream);
                const auto& mr = b.buffer.memory_resource();
