@@ -1,9 +1,7 @@
 // Rules the core owns for both languages: Buffer copies, the default stream, green streams, hidden waits.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -11,6 +9,7 @@
 
 #include "nanocuda/core/green_context.h"
 #include "nanocuda/core/wait_hooks.h"
+#include "mock_values.h"
 #include "nanocuda/nanocuda.h"
 
 namespace {
@@ -20,17 +19,8 @@ using nanocuda::Device;
 using nanocuda::Stream;
 using nanocuda::StreamRef;
 
-bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
-
-template <class T>
-T mock_value(const char* name) {  // dlopen of the mock's path gives the copy nanocuda loaded
-  void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
-  if (!lib) return T{};
-  auto* v = static_cast<T*>(dlsym(lib, name));
-  T out = v ? *v : T{};
-  dlclose(lib);
-  return out;
-}
+using nanocuda_test::mock_value;
+using nanocuda_test::on_mock;
 unsigned long long peer_copies() { return mock_value<unsigned long long>("nanocuda_mock_peer_copies"); }
 void* last_stream() { return mock_value<void*>("nanocuda_mock_last_stream"); }
 

@@ -1,13 +1,12 @@
 // Stream owns, StreamRef views: the CUstream a view names reaches the driver, only owners destroy.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <type_traits>
 
+#include "mock_values.h"
 #include "nanocuda/nanocuda.h"
 
 namespace {
@@ -19,18 +18,8 @@ using nanocuda::Launcher;
 using nanocuda::Stream;
 using nanocuda::StreamRef;
 
-bool on_mock() { return std::getenv("NANOCUDA_MOCK_CURRENT_DEVICE") != nullptr; }
-
-// A variable of the mock nanocuda loaded (dlopen of its path gives the same copy).
-template <class T>
-T mock_value(const char* name) {
-  void* lib = dlopen(std::getenv("NANOCUDA_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
-  if (!lib) return T{};
-  auto* v = static_cast<T*>(dlsym(lib, name));
-  T out = v ? *v : T{};
-  dlclose(lib);
-  return out;
-}
+using nanocuda_test::mock_value;
+using nanocuda_test::on_mock;
 unsigned long long stream_destroys() { return mock_value<unsigned long long>("nanocuda_mock_stream_destroys"); }
 void* last_stream() { return mock_value<void*>("nanocuda_mock_last_stream"); }
 
