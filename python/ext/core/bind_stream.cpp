@@ -24,7 +24,7 @@ void PyStream::close() {
 }
 
 void PyStream::throw_closed(const char* call) const {
-  throw ValueError(call, ref_.describe() + ": the stream is closed");
+  throw ValueError(call, "the stream is closed (" + ref_.describe() + ")");
 }
 
 bool is_stream_like(nb::handle obj, bool torch) {

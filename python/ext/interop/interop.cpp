@@ -364,7 +364,7 @@ uint64_t stream_handle_int(nb::handle v, const std::string& where, const char* w
 // The one conversion of Python objects to streams. A bare int is refused: an int is not a
 // stream, and a wrong one crashes the driver; adopting a raw handle is Stream.from_handle(h).
 StreamRef to_stream(nb::handle obj, const char* where) {
-  if (nb::isinstance<PyStream>(obj)) return open_stream_ref(obj, where);
+  if (nb::isinstance<PyStream>(obj)) return nb::cast<const PyStream&>(obj).ref(where);  // a closed one refused there
   std::string call(where);
   if (PyLong_Check(obj.ptr()))
     raise_type(call + ": stream must be a Stream (or a torch/CuPy stream, or an object with "

@@ -59,9 +59,8 @@ bool has_device_pointer(nanobind::handle obj);
 // A nanocuda Stream's view is valid while the Python object lives (what keeps it past the call
 // holds a KeptStream); a foreign stream's is a plain StreamRef.
 StreamRef to_stream(nanobind::handle obj, const char* where);
-// to_stream's parts (stream_args.cpp): a nanocuda Stream's view, a closed one refused naming
-// `where`; obj.__cuda_stream__(), its ValueError (a GraphBuilder not building) naming `call`.
-StreamRef open_stream_ref(nanobind::handle stream, const char* where);
+// to_stream's obj.__cuda_stream__() (stream_args.cpp): its ValueError (a GraphBuilder not
+// building) reported naming `call`.
 nanobind::object call_cuda_stream(nanobind::handle obj, const std::string& call);
 // cuda.core 1.2's DeprecationWarning for a foreign __cuda_stream__ object passed to launch()
 // (its users filter on the words); nanocuda's, cuda.core's, torch's and CuPy's types are not foreign.
